@@ -1,0 +1,23 @@
+"""impulsim: impulse-based dynamic simulation of rigid multibody systems.
+
+Build a model with :class:`ModelBuilder`, pick a method, and step::
+
+    import impulsim as ims
+    b = ims.ModelBuilder()
+    ...
+    model, state = b.build()
+    sim = ims.Simulation(model, state, method="impulse", h=1e-3)
+    sim.run(1.0)
+"""
+from impulsim.errors import ImpulsimError, ModelError, SimulationError, UnsupportedFeatureError
+from impulsim.model import ModelBuilder, Model, State, Material, JointKind, WORLD
+from impulsim.geometry import Sphere, Box, Cylinder, Capsule
+from impulsim.methods import make as make_method, METHODS, StepInfo
+from impulsim.simulation import Simulation
+from impulsim.dynamics import diagnostics
+
+__version__ = "0.1.0"
+
+__all__ = ["ImpulsimError", "ModelError", "SimulationError", "UnsupportedFeatureError", "ModelBuilder",
+           "Model", "State", "Material", "JointKind", "WORLD", "Sphere", "Box", "Cylinder", "Capsule",
+           "make_method", "METHODS", "StepInfo", "Simulation", "diagnostics", "__version__"]

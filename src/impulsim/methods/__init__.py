@@ -1,0 +1,18 @@
+"""Solver methods over the shared Model. All have the call shape ``make(name, model, **options)``
+followed by ``info = method.step(state, h)``."""
+from impulsim.methods.base import Method, StepInfo
+from impulsim.methods.impulse import ImpulseMethod
+
+METHODS = {"impulse": ImpulseMethod}
+
+
+def make(name: str, model, **options) -> Method:
+    """Construct the method called ``name`` for ``model`` with its options."""
+    try:
+        cls = METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r} (available: {', '.join(sorted(METHODS))})") from None
+    return cls(model, **options)
+
+
+__all__ = ["Method", "StepInfo", "ImpulseMethod", "METHODS", "make"]

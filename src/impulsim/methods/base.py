@@ -1,0 +1,94 @@
+"""What every method shares: the call shape, StepInfo, and the guard that keeps a failed step harmless.
+
+Every method is constructed from a Model and its own options, and advanced with
+``info = method.step(state, h)``. The state is changed in place only when the step succeeds.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from impulsim.errors import SimulationError, UnsupportedFeatureError
+from impulsim.model.model import Model
+from impulsim.model.state import State
+
+
+@dataclass
+class StepInfo:
+    """What one step did. Iterations and residuals per phase; timings per stage [s]."""
+    iters_pos: int = 0
+    """Sweeps (iterative) or solves (LGS) of the joint (position) correction."""
+    iters_vel: int = 0
+    """Sweeps or solves of the velocity correction."""
+    residual_pos: float = 0.0
+    """Largest position error [m or rad] seen in the last position sweep."""
+    residual_vel: float = 0.0
+    """Largest velocity error [m/s or rad/s] seen in the last velocity sweep."""
+    converged_pos: bool = True
+    converged_vel: bool = True
+    clamped: int = 0
+    """Corrections cut short by the per-step impulse clamp."""
+    n_contacts: int = 0
+    n_collisions: int = 0
+    timings: dict = field(default_factory=dict)
+
+
+class StageTimer:
+    """Accumulates wall time per named stage into a dict."""
+
+    def __init__(self, timings: dict):
+        self.timings = timings
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str):
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - self._t
+        self._t = now
+
+
+_STATE_CHECKS = ("body_pos", "body_quat", "body_vel", "body_omega")
+
+
+class Method:
+    """Base class of the solver methods. Subclasses implement ``_step(state, h, info)``."""
+
+    name = "method"
+    #: model features this method rejects: (predicate(model) -> bool, feature description)
+    unsupported: tuple = ()
+
+    def __init__(self, model: Model):
+        self.model = model
+        for predicate, feature in self.unsupported:
+            if predicate(model):
+                raise UnsupportedFeatureError(f"method {self.name!r} does not support {feature}")
+        self._scratch: State | None = None
+
+    def step(self, state: State, h: float) -> StepInfo:
+        """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` untouched."""
+        if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
+            raise ValueError(f"step size h must be a positive finite number of seconds, got {h!r}")
+        if self._scratch is None:
+            self._scratch = state.copy()
+        else:
+            self._scratch.assign(state)
+        info = StepInfo()
+        self._step(self._scratch, float(h), info)
+        self._check_finite(self._scratch, state.step_count)
+        state.assign(self._scratch)
+        return info
+
+    def _step(self, state: State, h: float, info: StepInfo) -> None:
+        raise NotImplementedError
+
+    def _check_finite(self, s: State, step_count: int):
+        for name in _STATE_CHECKS:
+            arr = getattr(s, name)
+            bad = ~np.isfinite(arr).all(axis=1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise SimulationError(
+                    f"step {step_count} (t = {s.t:.6g} s): body \"{self.model.body_names[k]}\" got a "
+                    f"non-finite {name.removeprefix('body_')}; the state was left at the last good step")

@@ -1,0 +1,357 @@
+"""Validation and compilation of a :class:`ModelBuilder` into flat arrays (Model) and a State."""
+from __future__ import annotations
+
+import numpy as np
+
+from impulsim.errors import ModelError
+from impulsim.geometry.mass import (MassProperties, combine_mass_properties, principal_frame,
+                                    shape_mass_properties)
+from impulsim.math import quat_mul, quat_conj, quat_rotate, quat_rotate_inv, basis_perpendicular
+from impulsim.model.kinds import JointKind, Prim, Coordinate, JOINT_COORDINATES, SERVO_COORDINATE
+from impulsim.model.model import Model
+from impulsim.model.state import State
+from impulsim.model.lowering import lower_joint, JointFrame
+
+WORLD = "world"
+
+
+def _label(kind: str, index: int, name: str, where: str) -> str:
+    prefix = f"{where}: " if where else ""
+    return f'{prefix}{kind}[{index}] "{name}"'
+
+
+class _Bodies:
+    """Compiled body data plus name lookup, during compilation."""
+
+    def __init__(self):
+        self.names, self.mass, self.inertia = [WORLD], [0.0], [np.zeros(3)]
+        self.static, self.kinematic = [1], [0]
+        self.offset, self.frame_quat = [np.zeros(3)], [np.array([1.0, 0, 0, 0])]
+        self.pos, self.quat = [np.zeros(3)], [np.array([1.0, 0, 0, 0])]
+        self.vel, self.omega = [np.zeros(3)], [np.zeros(3)]
+
+    def index(self, name, label):
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise ModelError(f'{label}: body "{name}" does not exist') from None
+
+    def world_to_local(self, k, p):
+        return quat_rotate_inv(self.quat[k], np.asarray(p, float) - self.pos[k])
+
+    def world_dir_to_local(self, k, v):
+        return quat_rotate_inv(self.quat[k], np.asarray(v, float))
+
+    def user_to_local(self, k, p):
+        return quat_rotate_inv(self.frame_quat[k], np.asarray(p, float) - self.offset[k])
+
+    def user_dir_to_local(self, k, v):
+        return quat_rotate_inv(self.frame_quat[k], np.asarray(v, float))
+
+
+def _mass_properties(spec, label, materials) -> MassProperties:
+    """Mass, centre and inertia in the user frame, from explicit values or from the shapes."""
+    if spec.mass is not None and not (np.isfinite(spec.mass) and spec.mass > 0):
+        raise ModelError(f"{label}: mass must be positive, got {spec.mass!r}")
+    if spec.inertia is not None:
+        if spec.mass is None:
+            raise ModelError(f"{label}: inertia given without mass")
+        inertia = np.asarray(spec.inertia, float)
+        inertia = np.diag(inertia) if inertia.shape == (3,) else inertia
+        if inertia.shape != (3, 3) or not np.all(np.isfinite(inertia)):
+            raise ModelError(f"{label}: inertia must be 3 principal moments or a 3x3 tensor")
+        if np.any(np.linalg.eigvalsh(0.5 * (inertia + inertia.T)) <= 0):
+            raise ModelError(f"{label}: inertia must be positive definite")
+        com = spec.com if spec.com is not None else np.zeros(3)
+        return MassProperties(float(spec.mass), com, inertia)
+    if not spec.shapes:
+        raise ModelError(f"{label}: give mass and inertia, or shapes to compute them from")
+    density = spec.density
+    if density is None:
+        density = materials.get(spec.material or "default", materials["default"]).density
+    if not (np.isfinite(density) and density > 0):
+        raise ModelError(f"{label}: density must be positive, got {density!r}")
+    props = combine_mass_properties([shape_mass_properties(s, density) for s in spec.shapes])
+    if spec.mass is not None:
+        scale = spec.mass / props.mass
+        props = MassProperties(spec.mass, props.com, props.inertia * scale)
+    if spec.com is not None:
+        raise ModelError(f"{label}: com is computed from the shapes; give it only with mass and inertia")
+    return props
+
+
+def _add_body(bodies: _Bodies, spec, index, materials):
+    label = _label("bodies", index, spec.name, spec.where)
+    if spec.name in bodies.names:
+        raise ModelError(f"{label}: the name is already used" + (" (reserved for the ground)"
+                                                                 if spec.name == WORLD else ""))
+    q_user = spec.orientation / np.linalg.norm(spec.orientation)
+    fixed = spec.static or spec.kinematic
+    if fixed and spec.mass is None and not spec.shapes:
+        props = MassProperties(1.0, np.zeros(3), np.eye(3))   # placeholder, never used
+    else:
+        props = _mass_properties(spec, label, materials)
+    moments, q_axes = principal_frame(props.inertia)
+    if not fixed and np.any(moments <= 0):
+        raise ModelError(f"{label}: inertia must be positive definite")
+    com_world = spec.position + quat_rotate(q_user, props.com)
+    bodies.names.append(spec.name)
+    bodies.mass.append(props.mass)
+    bodies.inertia.append(moments)
+    bodies.static.append(int(spec.static))
+    bodies.kinematic.append(int(spec.kinematic))
+    bodies.offset.append(props.com)
+    bodies.frame_quat.append(q_axes)
+    bodies.pos.append(com_world)
+    bodies.quat.append(quat_mul(q_user, q_axes))
+    omega = np.zeros(3) if spec.static else spec.angular_velocity
+    vel = np.zeros(3) if spec.static else spec.velocity + np.cross(omega, com_world - spec.position)
+    bodies.vel.append(vel)
+    bodies.omega.append(omega)
+
+
+def _joint_frame(bodies: _Bodies, spec, label) -> JointFrame:
+    """Anchors and axes of one joint in both principal frames."""
+    a = bodies.index(spec.body_a, label)
+    b = bodies.index(spec.body_b, label)
+    if a == b:
+        raise ModelError(f'{label}: joins body "{spec.body_a}" to itself')
+    if bodies.static[a] and bodies.static[b]:
+        raise ModelError(f"{label}: both bodies are static")
+
+    def point(world, local, k):
+        if local is not None:
+            return bodies.user_to_local(k, local)
+        if world is not None:
+            return bodies.world_to_local(k, world)
+        return None
+
+    def direction(world, local, k, which):
+        v = bodies.user_dir_to_local(k, local) if local is not None else (
+            bodies.world_dir_to_local(k, world) if world is not None else None)
+        if v is None:
+            return None
+        n = np.linalg.norm(v)
+        if n < 1e-12:
+            raise ModelError(f"{label}: {which} has zero length")
+        return v / n
+
+    anchor_a = point(spec.anchor, spec.anchor_a, a)
+    anchor_b = point(spec.anchor if spec.anchor_b is None else None, spec.anchor_b, b)
+    if anchor_a is None and anchor_b is not None:   # only B's point given: A's point coincides
+        anchor_a = bodies.world_to_local(a, bodies.pos[b] + quat_rotate(bodies.quat[b], anchor_b))
+    if anchor_b is None and anchor_a is not None:
+        anchor_b = bodies.world_to_local(b, bodies.pos[a] + quat_rotate(bodies.quat[a], anchor_a))
+    axis_a = direction(spec.axis, spec.axis_a, a, "axis_a" if spec.axis_a is not None else "axis")
+    axis_b = direction(spec.axis if spec.axis_b is None else None, spec.axis_b, b,
+                       "axis_b" if spec.axis_b is not None else "axis")
+    if axis_a is not None and axis_b is None and spec.kind != JointKind.UNIVERSAL:
+        axis_b = bodies.world_dir_to_local(b, quat_rotate(bodies.quat[a], axis_a))
+    if axis_b is not None and axis_a is None and spec.kind != JointKind.UNIVERSAL:
+        axis_a = bodies.world_dir_to_local(a, quat_rotate(bodies.quat[b], axis_b))
+    return JointFrame(a=a, b=b, anchor_a=anchor_a, anchor_b=anchor_b, axis_a=axis_a, axis_b=axis_b,
+                      quat_a=bodies.quat[a], quat_b=bodies.quat[b], pos_a=bodies.pos[a],
+                      pos_b=bodies.pos[b], length=spec.length, velocity=spec.velocity,
+                      angular_velocity=spec.angular_velocity)
+
+
+def _reference_vectors(frame: JointFrame):
+    """Perpendicular reference vectors on A and B (equal at the initial pose) for the joint angle."""
+    if frame.axis_a is None:
+        return np.zeros(3), np.zeros(3)
+    ref_a, _ = basis_perpendicular(frame.axis_a)
+    ref_world = quat_rotate(frame.quat_a, ref_a)
+    return ref_a, quat_rotate_inv(frame.quat_b, ref_world)
+
+
+def compile_model(builder) -> tuple[Model, State]:
+    """Turn a builder into (Model, State); raises ModelError naming the first bad element."""
+    _check_unique(builder)
+    bodies = _Bodies()
+    for i, spec in enumerate(builder.bodies):
+        _add_body(bodies, spec, i, builder.materials)
+    joints = _compile_joints(builder, bodies)
+    motors = _compile_motors(builder, joints)
+    servos = _compile_servos(builder, joints)
+    springs = _compile_springs(builder, bodies)
+    shapes = _compile_shapes(builder, bodies)
+    n = len(bodies.names)
+    mass = np.array(bodies.mass)
+    inertia = np.array(bodies.inertia)
+    fixed = (np.array(bodies.static) + np.array(bodies.kinematic)) > 0
+    inv_mass = np.where(fixed, 0.0, 1.0 / np.where(mass > 0, mass, 1.0))
+    inv_inertia = np.where(fixed[:, None], 0.0, 1.0 / np.where(inertia > 0, inertia, 1.0))
+    source = {f'bodies "{s.name}"': s.where for s in builder.bodies if s.where}
+    model = Model(
+        name=builder.name, gravity=np.array(builder.gravity, float), body_names=tuple(bodies.names),
+        body_mass=mass, body_inv_mass=inv_mass, body_inertia=inertia, body_inv_inertia=inv_inertia,
+        body_static=np.array(bodies.static, np.int8), body_kinematic=np.array(bodies.kinematic, np.int8),
+        body_frame_offset=np.array(bodies.offset), body_frame_quat=np.array(bodies.frame_quat),
+        **joints, **motors, **servos, **springs, **shapes, source=source)
+    state = State(
+        t=0.0, step_count=0, body_pos=np.array(bodies.pos), body_quat=np.array(bodies.quat),
+        body_vel=np.array(bodies.vel), body_omega=np.array(bodies.omega),
+        body_force=np.zeros((n, 3)), body_torque=np.zeros((n, 3)),
+        motor_effort=model.motor_effort.copy(), servo_integral=np.zeros(model.n_servos),
+        servo_prev_error=np.full(model.n_servos, np.nan), servo_effort=np.zeros(model.n_servos))
+    return model, state
+
+
+def _check_unique(builder):
+    for kind, items in (("joints", builder.joints), ("motors", builder.motors),
+                        ("servos", builder.servos), ("springs", builder.springs)):
+        seen = set()
+        for i, item in enumerate(items):
+            if item.name in seen:
+                raise ModelError(f"{_label(kind, i, item.name, item.where)}: the name is already used")
+            seen.add(item.name)
+
+
+def _compile_joints(builder, bodies: _Bodies) -> dict:
+    rows = {k: [] for k in ("kind", "a", "b", "anchor_a", "anchor_b", "axis_a", "axis_b",
+                            "ref_a", "ref_b")}
+    prims = []
+    starts = [0]
+    for i, spec in enumerate(builder.joints):
+        label = _label("joints", i, spec.name, spec.where)
+        frame = _joint_frame(bodies, spec, label)
+        new = lower_joint(spec.kind, frame, label)
+        for p in new:
+            p["joint"] = i
+        prims.extend(new)
+        starts.append(len(prims))
+        ref_a, ref_b = _reference_vectors(frame)
+        zero = np.zeros(3)
+        for key, value in (("kind", int(spec.kind)), ("a", frame.a), ("b", frame.b),
+                           ("anchor_a", _or(frame.anchor_a, zero)), ("anchor_b", _or(frame.anchor_b, zero)),
+                           ("axis_a", _or(frame.axis_a, zero)), ("axis_b", _or(frame.axis_b, zero)),
+                           ("ref_a", ref_a), ("ref_b", ref_b)):
+            rows[key].append(value)
+    nj = len(builder.joints)
+
+    def arr(key, dtype=float, width=3):
+        return np.array(rows[key], dtype).reshape((nj, width) if width else (nj,))
+
+    def parr(key, dtype=float, width=3):
+        return np.array([p[key] for p in prims], dtype).reshape((len(prims), width) if width else
+                                                                  (len(prims),))
+
+    return dict(
+        joint_names=tuple(s.name for s in builder.joints), joint_kind=arr("kind", np.int32, 0),
+        joint_body_a=arr("a", np.int32, 0), joint_body_b=arr("b", np.int32, 0),
+        joint_anchor_a=arr("anchor_a"), joint_anchor_b=arr("anchor_b"), joint_axis_a=arr("axis_a"),
+        joint_axis_b=arr("axis_b"), joint_ref_a=arr("ref_a"), joint_ref_b=arr("ref_b"),
+        joint_prim_start=np.array(starts, np.int32),
+        prim_kind=parr("kind", np.int32, 0), prim_joint=parr("joint", np.int32, 0),
+        prim_body_a=parr("a", np.int32, 0), prim_body_b=parr("b", np.int32, 0),
+        prim_anchor_a=parr("anchor_a"), prim_anchor_b=parr("anchor_b"), prim_axis_a=parr("axis_a"),
+        prim_axis_b=parr("axis_b"), prim_target=parr("target", float, 0), prim_qrel=parr("qrel", float, 4),
+        prim_vel_target=parr("vel_target"))
+
+
+def _or(v, default):
+    return default if v is None else v
+
+
+def _joint_of(builder, name, label, want: Coordinate | None, what: str):
+    for j, spec in enumerate(builder.joints):
+        if spec.name == name:
+            allowed = JOINT_COORDINATES.get(spec.kind, ())
+            if not allowed:
+                raise ModelError(f'{label}: joint "{name}" ({spec.kind.name.lower()}) has no axis '
+                                 f"coordinate to {what}")
+            coord = allowed[0] if want is None else want
+            if coord not in allowed:
+                raise ModelError(f'{label}: joint "{name}" ({spec.kind.name.lower()}) has no '
+                                 f"{coord.name.lower()} coordinate")
+            return j, coord
+    raise ModelError(f'{label}: joint "{name}" does not exist')
+
+
+def _compile_motors(builder, joints) -> dict:
+    idx, coords, effort = [], [], []
+    for i, m in enumerate(builder.motors):
+        label = _label("motors", i, m.name, m.where)
+        if not np.isfinite(m.effort):
+            raise ModelError(f"{label}: effort must be finite")
+        j, c = _joint_of(builder, m.joint, label, m.coordinate, "drive")
+        idx.append(j)
+        coords.append(int(c))
+        effort.append(m.effort)
+    return dict(motor_names=tuple(m.name for m in builder.motors), motor_joint=np.array(idx, np.int32),
+                motor_coord=np.array(coords, np.int32), motor_effort=np.array(effort, float))
+
+
+def _compile_servos(builder, joints) -> dict:
+    idx, modes, gains, limits, starts, times, values, linear = [], [], [], [], [0], [], [], []
+    for i, s in enumerate(builder.servos):
+        label = _label("servos", i, s.name, s.where)
+        j, _ = _joint_of(builder, s.joint, label, SERVO_COORDINATE[s.mode], "control")
+        if not all(np.isfinite([s.kp, s.ki, s.kd])):
+            raise ModelError(f"{label}: gains must be finite")
+        if not s.limit > 0:
+            raise ModelError(f"{label}: limit must be positive, got {s.limit}")
+        if not s.setpoints:
+            raise ModelError(f"{label}: needs at least one set-point")
+        ts = [p[0] for p in s.setpoints]
+        if any(t1 < t0 for t0, t1 in zip(ts, ts[1:])):
+            raise ModelError(f"{label}: set-point times must not decrease")
+        idx.append(j)
+        modes.append(int(s.mode))
+        gains.append((s.kp, s.ki, s.kd))
+        limits.append(s.limit)
+        times.extend(ts)
+        values.extend(p[1] for p in s.setpoints)
+        starts.append(len(times))
+        linear.append(int(s.interpolate))
+    return dict(servo_names=tuple(s.name for s in builder.servos), servo_joint=np.array(idx, np.int32),
+                servo_mode=np.array(modes, np.int32), servo_gains=np.array(gains, float).reshape(-1, 3),
+                servo_limit=np.array(limits, float), servo_sp_start=np.array(starts, np.int32),
+                servo_sp_time=np.array(times, float), servo_sp_value=np.array(values, float),
+                servo_sp_linear=np.array(linear, np.int8))
+
+
+def _compile_springs(builder, bodies: _Bodies) -> dict:
+    rows = {k: [] for k in ("a", "b", "anchor_a", "anchor_b", "k", "c", "l")}
+    for i, s in enumerate(builder.springs):
+        label = _label("springs", i, s.name, s.where)
+        a, b = bodies.index(s.body_a, label), bodies.index(s.body_b, label)
+        if a == b:
+            raise ModelError(f"{label}: both ends are on body {s.body_a!r}")
+        if not (np.isfinite(s.stiffness) and s.stiffness >= 0):
+            raise ModelError(f"{label}: stiffness must be non-negative, got {s.stiffness}")
+        if not (np.isfinite(s.damping) and s.damping >= 0):
+            raise ModelError(f"{label}: damping must be non-negative, got {s.damping}")
+        pa = bodies.user_to_local(a, s.anchor_a if s.anchor_a is not None else np.zeros(3))
+        pb = bodies.user_to_local(b, s.anchor_b if s.anchor_b is not None else np.zeros(3))
+        wa = bodies.pos[a] + quat_rotate(bodies.quat[a], pa)
+        wb = bodies.pos[b] + quat_rotate(bodies.quat[b], pb)
+        rest = float(np.linalg.norm(wb - wa)) if s.rest_length is None else float(s.rest_length)
+        if not (np.isfinite(rest) and rest >= 0):
+            raise ModelError(f"{label}: rest_length must be non-negative")
+        for key, v in (("a", a), ("b", b), ("anchor_a", pa), ("anchor_b", pb), ("k", s.stiffness),
+                       ("c", s.damping), ("l", rest)):
+            rows[key].append(v)
+    n = len(builder.springs)
+    return dict(spring_names=tuple(s.name for s in builder.springs),
+                spring_body_a=np.array(rows["a"], np.int32), spring_body_b=np.array(rows["b"], np.int32),
+                spring_anchor_a=np.array(rows["anchor_a"], float).reshape(n, 3),
+                spring_anchor_b=np.array(rows["anchor_b"], float).reshape(n, 3),
+                spring_stiffness=np.array(rows["k"], float), spring_damping=np.array(rows["c"], float),
+                spring_rest_length=np.array(rows["l"], float))
+
+
+def _compile_shapes(builder, bodies: _Bodies) -> dict:
+    kind, body, pos, quat, params = [], [], [], [], []
+    for spec in builder.bodies:
+        k = bodies.names.index(spec.name)
+        for s in spec.shapes:
+            kind.append(int(s.kind))
+            body.append(k)
+            pos.append(bodies.user_to_local(k, s.position))
+            quat.append(quat_mul(quat_conj(bodies.frame_quat[k]), s.orientation))
+            params.append(s.params())
+    n = len(kind)
+    return dict(shape_kind=np.array(kind, np.int32), shape_body=np.array(body, np.int32),
+                shape_pos=np.array(pos, float).reshape(n, 3), shape_quat=np.array(quat, float).reshape(n, 4),
+                shape_params=np.array(params, float).reshape(n, 3))
