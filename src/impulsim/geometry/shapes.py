@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
@@ -50,6 +51,8 @@ class Shape:
     """Base class: local pose of the shape in its body's user frame."""
     position: np.ndarray = field(default_factory=lambda: np.zeros(3))
     orientation: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
+    material: Optional[str] = None
+    """Material name; None takes the body's material."""
 
     kind = None  # set by subclasses
 
@@ -76,6 +79,11 @@ class Shape:
     def bounding_radius(self) -> float:
         """Radius of a sphere about the shape's centre that contains it [m]."""
         raise NotImplementedError
+
+    def mesh_data(self):
+        """(vertices [nv, 3] in the shape frame, triangles [nt, 3] int or None) for point-set shapes
+        (convex hulls, triangle meshes); None for shapes described by ``params`` alone."""
+        return None
 
 
 @dataclass

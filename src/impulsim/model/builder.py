@@ -44,11 +44,17 @@ class ModelBuilder:
         self.servos: list[ServoSpec] = []
         self.springs: list[SpringSpec] = []
         self.materials: dict[str, Material] = {"default": Material()}
+        self.collision_rules: list[tuple[str, str, bool]] = []   # (body_a, body_b, exclude?)
 
     # bodies ---------------------------------------------------------------------------------------
     def add_material(self, name: str, **props) -> str:
         """Define a material (restitution, static_friction, dynamic_friction, density)."""
-        self.materials[name] = Material(name=name, **props)
+        mat = Material(name=name, **props)
+        for key in ("restitution", "static_friction", "dynamic_friction", "density"):
+            v = getattr(mat, key)
+            if not (np.isfinite(v) and v >= 0):
+                raise ModelError(f'materials "{name}": {key} must be non-negative, got {v!r}')
+        self.materials[name] = mat
         return name
 
     def add_body(self, name: str, *, shapes: Iterable = (), mass: Optional[float] = None,
@@ -56,13 +62,15 @@ class ModelBuilder:
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
                  velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
                  static: bool = False, kinematic: bool = False, material: Optional[str] = None,
-                 where: str = "") -> str:
+                 collision_group: int = 1, collision_mask: int = -1, where: str = "") -> str:
         """Add a rigid body whose user frame sits at ``position`` with ``orientation`` (world).
 
         Mass properties come from ``mass`` + ``inertia`` (3 principal moments or a 3×3 tensor about
         ``com``, user frame) or from the ``shapes`` at ``density`` [kg/m³]; giving ``mass`` with shapes
         scales the shapes' properties to that mass. ``velocity`` [m/s] is that of the user-frame origin,
-        ``angular_velocity`` [rad/s] is in the world frame.
+        ``angular_velocity`` [rad/s] is in the world frame. Static and kinematic bodies (infinite mass)
+        keep the user frame as their body frame. Two bodies' shapes may collide only if each one's
+        ``collision_group`` bits meet the other's ``collision_mask``.
         """
         label = f'bodies[{len(self.bodies)}] "{name}"'
         self.bodies.append(BodySpec(
@@ -71,8 +79,17 @@ class ModelBuilder:
             orientation=_vec(orientation, f"{label}: orientation", 4),
             velocity=_vec(velocity, f"{label}: velocity"),
             angular_velocity=_vec(angular_velocity, f"{label}: angular_velocity"),
-            static=bool(static), kinematic=bool(kinematic), material=material, where=where))
+            static=bool(static), kinematic=bool(kinematic), material=material,
+            collision_group=int(collision_group), collision_mask=int(collision_mask), where=where))
         return name
+
+    def exclude_collision(self, body_a: str, body_b: str) -> None:
+        """Never test the shapes of these two bodies against each other."""
+        self.collision_rules.append((body_a, body_b, True))
+
+    def allow_collision(self, body_a: str, body_b: str) -> None:
+        """Test these bodies against each other even though a joint connects them."""
+        self.collision_rules.append((body_a, body_b, False))
 
     # joints ---------------------------------------------------------------------------------------
     def add_joint(self, kind: JointKind | str, name: str, body_a: str, body_b: str, *, where: str = "",

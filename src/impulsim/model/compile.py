@@ -6,7 +6,7 @@ import numpy as np
 from impulsim.errors import ModelError
 from impulsim.geometry.mass import (MassProperties, combine_mass_properties, principal_frame,
                                     shape_mass_properties)
-from impulsim.math import quat_mul, quat_conj, quat_rotate, quat_rotate_inv, basis_perpendicular
+from impulsim.math import quat_mul, quat_conj, quat_rotate, quat_rotate_inv, basis_perpendicular, quat_to_matrix
 from impulsim.model.kinds import JointKind, Prim, Coordinate, JOINT_COORDINATES, SERVO_COORDINATE
 from impulsim.model.model import Model
 from impulsim.model.state import State
@@ -26,6 +26,7 @@ class _Bodies:
     def __init__(self):
         self.names, self.mass, self.inertia = [WORLD], [0.0], [np.zeros(3)]
         self.static, self.kinematic = [1], [0]
+        self.group, self.mask = [1], [-1]
         self.offset, self.frame_quat = [np.zeros(3)], [np.array([1.0, 0, 0, 0])]
         self.pos, self.quat = [np.zeros(3)], [np.array([1.0, 0, 0, 0])]
         self.vel, self.omega = [np.zeros(3)], [np.zeros(3)]
@@ -87,10 +88,13 @@ def _add_body(bodies: _Bodies, spec, index, materials):
                                                                  if spec.name == WORLD else ""))
     q_user = spec.orientation / np.linalg.norm(spec.orientation)
     fixed = spec.static or spec.kinematic
-    if fixed and spec.mass is None and not spec.shapes:
-        props = MassProperties(1.0, np.zeros(3), np.eye(3))   # placeholder, never used
+    if fixed:
+        # infinite mass: the user frame is the body frame, and mass properties are never used
+        props = MassProperties(1.0, np.zeros(3), np.eye(3))
     else:
         props = _mass_properties(spec, label, materials)
+    if spec.material is not None and spec.material not in materials:
+        raise ModelError(f'{label}: material "{spec.material}" does not exist')
     moments, q_axes = principal_frame(props.inertia)
     if not fixed and np.any(moments <= 0):
         raise ModelError(f"{label}: inertia must be positive definite")
@@ -100,6 +104,8 @@ def _add_body(bodies: _Bodies, spec, index, materials):
     bodies.inertia.append(moments)
     bodies.static.append(int(spec.static))
     bodies.kinematic.append(int(spec.kinematic))
+    bodies.group.append(int(spec.collision_group))
+    bodies.mask.append(int(spec.collision_mask))
     bodies.offset.append(props.com)
     bodies.frame_quat.append(q_axes)
     bodies.pos.append(com_world)
@@ -174,7 +180,10 @@ def compile_model(builder) -> tuple[Model, State]:
     motors = _compile_motors(builder, joints)
     servos = _compile_servos(builder, joints)
     springs = _compile_springs(builder, bodies)
-    shapes = _compile_shapes(builder, bodies)
+    material_index = list(builder.materials)
+    shapes = _compile_shapes(builder, bodies, material_index)
+    materials = _compile_materials(builder)
+    collision = _compile_filter(builder, bodies, joints)
     n = len(bodies.names)
     mass = np.array(bodies.mass)
     inertia = np.array(bodies.inertia)
@@ -187,7 +196,8 @@ def compile_model(builder) -> tuple[Model, State]:
         body_mass=mass, body_inv_mass=inv_mass, body_inertia=inertia, body_inv_inertia=inv_inertia,
         body_static=np.array(bodies.static, np.int8), body_kinematic=np.array(bodies.kinematic, np.int8),
         body_frame_offset=np.array(bodies.offset), body_frame_quat=np.array(bodies.frame_quat),
-        **joints, **motors, **servos, **springs, **shapes, source=source)
+        **joints, **motors, **servos, **springs, **shapes, **materials, **collision,
+        body_group=np.array(bodies.group, np.int64), body_mask=np.array(bodies.mask, np.int64), source=source)
     state = State(
         t=0.0, step_count=0, body_pos=np.array(bodies.pos), body_quat=np.array(bodies.quat),
         body_vel=np.array(bodies.vel), body_omega=np.array(bodies.omega),
@@ -341,17 +351,59 @@ def _compile_springs(builder, bodies: _Bodies) -> dict:
                 spring_rest_length=np.array(rows["l"], float))
 
 
-def _compile_shapes(builder, bodies: _Bodies) -> dict:
-    kind, body, pos, quat, params = [], [], [], [], []
+def _compile_shapes(builder, bodies: _Bodies, materials: dict) -> dict:
+    """Shape table in the bodies' principal frames, with point-set data (hulls, meshes) flattened."""
+    cols = {k: [] for k in ("kind", "body", "pos", "quat", "params", "material")}
+    verts, tris, vert_start, tri_start = [], [], [0], [0]
     for spec in builder.bodies:
         k = bodies.names.index(spec.name)
         for s in spec.shapes:
-            kind.append(int(s.kind))
-            body.append(k)
-            pos.append(bodies.user_to_local(k, s.position))
-            quat.append(quat_mul(quat_conj(bodies.frame_quat[k]), s.orientation))
-            params.append(s.params())
-    n = len(kind)
-    return dict(shape_kind=np.array(kind, np.int32), shape_body=np.array(body, np.int32),
-                shape_pos=np.array(pos, float).reshape(n, 3), shape_quat=np.array(quat, float).reshape(n, 4),
-                shape_params=np.array(params, float).reshape(n, 3))
+            q_local = quat_mul(quat_conj(bodies.frame_quat[k]), s.orientation)
+            pos_local = bodies.user_to_local(k, s.position)
+            for key, v in (("kind", int(s.kind)), ("body", k), ("pos", pos_local), ("quat", q_local),
+                           ("params", s.params()),
+                           ("material", materials.index(s.material or spec.material or "default"))):
+                cols[key].append(v)
+            data = s.mesh_data()
+            if data is not None:
+                v, t = data
+                verts.extend(pos_local + np.asarray(v, float) @ quat_to_matrix(q_local).T)
+                if t is not None:
+                    tris.extend(np.asarray(t, np.int64))
+            vert_start.append(len(verts))
+            tri_start.append(len(tris))
+    n = len(cols["kind"])
+    return dict(shape_kind=np.array(cols["kind"], np.int32), shape_body=np.array(cols["body"], np.int32),
+                shape_pos=np.array(cols["pos"], float).reshape(n, 3),
+                shape_quat=np.array(cols["quat"], float).reshape(n, 4),
+                shape_params=np.array(cols["params"], float).reshape(n, 3),
+                shape_material=np.array(cols["material"], np.int32),
+                shape_vert_start=np.array(vert_start, np.int64),
+                shape_verts=np.array(verts, float).reshape(len(verts), 3),
+                shape_tri_start=np.array(tri_start, np.int64),
+                shape_tris=np.array(tris, np.int64).reshape(len(tris), 3))
+
+
+def _compile_materials(builder) -> dict:
+    mats = list(builder.materials.values())
+    return dict(material_names=tuple(m.name for m in mats),
+                material_restitution=np.array([m.restitution for m in mats], float),
+                material_static_friction=np.array([m.static_friction for m in mats], float),
+                material_dynamic_friction=np.array([m.dynamic_friction for m in mats], float))
+
+
+def _compile_filter(builder, bodies: _Bodies, joints: dict) -> dict:
+    """Body pairs that never collide: jointed pairs (unless allowed) and explicit exclusions."""
+    pairs = set()
+    for a, b in zip(joints["joint_body_a"], joints["joint_body_b"]):
+        pairs.add((min(a, b), max(a, b)))
+    for i, (na, nb, exclude) in enumerate(builder.collision_rules):
+        label = f"collision_rules[{i}]"
+        a, b = bodies.index(na, label), bodies.index(nb, label)
+        key = (min(a, b), max(a, b))
+        if exclude:
+            pairs.add(key)
+        else:
+            pairs.discard(key)
+    arr = np.array(sorted(pairs), np.int32).reshape(len(pairs), 2)
+    return dict(collision_exclude=arr)

@@ -113,6 +113,32 @@ class Model:
     shape_quat: np.ndarray
     shape_params: np.ndarray
     """Size parameters per ShapeKind (radius / side lengths / radius, length), shape [n_shapes, 3]."""
+    shape_material: np.ndarray
+    """Material index per shape, shape [n_shapes], int32."""
+    shape_vert_start: np.ndarray
+    """Vertices of shape s are shape_verts[vert_start[s] .. vert_start[s+1]-1], shape [n_shapes + 1]."""
+    shape_verts: np.ndarray
+    """Point-set shape vertices (hulls, meshes) in their body's principal frame [m], shape [n_verts, 3]."""
+    shape_tri_start: np.ndarray
+    """Triangles of shape s are shape_tris[tri_start[s] .. tri_start[s+1]-1], shape [n_shapes + 1]."""
+    shape_tris: np.ndarray
+    """Triangle vertex indices, local to the shape's own vertex range, shape [n_tris, 3], int64."""
+
+    # materials and collision filter
+    material_names: tuple
+    material_restitution: np.ndarray
+    """Coefficient of restitution e per material, shape [n_materials]."""
+    material_static_friction: np.ndarray
+    """Static Coulomb coefficient μ_s per material."""
+    material_dynamic_friction: np.ndarray
+    """Dynamic Coulomb coefficient μ_d per material."""
+    body_group: np.ndarray
+    """Collision group bits per body, shape [n_bodies], int64."""
+    body_mask: np.ndarray
+    """Collision mask bits per body: shapes of a and b may collide if group[a] & mask[b] and vice versa."""
+    collision_exclude: np.ndarray
+    """Body pairs (a < b) that never collide: jointed pairs unless allowed, and explicit exclusions,
+    sorted, shape [n_pairs, 2], int32."""
 
     source: dict = field(default_factory=dict)
     """Element label -> where it was defined (e.g. "scene.yaml:12"), for error messages."""

@@ -33,6 +33,8 @@ class BodySpec:
     static: bool
     kinematic: bool
     material: Optional[str]
+    collision_group: int = 1
+    collision_mask: int = -1
     where: str = ""
 
 
