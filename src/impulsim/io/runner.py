@@ -1,0 +1,123 @@
+"""Running a simulation for a while with a recorder, timing and a progress bar; the run summary.
+
+This is the loop behind ``impulsim run``; it is kept apart from the command line so that scripts and
+tests can drive it directly.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from impulsim.errors import SimulationError
+from impulsim.io.recording import Recorder
+from impulsim.simulation import Simulation
+
+
+@dataclass
+class RunResult:
+    """What a run did: steps, timing, per-step iteration counts and how it ended."""
+    steps: int
+    """Steps completed."""
+    planned: int
+    """Steps the duration asked for."""
+    step_times: np.ndarray
+    """Wall time of each completed step [s] (recording excluded)."""
+    iters_pos: np.ndarray
+    iters_vel: np.ndarray
+    wall_time: float
+    """Wall time of the whole loop, recording included [s]."""
+    recorder: Optional[Recorder] = None
+    error: Optional[SimulationError] = None
+    interrupted: bool = False
+    unconverged: int = 0
+    """Steps whose position or velocity correction stopped above its tolerance."""
+
+
+def steps_for(duration: float, h: float) -> int:
+    """Whole steps of size h [s] in ``duration`` [s], rounded to the nearest."""
+    return max(0, int(math.floor(duration / h + 0.5)))
+
+
+def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, every: int = 1,
+        progress: bool = False, desc: str = "") -> RunResult:
+    """Advance ``sim`` by ``duration`` [s]; record the start, every ``every``-th step and the end.
+
+    A :class:`SimulationError` or Ctrl-C ends the run early; the result says so and ``sim.state`` holds
+    the last good step.
+    """
+    n = steps_for(duration, sim.h)
+    times, it_pos, it_vel = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    result = RunResult(0, n, times, it_pos, it_vel, 0.0, recorder)
+    if recorder is not None and recorder.last_step() != sim.state.step_count:
+        recorder.record(sim.state)
+    bar = _progress_bar(n, desc) if progress else None
+    start = time.perf_counter()
+    try:
+        for i in range(n):
+            t0 = time.perf_counter()
+            info = sim.step()
+            times[i] = time.perf_counter() - t0
+            it_pos[i], it_vel[i] = info.iters_pos, info.iters_vel
+            result.unconverged += int(not (info.converged_pos and info.converged_vel))
+            result.steps = i + 1
+            if recorder is not None and ((i + 1) % every == 0 or i + 1 == n):
+                recorder.record(sim.state, info)
+            if bar is not None:
+                bar.update(1)
+    except SimulationError as exc:
+        result.error = exc
+    except KeyboardInterrupt:
+        result.interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+    result.wall_time = time.perf_counter() - start
+    result.step_times, result.iters_pos, result.iters_vel = (a[:result.steps] for a in (times, it_pos,
+                                                                                       it_vel))
+    if recorder is not None and result.steps and recorder.last_step() != sim.state.step_count:
+        recorder.record(sim.state)
+    return result
+
+
+def _progress_bar(n: int, desc: str):
+    from tqdm import tqdm
+    # delay: short runs finish before a bar would appear
+    return tqdm(total=n, desc=desc, unit="step", mininterval=0.5, delay=1.0, leave=False)
+
+
+def summary(result: RunResult, name: str, eps_d: Optional[float] = None) -> list[str]:
+    """A few lines: steps and time per step, energy drift, largest constraint error, iterations."""
+    lines = [f"{name}: {result.steps} steps in {result.wall_time:.3g} s"]
+    if result.steps:
+        lines[0] += f", {_ms_per_step(result.step_times)}"
+    rec = result.recorder
+    if rec is not None and len(rec) >= 1:
+        table = rec.table()
+        energy = table.column("energy").to_numpy()
+        kinetic = table.column("energy_kinetic").to_numpy()
+        error = table.column("constraint_error").to_numpy()
+        drift = energy[-1] - energy[0]
+        scale = float(kinetic.max())
+        rel = f" ({drift / scale:.3g} of the peak kinetic energy)" if scale > 0 else ""
+        lines.append(f"energy drift: {drift:.3g} J{rel}")
+        tol = f" (eps_d {eps_d:g})" if eps_d is not None else ""
+        lines.append(f"max constraint error: {error.max():.3g}{tol} over {len(rec)} recorded states")
+    if result.steps:
+        lines.append(f"iterations per step: position {result.iters_pos.mean():.3g} mean, "
+                     f"{result.iters_pos.max()} max; velocity {result.iters_vel.mean():.3g} mean, "
+                     f"{result.iters_vel.max()} max")
+    if result.unconverged:
+        lines.append(f"warning: {result.unconverged} steps stopped at the iteration cap above the tolerance")
+    return lines
+
+
+def _ms_per_step(step_times: np.ndarray) -> str:
+    """Mean time per step after the first (which includes compiling the kernels on a cold start)."""
+    if len(step_times) == 1:
+        return f"{1e3 * step_times[0]:.3g} ms for the step"
+    steady = 1e3 * step_times[1:].mean()
+    return f"{steady:.3g} ms/step (first step {1e3 * step_times[0]:.3g} ms)"

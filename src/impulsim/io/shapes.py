@@ -1,0 +1,92 @@
+"""Shapes in scene files: a table from the YAML key to the shape class and its parameters.
+
+A body's ``shapes`` list holds one-key mappings, the key naming the kind::
+
+    shapes:
+      - box: {size: [0.1, 0.1, 1.0]}
+      - sphere: {radius: 0.2, position: [0, 0, -0.5], material: rubber}
+
+Every kind also takes ``position`` [m], ``orientation`` (see :mod:`impulsim.io.rotations`) in the
+body's user frame, and ``material``. A new shape class becomes available in scene files with one
+:func:`register_shape_type` call (or one line in ``SHAPE_TYPES``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from yaml.nodes import Node
+
+from impulsim.geometry import Box, Capsule, Cylinder, Sphere
+from impulsim.io.rotations import orientation
+from impulsim.io.yamlnodes import Element, Mapping, number, string, vector
+
+Reader = Callable[[Element, Node, str], Any]
+
+
+def positive(el: Element, node: Node, what: str) -> float:
+    """A positive finite number (a length [m])."""
+    return number(el, node, what, positive=True)
+
+
+def nonnegative(el: Element, node: Node, what: str) -> float:
+    """A finite number ≥ 0 (a length [m])."""
+    return number(el, node, what, nonnegative=True)
+
+
+def positive_vector(el: Element, node: Node, what: str) -> np.ndarray:
+    """Three positive finite numbers (side lengths [m])."""
+    v = vector(el, node, what)
+    if np.any(v <= 0):
+        raise el.fail(node, f"{what} must be positive, got {[float(x) for x in v]}")
+    return v
+
+
+@dataclass(frozen=True)
+class ShapeType:
+    """How a YAML shape key maps to a shape class: its constructor and each parameter's reader."""
+    cls: type
+    params: dict
+    """Parameter name -> reader(element, node, what) returning the constructor argument."""
+    required: tuple = ()
+
+
+SHAPE_TYPES: dict[str, ShapeType] = {
+    "sphere": ShapeType(Sphere, {"radius": positive}, ("radius",)),
+    "box": ShapeType(Box, {"size": positive_vector}, ("size",)),
+    "cylinder": ShapeType(Cylinder, {"radius": positive, "length": positive}, ("radius", "length")),
+    "capsule": ShapeType(Capsule, {"radius": positive, "length": nonnegative}, ("radius", "length")),
+}
+
+_POSE_READERS: dict[str, Reader] = {
+    "position": vector,
+    "orientation": orientation,
+    "material": string,
+}
+
+
+def register_shape_type(key: str, cls: type, params: dict, required: tuple = ()) -> None:
+    """Make ``key: {...}`` in a body's ``shapes`` list build ``cls(**params)``."""
+    SHAPE_TYPES[key] = ShapeType(cls, dict(params), tuple(required))
+
+
+def read_shape(body: Element, node: Node, index: int):
+    """The shape object described by one item of a body's ``shapes`` list."""
+    el = body.child(node, f"shapes[{index}]")
+    item = Mapping(el, node, "a shape")
+    if len(item.items) != 1:
+        kinds = ", ".join(SHAPE_TYPES)
+        raise el.fail(node, f"a shape is one key naming its kind ({kinds}), got {len(item.items)} keys")
+    item.check_keys(SHAPE_TYPES, what="shape kind")
+    kind = next(iter(item))
+    spec = SHAPE_TYPES[kind]
+    el.relabel(f"{el.label} ({kind})")
+    params = Mapping(el, item.value(kind), f"{kind} parameters")
+    readers = {**spec.params, **_POSE_READERS}
+    params.check_keys(readers, spec.required, what=f"{kind} parameter")
+    kwargs = {key: readers[key](el, params.value(key), key) for key in params}
+    try:
+        return spec.cls(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise el.fail(node, str(exc)) from None
