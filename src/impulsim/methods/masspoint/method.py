@@ -1,0 +1,162 @@
+"""The mass-point step of Schmitt & Thüring (2000, §3): predict, fin correction, velocity correction."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from impulsim.errors import SimulationError, UnsupportedFeatureError
+from impulsim.methods.base import Method, StageTimer, StepInfo
+from impulsim.methods.masspoint import kernels
+from impulsim.methods.masspoint.model import MassPointModel
+
+PRECISIONS = {"float64": np.float64, "float32": np.float32}
+
+
+class MassPointMethod(Method):
+    """Point masses held at fixed distances by impulses (Schmitt & Thüring 2000).
+
+    Steps a :class:`MassPointModel` (not the rigid-body ``Model``): free points, suspension points, points
+    on fixed lines and planes, rigid links ``|P_j − P_i| = d``, threads ``|P_j − P_i| ≤ d``, gravity and
+    time-windowed external forces. Each step
+
+    1. predicts every point's free motion under gravity and Fex (held constant over the step),
+    2. applies pair impulses fin along the OLD link directions (at t) until every link is met to ``eps``
+       (the "iterative fin correction", §3.2),
+    3. optionally corrects the velocities at t+h with pair impulses along the NEW directions so that no
+       link stretches or shrinks (the "V-Korrektur", §3.3; positions do not depend on it).
+
+    ``StepInfo`` reports per step: ``iters_pos`` passes through L of the fin loop, ``iters_vel`` passes of
+    the velocity correction, the residuals [m, m/s] after them and whether each loop converged before
+    its cap. A loop that hits its cap does not fail the step (the report lets it continue, §5.2, §5.6);
+    ``converged_pos``/``converged_vel`` say so.
+
+    Options
+    -------
+    eps : position tolerance of the fin loop [m] (report: 0.00001).
+    weight : relaxation weight ("Gewicht"), 1.0; the report tried 1.4 (over-relaxation).
+    max_iter_pos : cap on fin passes (report: 500).
+    velocity_correction : apply step 3 (default True).
+    eps_v : tolerance of the velocity correction [m/s] (not stated in the report; default 1e-5).
+    max_iter_vel : cap on velocity-correction passes (report: 200).
+    precision : "float64" (default) or "float32": all step arithmetic in single precision, to show the
+        report's failure far from the origin (§5.2). The state keeps float64 arrays holding float32 values.
+    """
+
+    name = "masspoint"
+
+    def __init__(self, model, *, eps: float = 1e-5, weight: float = 1.0, max_iter_pos: int = 500,
+                 velocity_correction: bool = True, eps_v: float = 1e-5, max_iter_vel: int = 200,
+                 precision: str = "float64"):
+        if not isinstance(model, MassPointModel):
+            raise UnsupportedFeatureError(
+                f"method 'masspoint' steps a MassPointModel (from MassPointBuilder), got a "
+                f"{type(model).__name__}; rigid bodies are not mass-point systems")
+        super().__init__(model)
+        _check_positive("eps", eps)
+        _check_positive("eps_v", eps_v)
+        if not (math.isfinite(weight) and 0.0 < weight < 2.0):
+            raise ValueError(f"weight must lie in (0, 2) for the sweeps to converge, got {weight!r}")
+        for name, v in (("max_iter_pos", max_iter_pos), ("max_iter_vel", max_iter_vel)):
+            if int(v) < 1:
+                raise ValueError(f"{name} must be at least 1, got {v!r}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        self.eps, self.eps_v, self.weight = float(eps), float(eps_v), float(weight)
+        self.max_iter_pos, self.max_iter_vel = int(max_iter_pos), int(max_iter_vel)
+        self.velocity_correction = bool(velocity_correction)
+        self.precision = precision
+        self._alloc(model, PRECISIONS[precision])
+
+    def _alloc(self, m: MassPointModel, dtype):
+        """Workspace in the working dtype; model arrays are cast once."""
+        self.dtype = dtype
+        n, c = m.n_points, m.n_constraints
+        self.inv_mass = m.point_inv_mass.astype(dtype)
+        self.proj = m.point_proj.astype(dtype)
+        self.gravity = m.gravity.astype(dtype)
+        self.length = m.con_length.astype(dtype)
+        self.force64 = np.zeros((n, 3))
+        self.force = np.zeros((n, 3), dtype)
+        self.acc = np.zeros((n, 3), dtype)
+        self.pos = np.zeros((n, 3), dtype)
+        self.vel = np.zeros((n, 3), dtype)
+        self.con_dir = np.zeros((c, 3), dtype)
+        self.con_resp_i = np.zeros((c, 3), dtype)
+        self.con_resp_j = np.zeros((c, 3), dtype)
+        self.con_k = np.zeros(c, dtype)
+        self.con_dist = np.zeros(c, dtype)
+        self.con_impulse = np.zeros(c, dtype)
+        """Impulse strength w·Σc_ij [N s] each constraint applied in the last step (+ pulls together)."""
+
+    def _step(self, s, h, info: StepInfo):
+        timer = StageTimer(info.timings)
+        dt = self.dtype
+        self._load(s)
+        self._forces(s, h)
+        timer.lap("forces")
+        self._directions()
+        kernels.predict(self.acc, dt(h), dt(0.5) * dt(h) * dt(h), self.pos, self.vel)
+        timer.lap("predict")
+        self._correct_positions(dt(h), info)
+        timer.lap("fin_correction")
+        if self.velocity_correction:
+            self._directions()
+            self._correct_velocities(info)
+        timer.lap("velocity_correction")
+        s.point_pos[...] = self.pos
+        s.point_vel[...] = self.vel
+        s.t += h
+        s.step_count += 1
+
+    def _load(self, s):
+        self.pos[...] = s.point_pos
+        self.vel[...] = s.point_vel
+
+    def _forces(self, s, h):
+        m = self.model
+        kernels.step_forces(m.kick_point, m.kick_force, m.kick_start, m.kick_end, s.point_force, s.t, h,
+                            self.force64)
+        self.force[...] = self.force64
+        kernels.external_accelerations(self.inv_mass, self.proj, self.gravity, self.force, self.acc)
+
+    def _directions(self):
+        m = self.model
+        kernels.constraint_directions(m.con_i, m.con_j, self.inv_mass, self.proj, self.pos, self.con_dir,
+                                      self.con_resp_i, self.con_resp_j, self.con_k, self.con_dist)
+
+    def _correct_positions(self, h, info):
+        m = self.model
+        dt = self.dtype
+        passes, converged = kernels.correct_positions(
+            m.con_kind, m.con_i, m.con_j, self.length, self.inv_mass, self.proj, h, dt(self.eps),
+            dt(self.weight), self.max_iter_pos, self.pos, self.vel, self.con_dir, self.con_resp_i,
+            self.con_resp_j, self.con_k, self.con_dist, self.con_impulse)
+        info.iters_pos = int(passes)
+        info.converged_pos = bool(converged)
+        info.residual_pos = float(kernels.largest_violation(m.con_kind, m.con_i, m.con_j, self.length,
+                                                            self.pos))
+
+    def _correct_velocities(self, info):
+        m = self.model
+        dt = self.dtype
+        passes, converged, residual = kernels.correct_velocities(
+            m.con_kind, m.con_i, m.con_j, self.length, self.con_dir, self.con_resp_i, self.con_resp_j,
+            self.con_k, self.con_dist, dt(self.eps_v), dt(self.eps), self.max_iter_vel, self.vel)
+        info.iters_vel = int(passes)
+        info.converged_vel = bool(converged)
+        info.residual_vel = float(residual)
+
+    def _check_finite(self, s, step_count):
+        for field, quantity in (("point_pos", "position"), ("point_vel", "velocity")):
+            bad = ~np.isfinite(getattr(s, field)).all(axis=1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise SimulationError(
+                    f"step {step_count} (t = {s.t:.6g} s): point \"{self.model.point_names[k]}\" got a "
+                    f"non-finite {quantity}; the state was left at the last good step")
+
+
+def _check_positive(name, v):
+    if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be positive and finite, got {v!r}")
