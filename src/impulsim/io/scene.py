@@ -14,6 +14,7 @@ Top-level keys (all optional except ``bodies``)::
     springs: [...]
     collisions: {exclude: [[a, b]], allow: [[a, b]]}
     loads: [...]                   # timed external forces and torques
+    templates: {link: &link {...}}  # not read: a place for YAML anchors that elements merge (<<: *link)
 
 Bodies take ``name``; mass properties from ``mass`` + ``inertia`` (three principal moments or a 3×3
 tensor about ``com``, user frame) or from ``shapes`` at ``density`` (``mass`` with shapes scales them);
@@ -54,7 +55,7 @@ from impulsim.model.state import State
 from impulsim.simulation import Simulation
 
 TOP_KEYS = ("name", "description", "gravity", "settings", "materials", "bodies", "joints", "motors",
-            "servos", "springs", "collisions", "loads")
+            "servos", "springs", "collisions", "loads", "templates")
 
 _LIST_SECTIONS = (("bodies", elements.add_body), ("joints", elements.add_joint),
                   ("motors", elements.add_motor), ("servos", elements.add_servo),
@@ -148,12 +149,15 @@ def load_scene(path: str | os.PathLike) -> Scene:
 
 
 def scene_from_string(text: str, name: str = "<scene>", default_name: Optional[str] = None) -> Scene:
-    """Parse scene YAML ``text``; ``name`` stands for the file in error messages."""
+    """Parse scene YAML ``text``; ``name`` stands for the file in error messages.
+
+    The scene is called by its ``name:`` key, else ``default_name``, else ``name`` without extension.
+    """
     root = compose(text, name)
     top = Mapping(Element(name, root, ""), root, "a scene file")
     top.check_keys(TOP_KEYS, ("bodies",), what="top-level key")
     el = Element(name, root, "")
-    scene_name = string(el, top.value("name"), "name") if "name" in top else (default_name or name)
+    scene_name = string(el, top.value("name"), "name") if "name" in top else (default_name or Path(name).stem)
     gravity = vector(el, top.value("gravity"), "gravity") if "gravity" in top else (0.0, 0.0, -9.81)
     builder = ModelBuilder(scene_name, gravity=gravity)
     _fill_builder(builder, name, top)
