@@ -119,6 +119,12 @@ class MassPointMethod(Method):
                             self.force64)
         self.force[...] = self.force64
         kernels.external_accelerations(self.inv_mass, self.proj, self.gravity, self.force, self.acc)
+        bad = ~np.isfinite(self.acc).all(axis=1)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SimulationError(
+                f"step {s.step_count} (t = {s.t:.6g} s): point \"{m.point_names[k]}\" has a non-finite "
+                f"external force {self.force64[k].tolist()} N; the state was left at the last good step")
 
     def _directions(self):
         m = self.model
@@ -151,7 +157,9 @@ class MassPointMethod(Method):
         for field, quantity in (("point_pos", "position"), ("point_vel", "velocity")):
             bad = ~np.isfinite(getattr(s, field)).all(axis=1)
             if bad.any():
-                k = int(np.argmax(bad))
+                # name a movable point if one went bad: suspension points only inherit NaN from others
+                k = int(np.argmax(bad & self.model.movable)) if (bad & self.model.movable).any() \
+                    else int(np.argmax(bad))
                 raise SimulationError(
                     f"step {step_count} (t = {s.t:.6g} s): point \"{self.model.point_names[k]}\" got a "
                     f"non-finite {quantity}; the state was left at the last good step")
