@@ -58,15 +58,16 @@ def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_a
                       body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,
                       row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_iter, max_speed,
                       # outputs (velocities are corrected in place)
-                      body_vel, body_omega, pred_pos, pred_quat, dirty, corr_speed):
+                      body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
     """Iterated joint correction. Returns (sweeps, largest error of the last sweep, clamped count).
 
-    corr_speed[i] accumulates |P d|/h requested by primitive i this step; once it reaches max_speed
-    [m/s or rad/s] the primitive gets no more correction this step (impulse clamping, Bender 3.3.3).
+    Impulse clamping (Bender 3.3.3): a primitive whose predicted error exceeds max_speed·h [m/s or
+    rad/s times s] is only brought max_speed·h closer to valid this step (its tolerance step_tol[i] is
+    relaxed for the step), so a broken model reassembles over several steps instead of receiving one
+    huge impulse. Such primitives are counted in the returned clamped count.
     """
     n_prims = prim_kind.shape[0]
     dirty[:] = 1
-    corr_speed[:] = 0.0
     clamped = 0
     residual = 0.0
     sweeps = 0
@@ -90,17 +91,14 @@ def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_a
                                prim_anchor_b[i], prim_axis_a[i], prim_axis_b[i], prim_target[i], prim_qrel[i])
             err = np.sqrt(np.dot(d, d))
             residual = max(residual, err)
-            if err <= eps_d:
+            if sweep == 0:
+                # impulse clamping: aim this step at most max_speed·h closer to the valid position
+                step_tol[i] = max(eps_d, err - max_speed * h)
+                if step_tol[i] > eps_d:
+                    clamped += 1
+            if err <= step_tol[i]:
                 continue
-            speed = err / h
-            if corr_speed[i] + speed > max_speed:
-                room = max_speed - corr_speed[i]
-                if room <= 0.0:
-                    continue
-                d = d * (room / speed)
-                speed = room
-                clamped += 1
-            corr_speed[i] += speed
+            d = d * (1.0 - step_tol[i] / err)
             imp = solve_row(row_P[i], row_dim[i], row_Minv[i], d) / h
             apply_impulse(kind, imp, A, B, row_ra[i], row_rb[i], body_inv_mass, body_Iinv, body_vel,
                           body_omega)

@@ -66,7 +66,7 @@ class ImpulseMethod(Method):
         self.row_P = np.zeros((p, 3, 3))
         self.row_dim = np.zeros(p, np.int64)
         self.row_Minv = np.zeros((p, 3, 3))
-        self.corr_speed = np.zeros(p)
+        self.step_tol = np.zeros(p)
 
     def _step(self, s, h, info: StepInfo):
         m = self.model
@@ -102,7 +102,7 @@ class ImpulseMethod(Method):
             m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv, self.row_ra,
             self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator), self.eps_d,
             self.max_iter_pos, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos,
-            self.pred_quat, self.dirty, self.corr_speed)
+            self.pred_quat, self.dirty, self.step_tol)
         info.iters_pos, info.residual_pos, info.clamped = sweeps, residual, clamped
         info.converged_pos = residual <= self.eps_d
 
