@@ -17,11 +17,13 @@ class MassProperties:
 
 
 def shape_mass_properties(shape, density: float) -> MassProperties:
-    """Mass properties of one uniform-density shape, expressed in its body's user frame."""
-    mass = density * shape.volume()
+    """Mass properties of one uniform-density shape, expressed in its body's user frame.
+
+    Raises ModelError for shapes without volume (half-spaces, open meshes).
+    """
+    mass, com, inertia = shape.local_mass_properties(density)
     R = quat_to_matrix(shape.orientation)
-    inertia = R @ np.diag(mass * shape.unit_inertia()) @ R.T
-    return MassProperties(mass, shape.position.copy(), inertia)
+    return MassProperties(mass, shape.position + R @ com, R @ inertia @ R.T)
 
 
 def combine_mass_properties(parts: list[MassProperties]) -> MassProperties:

@@ -2,7 +2,8 @@
 
 A shape has a local pose (``position`` [m], ``orientation`` quaternion w,x,y,z) relative to the frame the
 user defined its body in. Shapes give mass properties (uniform density) and, in the collision layer,
-geometry. Cylinders and capsules have their axis along the shape's local z.
+geometry. Cylinders and capsules have their axis along the shape's local z. Point-set shapes (convex
+hulls, triangle meshes) live in ``impulsim.geometry.pointsets`` and the half-space beside them.
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ class ShapeKind(enum.IntEnum):
     BOX = 1
     CYLINDER = 2
     CAPSULE = 3
+    CONVEX = 4
+    """Convex polyhedron, the hull of a point set."""
+    HALFSPACE = 5
+    """Solid below the plane z = 0 of its shape frame (a ground); no volume."""
+    MESH = 6
+    """Triangle mesh (static of any size, or moving against convex shapes)."""
 
 
 def _vec3(v, what: str) -> np.ndarray:
@@ -71,6 +78,14 @@ class Shape:
     def unit_inertia(self) -> np.ndarray:
         """Inertia about the shape's centre per unit mass [m²], diagonal in the shape frame, shape (3,)."""
         raise NotImplementedError
+
+    def local_mass_properties(self, density: float):
+        """(mass [kg], centre of mass [m] (3,), inertia about it [kg m²] (3, 3)), all in the shape frame.
+
+        Primitive shapes are centred and diagonal; point-set shapes override this.
+        """
+        mass = density * self.volume()
+        return mass, np.zeros(3), np.diag(mass * self.unit_inertia())
 
     def params(self) -> np.ndarray:
         """Size parameters as stored in the model, shape (3,)."""

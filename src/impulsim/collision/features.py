@@ -1,0 +1,209 @@
+"""Contact features: the face, edge or vertex by which a core touches along a direction.
+
+``feature(geo, ws, slot, d)`` writes the feature of the core in ``slot`` that supports direction ``d``
+(outward, towards the other shape) into ``ws.fpts[slot]`` as a polygon (dim 2, counter-clockwise seen
+from outside), a segment (dim 1) or a point (dim 0). A face counts when its normal is within
+FEATURE_COS of ``d``; an edge when it is perpendicular to ``d`` within FEATURE_SIN. Feature ids in
+``ws.fcode`` are stable vertex ids (box corner bits, hull vertex index, cylinder rim index), for warm
+starting.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_POINT, CORE_SEGMENT,
+                                     CORE_TRIANGLE, CYL_CAP_POINTS, support)
+from impulsim.collision.vec import add, column, dot, mat_t_vec, mat_vec, row, scale, store
+
+FEATURE_COS = 0.99
+"""Faces whose normal is within acos(0.99) ≈ 8.1° of the contact normal are clipped as polygons; the
+clipped points are then kept only if they are within eps_c, so a wide angle adds candidates, not error."""
+FEATURE_SIN = math.sqrt(1.0 - FEATURE_COS ** 2)
+
+
+@njit(cache=True)
+def _put(ws, slot, i, p, code):
+    store(ws.fpts[slot], i, p)
+    ws.fcode[slot, i] = code
+
+
+@njit(cache=True)
+def _box_corner(ws, slot, signs):
+    """World corner of the box in slot with local signs (±1, ±1, ±1), and its id (bit j: + on axis j)."""
+    p = row(ws.cpos, slot)
+    code = 0
+    for j in range(3):
+        p = add(p, scale(column(ws.cmat[slot], j), signs[j] * ws.cpar[slot, j]))
+        if signs[j] > 0:
+            code |= 1 << j
+    return p, code
+
+
+@njit(cache=True)
+def _face_signs(i, si, a, b):
+    """Signs with si on axis i, a on axis (i+1)%3 and b on axis (i+2)%3."""
+    if i == 0:
+        return si, a, b
+    if i == 1:
+        return b, si, a
+    return a, b, si
+
+
+@njit(cache=True)
+def _replace(t, e, value):
+    """Tuple t with entry e replaced by value."""
+    if e == 0:
+        return value, t[1], t[2]
+    if e == 1:
+        return t[0], value, t[2]
+    return t[0], t[1], value
+
+
+@njit(cache=True)
+def _box_feature(ws, slot, d):
+    dl = mat_t_vec(ws.cmat[slot], d)
+    sg = (1.0 if dl[0] >= 0 else -1.0, 1.0 if dl[1] >= 0 else -1.0, 1.0 if dl[2] >= 0 else -1.0)
+    i = 0
+    for j in range(1, 3):
+        if abs(dl[j]) > abs(dl[i]):
+            i = j
+    if abs(dl[i]) >= FEATURE_COS:
+        order = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))
+        for q in range(4):
+            o = order[q] if sg[i] > 0 else order[3 - q]
+            p, code = _box_corner(ws, slot, _face_signs(i, sg[i], o[0], o[1]))
+            _put(ws, slot, q, p, code)
+        return 2, 4, scale(column(ws.cmat[slot], i), sg[i])
+    n_flat, e = 0, 0
+    for j in range(3):
+        if abs(dl[j]) <= FEATURE_SIN:
+            n_flat += 1
+            e = j
+    if n_flat == 1:
+        for q in range(2):
+            p, code = _box_corner(ws, slot, _replace(sg, e, -1.0 if q == 0 else 1.0))
+            _put(ws, slot, q, p, code)
+        return 1, 2, d
+    p, code = _box_corner(ws, slot, sg)
+    _put(ws, slot, 0, p, code)
+    return 0, 1, d
+
+
+@njit(cache=True)
+def _cylinder_feature(ws, slot, d):
+    m = ws.cmat[slot]
+    c = row(ws.cpos, slot)
+    r, hl = ws.cpar[slot, 0], ws.cpar[slot, 1]
+    dl = mat_t_vec(m, d)
+    if abs(dl[2]) >= FEATURE_COS:
+        z = hl if dl[2] > 0 else -hl
+        for q in range(CYL_CAP_POINTS):
+            k = q if dl[2] > 0 else CYL_CAP_POINTS - 1 - q
+            ang = 2.0 * np.pi * k / CYL_CAP_POINTS
+            _put(ws, slot, q, add(c, mat_vec(m, (r * np.cos(ang), r * np.sin(ang), z))), k)
+        return 2, CYL_CAP_POINTS, scale(column(m, 2), 1.0 if dl[2] > 0 else -1.0)
+    rho = math.sqrt(dl[0] * dl[0] + dl[1] * dl[1])
+    u = (dl[0] / rho, dl[1] / rho)
+    if abs(dl[2]) <= FEATURE_SIN:
+        for q in range(2):
+            z = -hl if q == 0 else hl
+            _put(ws, slot, q, add(c, mat_vec(m, (r * u[0], r * u[1], z))), CYL_CAP_POINTS + q)
+        return 1, 2, d
+    _put(ws, slot, 0, support(ws, slot, d), CYL_CAP_POINTS + 2)
+    return 0, 1, d
+
+
+@njit(cache=True)
+def _support_index(ws, slot, d):
+    best, ib = -np.inf, 0
+    for i in range(ws.cnv[slot]):
+        h = dot(row(ws.cverts[slot], i), d)
+        if h > best:
+            best, ib = h, i
+    return ib
+
+
+@njit(cache=True)
+def _hull_feature(geo, ws, slot, d):
+    s = ws.cshape[slot]
+    fb, best = 0, -np.inf
+    for f in range(ws.cnf[slot]):
+        h = dot(row(ws.cfn[slot], f), d)
+        if h > best:
+            best, fb = h, f
+    if best >= FEATURE_COS:
+        g = geo.face_range[s] + fb
+        k = 0
+        for q in range(geo.face_start[g], geo.face_start[g + 1]):
+            v = geo.face_verts[q]
+            _put(ws, slot, k, row(ws.cverts[slot], v), v)
+            k += 1
+        return 2, k, row(ws.cfn[slot], fb)
+    v = _support_index(ws, slot, d)
+    e_best, flat = -1, FEATURE_SIN
+    for e in range(geo.edge_range[s], geo.edge_range[s + 1]):
+        if geo.edges[e, 0] == v or geo.edges[e, 1] == v:
+            c = abs(dot(row(ws.cedge[slot], e - geo.edge_range[s]), d))
+            if c <= flat:
+                flat, e_best = c, e
+    if e_best >= 0:
+        for q in range(2):
+            w = geo.edges[e_best, q]
+            _put(ws, slot, q, row(ws.cverts[slot], w), w)
+        return 1, 2, d
+    _put(ws, slot, 0, row(ws.cverts[slot], v), v)
+    return 0, 1, d
+
+
+@njit(cache=True)
+def _triangle_feature(ws, slot, d):
+    n = row(ws.cfn[slot], 0)
+    dn = dot(n, d)
+    if abs(dn) >= FEATURE_COS:
+        for q in range(3):
+            k = q if dn > 0 else 2 - q
+            _put(ws, slot, q, row(ws.cverts[slot], k), k)
+        return 2, 3, scale(n, 1.0 if dn > 0 else -1.0)
+    e_best, top = -1, -np.inf
+    for e in range(3):
+        if abs(dot(row(ws.cedge[slot], e), d)) <= FEATURE_SIN:
+            h = min(dot(row(ws.cverts[slot], e), d), dot(row(ws.cverts[slot], (e + 1) % 3), d))
+            if h > top:
+                top, e_best = h, e
+    if e_best >= 0:
+        for q in range(2):
+            k = (e_best + q) % 3
+            _put(ws, slot, q, row(ws.cverts[slot], k), k)
+        return 1, 2, d
+    v = _support_index(ws, slot, d)
+    _put(ws, slot, 0, row(ws.cverts[slot], v), v)
+    return 0, 1, d
+
+
+@njit(cache=True)
+def feature(geo, ws, slot, d):
+    """Feature of the core in ``slot`` supporting unit direction ``d``: (dim, n_points, plane normal)."""
+    t = ws.ctype[slot]
+    if t == CORE_BOX:
+        return _box_feature(ws, slot, d)
+    if t == CORE_CYLINDER:
+        return _cylinder_feature(ws, slot, d)
+    if t == CORE_HULL:
+        return _hull_feature(geo, ws, slot, d)
+    if t == CORE_TRIANGLE:
+        return _triangle_feature(ws, slot, d)
+    if t == CORE_SEGMENT:
+        a, b = row(ws.cverts[slot], 0), row(ws.cverts[slot], 1)
+        axis = column(ws.cmat[slot], 2)
+        if abs(dot(axis, d)) <= FEATURE_SIN:
+            _put(ws, slot, 0, a, 0)
+            _put(ws, slot, 1, b, 1)
+            return 1, 2, d
+        top = 1 if dot(axis, d) > 0 else 0
+        _put(ws, slot, 0, b if top else a, top)
+        return 0, 1, d
+    _put(ws, slot, 0, row(ws.cpos, slot), 0)
+    return 0, 1, d

@@ -1,0 +1,261 @@
+"""Pair functions chosen from a table keyed by the shape kinds in canonical order, and ``collide``.
+
+The kinds of a pair are sorted (A = the lower ShapeKind) before the table is consulted; results are
+flipped back to the caller's order on output. Each entry says which algorithm decides the pair:
+
+=========  ======================================================================================
+closed     sphere_sphere, sphere_box, sphere_cylinder, sphere_capsule, capsule_capsule
+SAT + GJK  box_box, box_capsule, box_convex, capsule_convex, convex_convex, sphere_convex
+GJK + EPA  box_cylinder, cylinder_cylinder, cylinder_capsule, cylinder_convex
+support    *_halfspace: the support point along the plane's normal
+BVH        *_mesh: BVH traversal, then each triangle as a one-sided convex core
+=========  ======================================================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from impulsim.collision.contacts import append_region
+from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, MESH, N_KINDS, SPHERE,
+                                     load_shape, load_triangle, support, triangle_normal)
+from impulsim.collision.gjk import gjk
+from impulsim.collision.primitives import (capsule_capsule, convex_pair, polytope_pair, sphere_box,
+                                           sphere_capsule, sphere_cylinder, sphere_sphere)
+from impulsim.collision.region import contact_region, plane_region
+from impulsim.collision.vec import column, dot, madd, mat_t_vec, normalize, row, scale, sub
+from impulsim.geometry.bvh import bvh_query_box
+
+# pair ids, in canonical kind order
+(SPHERE_SPHERE, SPHERE_BOX, SPHERE_CYLINDER, SPHERE_CAPSULE, POLYTOPE, CURVED, CAPSULE_CAPSULE,
+ WITH_HALFSPACE, WITH_MESH, UNSUPPORTED) = range(10)
+
+PAIR_ALGORITHM = {
+    (SPHERE, SPHERE): ("sphere_sphere", SPHERE_SPHERE), (SPHERE, BOX): ("sphere_box", SPHERE_BOX),
+    (SPHERE, CYLINDER): ("sphere_cylinder", SPHERE_CYLINDER),
+    (SPHERE, CAPSULE): ("sphere_capsule", SPHERE_CAPSULE), (SPHERE, CONVEX): ("sphere_convex", POLYTOPE),
+    (BOX, BOX): ("box_box", POLYTOPE), (BOX, CYLINDER): ("box_cylinder", CURVED),
+    (BOX, CAPSULE): ("box_capsule", POLYTOPE), (BOX, CONVEX): ("box_convex", POLYTOPE),
+    (CYLINDER, CYLINDER): ("cylinder_cylinder", CURVED), (CYLINDER, CAPSULE): ("cylinder_capsule", CURVED),
+    (CYLINDER, CONVEX): ("cylinder_convex", CURVED), (CAPSULE, CAPSULE): ("capsule_capsule", CAPSULE_CAPSULE),
+    (CAPSULE, CONVEX): ("capsule_convex", POLYTOPE), (CONVEX, CONVEX): ("convex_convex", POLYTOPE),
+}
+"""(kind_a, kind_b) with kind_a <= kind_b -> (pair function name, pair id)."""
+
+
+def _pair_table() -> np.ndarray:
+    table = np.full((N_KINDS, N_KINDS), UNSUPPORTED, np.int64)
+    for (a, b), (_, pid) in PAIR_ALGORITHM.items():
+        table[a, b] = pid
+    for a in range(N_KINDS):
+        if a not in (HALFSPACE, MESH):
+            table[a, HALFSPACE] = WITH_HALFSPACE
+            table[a, MESH] = WITH_MESH
+    return table
+
+
+PAIR_TABLE = _pair_table()
+"""Pair id per (kind_a, kind_b), kind_a <= kind_b; UNSUPPORTED for halfspace/mesh with each other."""
+
+
+def pair_name(kind_a: int, kind_b: int) -> str:
+    """Name of the pair function for two shape kinds (any order), e.g. ``box_sphere`` -> 'sphere_box'."""
+    a, b = sorted((int(kind_a), int(kind_b)))
+    if (a, b) in PAIR_ALGORITHM:
+        return PAIR_ALGORITHM[(a, b)][0]
+    names = ["sphere", "box", "cylinder", "capsule", "convex", "halfspace", "mesh"]
+    return f"{names[a]}_{names[b]}"
+
+
+@njit(cache=True)
+def narrow(pid, ws, stop):
+    """Run pair function ``pid`` on the loaded cores: (d, n, wa, wb, have_witness), see primitives."""
+    if pid == SPHERE_SPHERE:
+        return sphere_sphere(ws)
+    if pid == SPHERE_BOX:
+        return sphere_box(ws)
+    if pid == SPHERE_CYLINDER:
+        return sphere_cylinder(ws)
+    if pid == SPHERE_CAPSULE:
+        return sphere_capsule(ws)
+    if pid == CAPSULE_CAPSULE:
+        return capsule_capsule(ws)
+    if pid == CURVED:
+        return convex_pair(ws)
+    return polytope_pair(ws, stop)
+
+
+@njit(cache=True)
+def _halfspace(geo, sp, xpos, xmat, ws, stop):
+    """Core in slot 0 against half-space shape ``sp``: (d, n, p0)."""
+    n = column(xmat[sp], 2)
+    p0 = row(xpos, sp)
+    p = support(ws, 0, scale(n, -1.0))
+    return dot(sub(p, p0), n) - ws.crad[0], n, p0
+
+
+@njit(cache=True)
+def mesh_triangle(ws, stop):
+    """Core in slot 0 against the one-sided mesh triangle in slot 1: (d, n, wa, wb, hit).
+
+    Apart: GJK, ignoring contacts from behind the triangle. Intersecting: the triangle's outward normal,
+    depth from A's support point below its plane.
+    """
+    nt = triangle_normal(ws, 1)
+    dist, wa, wb, _ = gjk(ws)
+    if dist > 0.0:
+        n = normalize(sub(wa, wb))
+        ok = dist - ws.crad[0] <= stop and dot(n, nt) > 0.0
+        return dist - ws.crad[0], n, wa, wb, ok
+    p = support(ws, 0, scale(nt, -1.0))
+    h = dot(sub(p, row(ws.cverts[1], 0)), nt)
+    return h - ws.crad[0], nt, p, madd(p, nt, -h), True
+
+
+@njit(cache=True)
+def _mesh_candidates(geo, sm, xpos, xmat, ws, grow):
+    """Triangles of mesh ``sm`` whose BVH leaf boxes overlap the slot-0 core's box (in ws.tri_buf).
+
+    The core's world box (support along ±x, ±y, ±z, enlarged by its radius and ``grow``) is carried into
+    the mesh frame as the box enclosing the rotated box.
+    """
+    lo = ws.cpar[1]            # slot 1 is free until the first triangle is loaded: use it as scratch
+    hi = ws.cpos[1]
+    r = ws.crad[0] + grow
+    c_w = (0.0, 0.0, 0.0)
+    half = (0.0, 0.0, 0.0)
+    e = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    for j in range(3):
+        top = dot(support(ws, 0, e[j]), e[j]) + r
+        bottom = dot(support(ws, 0, scale(e[j], -1.0)), e[j]) - r
+        c_w = madd(c_w, e[j], 0.5 * (top + bottom))
+        half = madd(half, e[j], 0.5 * (top - bottom))
+    m = xmat[sm]
+    cl = mat_t_vec(m, sub(c_w, row(xpos, sm)))
+    for j in range(3):
+        ext = abs(m[0, j]) * half[0] + abs(m[1, j]) * half[1] + abs(m[2, j]) * half[2]
+        lo[j], hi[j] = cl[j] - ext, cl[j] + ext
+    n0, n1 = geo.node_range[sm], geo.node_range[sm + 1]
+    found = bvh_query_box(geo.node_min[n0:n1], geo.node_max[n0:n1], geo.node_left[n0:n1],
+                          geo.node_right[n0:n1], geo.node_first[n0:n1], geo.node_count[n0:n1],
+                          geo.tri_order[geo.tri_start[sm]:geo.tri_start[sm + 1]], lo, hi, ws.stack,
+                          ws.tri_buf)
+    if found > ws.tri_buf.shape[0]:
+        ws.stats[0] += found - ws.tri_buf.shape[0]
+        found = ws.tri_buf.shape[0]
+    return found
+
+
+TRI_SHIFT = 24
+"""Mesh feature ids carry (triangle index + 1) << TRI_SHIFT."""
+
+
+@njit(cache=True)
+def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
+    """Contacts of shapes sa and sb (given order: A = sa) within eps_c, appended to ``out``.
+
+    ``region`` False keeps only the closest pair of points per convex pair. Returns (count, n_pairs):
+    contact points written so far and convex pairs found so far.
+    """
+    ka, kb = geo.kind[sa], geo.kind[sb]
+    swapped = ka > kb
+    s0, s1 = (sb, sa) if swapped else (sa, sb)
+    pid = PAIR_TABLE[min(ka, kb), max(ka, kb)]
+    if pid == UNSUPPORTED:
+        return count, n_pairs
+    ba, bb = geo.body[sa], geo.body[sb]
+    load_shape(geo, s0, xpos, xmat, ws, 0)
+    if pid == WITH_HALFSPACE:
+        d, n, p0 = _halfspace(geo, s1, xpos, xmat, ws, eps_c)
+        if d > eps_c:
+            return count, n_pairs
+        k = plane_region(geo, ws, p0, n, eps_c if region else -np.inf)
+        count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
+        return count, n_pairs + 1
+    if pid == WITH_MESH:
+        return _collide_mesh(geo, sa, sb, s0, s1, ba, bb, swapped, xpos, xmat, ws, eps_c, region, out,
+                             count, n_pairs)
+    load_shape(geo, s1, xpos, xmat, ws, 1)
+    d, n, wa, wb, have_witness = narrow(pid, ws, eps_c)
+    if d > eps_c:
+        return count, n_pairs
+    k = contact_region(geo, ws, n, have_witness, wa, wb, eps_c if region else -np.inf)
+    count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
+    return count, n_pairs + 1
+
+
+@njit(cache=True)
+def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, region, out, count,
+                  n_pairs):
+    found = _mesh_candidates(geo, sm, xpos, xmat, ws, eps_c)
+    for i in range(found):
+        t = ws.tri_buf[i]
+        load_triangle(geo, sm, t, xpos, xmat, ws, 1)
+        d, n, wa, wb, hit = mesh_triangle(ws, eps_c)
+        if not hit or d > eps_c:
+            continue
+        k = contact_region(geo, ws, n, True, wa, wb, eps_c if region else -np.inf)
+        count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, (t + 1) << TRI_SHIFT, out,
+                              count)
+        n_pairs += 1
+    return count, n_pairs
+
+
+
+@njit(cache=True)
+def narrow_phase(geo, pairs, n_pairs, xpos, xmat, ws, eps_c, region,
+                 # outputs
+                 out):
+    """Contacts of all broad-phase pairs; returns (points written or needed, colliding convex pairs)."""
+    count, n_hit = 0, 0
+    for i in range(n_pairs):
+        count, n_hit = collide(geo, pairs[i, 0], pairs[i, 1], xpos, xmat, ws, eps_c, region, out, count,
+                               n_hit)
+    return count, n_hit
+
+
+@njit(cache=True)
+def _surface_points(ws, d, n, wa, wb, have_witness, geo):
+    """Closest surface points of the loaded pair from a narrow-phase result."""
+    if have_witness:
+        return madd(wa, n, -ws.crad[0]), madd(wb, n, ws.crad[1])
+    contact_region(geo, ws, n, False, wa, wb, -np.inf)
+    return row(ws.region, 0), (ws.region[0, 3], ws.region[0, 4], ws.region[0, 5])
+
+
+@njit(cache=True)
+def pair_distance(geo, sa, sb, xpos, xmat, ws, max_distance):
+    """Signed distance of shapes sa and sb with normal (from sb towards sa) and closest surface points.
+
+    Returns (found, d, n, pa, pb); for meshes only triangles within ``max_distance`` [m] are searched,
+    and found is False when none is (or for unsupported kind pairs).
+    """
+    ka, kb = geo.kind[sa], geo.kind[sb]
+    swapped = ka > kb
+    s0, s1 = (sb, sa) if swapped else (sa, sb)
+    pid = PAIR_TABLE[min(ka, kb), max(ka, kb)]
+    z = (0.0, 0.0, 0.0)
+    found, d, n, pa, pb = False, np.inf, z, z, z
+    if pid == UNSUPPORTED:
+        return found, d, n, pa, pb
+    load_shape(geo, s0, xpos, xmat, ws, 0)
+    if pid == WITH_HALFSPACE:
+        d, n, p0 = _halfspace(geo, s1, xpos, xmat, ws, np.inf)
+        pa = madd(support(ws, 0, scale(n, -1.0)), n, -ws.crad[0])
+        found, pb = True, madd(pa, n, -d)
+    elif pid == WITH_MESH:
+        count = _mesh_candidates(geo, s1, xpos, xmat, ws, max_distance)
+        for i in range(count):
+            load_triangle(geo, s1, ws.tri_buf[i], xpos, xmat, ws, 1)
+            dt, nt, wa, wb, hit = mesh_triangle(ws, max_distance)
+            if hit and dt < d:
+                found, d, n = True, dt, nt
+                pa, pb = _surface_points(ws, dt, nt, wa, wb, True, geo)
+    else:
+        load_shape(geo, s1, xpos, xmat, ws, 1)
+        d, n, wa, wb, have_witness = narrow(pid, ws, np.inf)
+        pa, pb = _surface_points(ws, d, n, wa, wb, have_witness, geo)
+        found = True
+    if swapped:
+        return found, d, scale(n, -1.0), pb, pa
+    return found, d, n, pa, pb

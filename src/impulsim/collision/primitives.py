@@ -1,0 +1,151 @@
+"""Closed-form narrow phase for pairs of rounded and simple cores, and the general convex fallbacks.
+
+Every function here reads the cores in workspace slots 0 (A) and 1 (B) and returns
+``(d, n, wa, wb, have_witness)``: the signed distance d [m] of the shapes (radii included; negative =
+penetration depth), the unit normal n pointing from B towards A, and, when ``have_witness``, the closest
+points of the two *cores* (world frame; the surface points are wa − r_A n and wb + r_B n).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from impulsim.collision.epa import epa
+from impulsim.collision.gjk import gjk
+from impulsim.collision.region import closest_segments
+from impulsim.collision.sat import sat
+from impulsim.collision.vec import (add, column, dot, madd, mat_t_vec, mat_vec, norm, normalize,
+                                    perpendicular, row, scale, sub)
+
+
+@njit(cache=True)
+def _direction(v, fallback):
+    """v / |v|, or ``fallback`` when v is (numerically) zero (coincident centres)."""
+    ln = norm(v)
+    if ln <= 1e-300:
+        return fallback
+    return scale(v, 1.0 / ln)
+
+
+@njit(cache=True)
+def _closest_on_segment(p, a, b):
+    ab = sub(b, a)
+    ee = dot(ab, ab)
+    t = dot(sub(p, a), ab) / ee if ee > 1e-300 else 0.0
+    return madd(a, ab, min(1.0, max(0.0, t)))
+
+
+@njit(cache=True)
+def _rounded(ws, wa, wb, fallback):
+    """Result for two rounded cores with closest core points wa, wb."""
+    n = _direction(sub(wa, wb), fallback)
+    return norm(sub(wa, wb)) - ws.crad[0] - ws.crad[1], n, wa, wb, True
+
+
+@njit(cache=True)
+def sphere_sphere(ws):
+    """Two spheres: d = |c_A − c_B| − r_A − r_B (Bender 4.5)."""
+    return _rounded(ws, row(ws.cpos, 0), row(ws.cpos, 1), (0.0, 0.0, 1.0))
+
+
+@njit(cache=True)
+def sphere_capsule(ws):
+    """Sphere centre against the capsule's segment."""
+    c = row(ws.cpos, 0)
+    wb = _closest_on_segment(c, row(ws.cverts[1], 0), row(ws.cverts[1], 1))
+    t1, _ = perpendicular(column(ws.cmat[1], 2))
+    return _rounded(ws, c, wb, t1)
+
+
+@njit(cache=True)
+def capsule_capsule(ws):
+    """Closest points of the two segments; parallel axes fall back to a perpendicular normal."""
+    a0, a1 = row(ws.cverts[0], 0), row(ws.cverts[0], 1)
+    b0, b1 = row(ws.cverts[1], 0), row(ws.cverts[1], 1)
+    wa, wb = closest_segments(a0, a1, b0, b1)
+    t1, _ = perpendicular(column(ws.cmat[1], 2))
+    return _rounded(ws, wa, wb, t1)
+
+
+@njit(cache=True)
+def sphere_box(ws):
+    """Sphere centre against the box: clamp to the box, or (centre inside) the nearest face."""
+    c = row(ws.cpos, 0)
+    m = ws.cmat[1]
+    h = ws.cpar[1]
+    p = mat_t_vec(m, sub(c, row(ws.cpos, 1)))
+    q = (min(h[0], max(-h[0], p[0])), min(h[1], max(-h[1], p[1])), min(h[2], max(-h[2], p[2])))
+    if q[0] != p[0] or q[1] != p[1] or q[2] != p[2]:
+        wb = add(row(ws.cpos, 1), mat_vec(m, q))
+        return _rounded(ws, c, wb, (0.0, 0.0, 1.0))
+    # inside: leave through the face with the smallest depth
+    i, depth = 0, h[0] - abs(p[0])
+    for j in range(1, 3):
+        if h[j] - abs(p[j]) < depth:
+            i, depth = j, h[j] - abs(p[j])
+    sign = 1.0 if p[i] >= 0.0 else -1.0
+    n = scale(column(m, i), sign)
+    wb = madd(c, n, depth)
+    return -depth - ws.crad[0], n, c, wb, True
+
+
+@njit(cache=True)
+def sphere_cylinder(ws):
+    """Sphere centre against the solid cylinder, in the cylinder's frame (radial, axial)."""
+    c = row(ws.cpos, 0)
+    m = ws.cmat[1]
+    r, hl = ws.cpar[1, 0], ws.cpar[1, 1]
+    p = mat_t_vec(m, sub(c, row(ws.cpos, 1)))
+    rho = math.sqrt(p[0] * p[0] + p[1] * p[1])
+    u = (p[0] / rho, p[1] / rho) if rho > 1e-300 else (1.0, 0.0)
+    if rho <= r and abs(p[2]) <= hl:
+        side, cap = r - rho, hl - abs(p[2])
+        if side < cap:
+            q, n_loc, depth = (r * u[0], r * u[1], p[2]), (u[0], u[1], 0.0), side
+        else:
+            sz = 1.0 if p[2] >= 0.0 else -1.0
+            q, n_loc, depth = (p[0], p[1], sz * hl), (0.0, 0.0, sz), cap
+        wb = add(row(ws.cpos, 1), mat_vec(m, q))
+        return -depth - ws.crad[0], mat_vec(m, n_loc), c, wb, True
+    rq = min(rho, r)
+    q = (rq * u[0], rq * u[1], min(hl, max(-hl, p[2])))
+    wb = add(row(ws.cpos, 1), mat_vec(m, q))
+    return _rounded(ws, c, wb, mat_vec(m, (u[0], u[1], 0.0)))
+
+
+@njit(cache=True)
+def polytope_pair(ws, stop):
+    """Cores that are points, segments, boxes, hulls or triangles: SAT, then GJK if they are apart.
+
+    With a separation above ``stop`` [m] (shapes certainly farther apart than needed) returns that lower
+    bound of d without witnesses.
+    """
+    radii = ws.crad[0] + ws.crad[1]
+    sep, axis, _ = sat(ws, stop + radii)
+    if sep - radii > stop:
+        return sep - radii, axis, axis, axis, False
+    if sep <= 0.0:
+        return sep - radii, axis, axis, axis, False
+    dist, wa, wb, _ = gjk(ws)
+    if dist <= 0.0:
+        return sep - radii, axis, axis, axis, False
+    return dist - radii, normalize(sub(wa, wb)), wa, wb, True
+
+
+@njit(cache=True)
+def convex_pair(ws):
+    """Any two convex cores (used when one is curved): GJK, and EPA when the cores intersect."""
+    radii = ws.crad[0] + ws.crad[1]
+    dist, wa, wb, n_simplex = gjk(ws)
+    if dist > 0.0:
+        return dist - radii, normalize(sub(wa, wb)), wa, wb, True
+    depth, m, wa, wb = epa(ws, n_simplex)
+    return -depth - radii, scale(m, -1.0), wa, wb, True
+
+
+@njit(cache=True)
+def bounding_gap(ws, reach_a, reach_b):
+    """Distance between bounding spheres of the cores (radius ``reach`` about each centre) [m]."""
+    return norm(sub(row(ws.cpos, 0), row(ws.cpos, 1))) - reach_a - reach_b - ws.crad[0] - ws.crad[1]
