@@ -152,16 +152,21 @@ def correct_positions(con_kind, con_i, con_j, con_length, point_inv_mass, point_
 
 @njit(cache=True)
 def largest_violation(con_kind, con_i, con_j, con_length, point_pos):
-    """Largest constraint violation [m] at ``point_pos`` (see ``_violation``)."""
+    """Largest constraint violation [m] at ``point_pos`` (see ``_violation``) and its constraint
+    (−1 when there are none or a value is not finite)."""
     worst = 0.0
+    where = -1
     for c in range(con_i.shape[0]):
         i = con_i[c]
         j = con_j[c]
         dx = point_pos[j, 0] - point_pos[i, 0]
         dy = point_pos[j, 1] - point_pos[i, 1]
         dz = point_pos[j, 2] - point_pos[i, 2]
-        worst = max(worst, _violation(con_kind[c], con_length[c], np.sqrt(dx * dx + dy * dy + dz * dz)))
-    return worst
+        v = _violation(con_kind[c], con_length[c], np.sqrt(dx * dx + dy * dy + dz * dz))
+        if v > worst:
+            worst = v
+            where = c
+    return worst, where
 
 
 @njit(cache=True)

@@ -12,6 +12,11 @@ from impulsim.methods.masspoint.model import MassPointModel
 
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 
+DIVERGED = 0.5
+"""A capped fin loop whose worst link is off by more than this fraction of its length has diverged (the
+linearised c_ij pushes along the old direction, which fails when a link turns by a large angle in one
+step); the step then raises instead of returning a broken state."""
+
 
 class MassPointMethod(Method):
     """Point masses held at fixed distances by impulses (Schmitt & Thüring 2000).
@@ -90,6 +95,7 @@ class MassPointMethod(Method):
         """Impulse strength w·Σc_ij [N s] each constraint applied in the last step (+ pulls together)."""
 
     def _step(self, s, h, info: StepInfo):
+        self._step_number, self._t0 = s.step_count, s.t
         timer = StageTimer(info.timings)
         dt = self.dtype
         self._load(s)
@@ -140,8 +146,14 @@ class MassPointMethod(Method):
             self.con_resp_j, self.con_k, self.con_dist, self.con_impulse)
         info.iters_pos = int(passes)
         info.converged_pos = bool(converged)
-        info.residual_pos = float(kernels.largest_violation(m.con_kind, m.con_i, m.con_j, self.length,
-                                                            self.pos))
+        worst, where = kernels.largest_violation(m.con_kind, m.con_i, m.con_j, self.length, self.pos)
+        info.residual_pos = float(worst)
+        if not converged and where >= 0 and worst > DIVERGED * m.con_length[where]:
+            raise SimulationError(
+                f"step {self._step_number} (t = {self._t0:.6g} s): the fin correction diverged, constraint "
+                f"\"{m.con_names[where]}\" is off by {worst:.3g} m after {passes} passes; its link turns too "
+                "far in one step for the linearised correction (reduce h); the state was left at the last "
+                "good step")
 
     def _correct_velocities(self, info):
         m = self.model

@@ -126,3 +126,15 @@ def top(height: float = 1.0, h: float = 0.005):
     for name, f in TOP_KICK.items():
         b.add_kick(name, f, start=0.0, duration=h)
     return b.build()
+
+
+def rope(n_links: int = 50):
+    """Not in the report: a horizontal rope of ``n_links`` 0.1 m links fixed at one end, 0.1 kg per point,
+    released from rest. The long chain on which Gauss–Seidel sweeps converge slowest, and whose whipping
+    end turns its links so far per step at h = 0.01 s that the fin correction diverges."""
+    b = MassPointBuilder(f"rope_{n_links}", gravity=(0.0, 0.0, -G))
+    b.add_point("p0", (0.0, 0.0, 0.0), fixed=True)
+    for k in range(1, n_links + 1):
+        b.add_point(f"p{k}", (0.1 * k, 0.0, 0.0), mass=0.1)
+        b.add_distance(f"p{k - 1}", f"p{k}", length=0.1)
+    return b.build()
