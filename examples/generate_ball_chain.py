@@ -24,8 +24,8 @@ def directions(n: int, seed: int = SEED) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def _vec(v) -> str:
-    return "[" + ", ".join(f"{x:.6g}" for x in v) + "]"
+def _vec(v, digits: int = 6) -> str:
+    return "[" + ", ".join(f"{x:.{digits}g}" for x in v) + "]"
 
 
 def chain_yaml(n: int = 20) -> str:
@@ -41,7 +41,7 @@ def chain_yaml(n: int = 20) -> str:
     ]
     for i, d in enumerate(directions(n)):
         lines.append(f"  - {{name: link{i}, shapes: [box: {{size: {_vec(LINK_SIZE)}}}], mass: {LINK_MASS:g}, "
-                     f"position: [0, 0, {-(i + 0.5):g}], velocity: {_vec(np.round(SPEED * d, 6))}}}")
+                     f"position: [0, 0, {-(i + 0.5):g}], velocity: {_vec(SPEED * d, 9)}}}")
     lines += ["", "joints:"]
     for i in range(n):
         parent = "world" if i == 0 else f"link{i - 1}"

@@ -94,7 +94,8 @@ def cmd_run(args) -> int:
     state = load_checkpoint(args.resume, scene.state) if args.resume else None
     sim = scene.simulation(state=state, h=h, method=method, **options)
     recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args))
-    result = runner.run(sim, duration, recorder, every, progress=not args.quiet, desc=scene.name)
+    progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
+    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
     out = Path(args.output) if args.output else Path("out") / Path(args.scene).stem
     out.mkdir(parents=True, exist_ok=True)
     recorder.write(out / "recording.parquet")
