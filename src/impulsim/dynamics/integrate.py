@@ -13,8 +13,7 @@ import enum
 import numpy as np
 from numba import njit
 
-from impulsim.math.quaternion import quat_normalize, quat_mul, quat_from_rotvec, quat_rotate, \
-    quat_rotate_inv
+from impulsim.math.vec import v3, q4, qmul, qnormalize, qrot, qrot_inv, qfrom_rotvec
 
 
 class Integrator(enum.IntEnum):
@@ -28,34 +27,50 @@ ADAPTIVE_TOL = 1e-12
 """Local error bound per sub-step of the adaptive scheme [rad/s and quaternion units]."""
 
 
-@njit(cache=True)
-def _rotation_rhs(y, tau_world, inertia, inv_inertia, out):
-    """d/dt of y = (q[4], ω_l[3]) for a rigid body under a constant world torque."""
-    q = y[0:4]
-    w = y[4:7]
-    tau = quat_rotate_inv(q, tau_world)
+@njit(cache=True, inline="always")
+def _rhs(q, w, tau_world, inertia, inv_inertia):
+    """(q̇, ω̇_l) for orientation q and body-frame angular velocity w under a constant world torque."""
+    tau = qrot_inv(q, tau_world)
     Lx, Ly, Lz = inertia[0] * w[0], inertia[1] * w[1], inertia[2] * w[2]
-    out[4] = inv_inertia[0] * (tau[0] - (w[1] * Lz - w[2] * Ly))
-    out[5] = inv_inertia[1] * (tau[1] - (w[2] * Lx - w[0] * Lz))
-    out[6] = inv_inertia[2] * (tau[2] - (w[0] * Ly - w[1] * Lx))
+    dw = (inv_inertia[0] * (tau[0] - (w[1] * Lz - w[2] * Ly)),
+          inv_inertia[1] * (tau[1] - (w[2] * Lx - w[0] * Lz)),
+          inv_inertia[2] * (tau[2] - (w[0] * Ly - w[1] * Lx)))
     # q̇ = ½ q ⊗ (0, ω_l)
-    out[0] = 0.5 * (-q[1] * w[0] - q[2] * w[1] - q[3] * w[2])
-    out[1] = 0.5 * (q[0] * w[0] + q[2] * w[2] - q[3] * w[1])
-    out[2] = 0.5 * (q[0] * w[1] - q[1] * w[2] + q[3] * w[0])
-    out[3] = 0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0])
+    dq = (0.5 * (-q[1] * w[0] - q[2] * w[1] - q[3] * w[2]),
+          0.5 * (q[0] * w[0] + q[2] * w[2] - q[3] * w[1]),
+          0.5 * (q[0] * w[1] - q[1] * w[2] + q[3] * w[0]),
+          0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0]))
+    return dq, dw
+
+
+@njit(cache=True, inline="always")
+def _q_axpy(s, a, b):
+    return (b[0] + s * a[0], b[1] + s * a[1], b[2] + s * a[2], b[3] + s * a[3])
+
+
+@njit(cache=True, inline="always")
+def _w_axpy(s, a, b):
+    return (b[0] + s * a[0], b[1] + s * a[1], b[2] + s * a[2])
 
 
 @njit(cache=True)
-def _rk4(y, tau, inertia, inv_inertia, h):
-    k1 = np.empty(7)
-    k2 = np.empty(7)
-    k3 = np.empty(7)
-    k4 = np.empty(7)
-    _rotation_rhs(y, tau, inertia, inv_inertia, k1)
-    _rotation_rhs(y + 0.5 * h * k1, tau, inertia, inv_inertia, k2)
-    _rotation_rhs(y + 0.5 * h * k2, tau, inertia, inv_inertia, k3)
-    _rotation_rhs(y + h * k3, tau, inertia, inv_inertia, k4)
-    return y + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+def _euler(q, w, tau, inertia, inv_inertia, h):
+    dq, dw = _rhs(q, w, tau, inertia, inv_inertia)
+    return _q_axpy(h, dq, q), _w_axpy(h, dw, w)
+
+
+@njit(cache=True)
+def _rk4(q, w, tau, inertia, inv_inertia, h):
+    q1, w1 = _rhs(q, w, tau, inertia, inv_inertia)
+    q2, w2 = _rhs(_q_axpy(0.5 * h, q1, q), _w_axpy(0.5 * h, w1, w), tau, inertia, inv_inertia)
+    q3, w3 = _rhs(_q_axpy(0.5 * h, q2, q), _w_axpy(0.5 * h, w2, w), tau, inertia, inv_inertia)
+    q4_, w4 = _rhs(_q_axpy(h, q3, q), _w_axpy(h, w3, w), tau, inertia, inv_inertia)
+    c = h / 6.0
+    qn = (q[0] + c * (q1[0] + 2 * q2[0] + 2 * q3[0] + q4_[0]), q[1] + c * (q1[1] + 2 * q2[1] + 2 * q3[1] + q4_[1]),
+          q[2] + c * (q1[2] + 2 * q2[2] + 2 * q3[2] + q4_[2]), q[3] + c * (q1[3] + 2 * q2[3] + 2 * q3[3] + q4_[3]))
+    wn = (w[0] + c * (w1[0] + 2 * w2[0] + 2 * w3[0] + w4[0]), w[1] + c * (w1[1] + 2 * w2[1] + 2 * w3[1] + w4[1]),
+          w[2] + c * (w1[2] + 2 * w2[2] + 2 * w3[2] + w4[2]))
+    return qn, wn
 
 
 # Cash–Karp coefficients (Bender Table B.1)
@@ -71,14 +86,16 @@ _CK_B4 = np.array([2825 / 27648, 0.0, 18575 / 48384, 13525 / 55296, 277 / 14336,
 
 @njit(cache=True)
 def _cash_karp(y, tau, inertia, inv_inertia, h):
-    """One embedded step: 5th-order result and the norm of the 4th/5th-order difference."""
+    """One embedded step on y = (q, ω_l) as an array: 5th-order result and the error estimate's norm."""
     k = np.zeros((6, 7))
     tmp = np.empty(7)
     for s in range(6):
         tmp[:] = y
         for j in range(s):
             tmp += h * _CK_A[s, j] * k[j]
-        _rotation_rhs(tmp, tau, inertia, inv_inertia, k[s])
+        dq, dw = _rhs((tmp[0], tmp[1], tmp[2], tmp[3]), (tmp[4], tmp[5], tmp[6]), tau, inertia, inv_inertia)
+        k[s, 0:4] = dq
+        k[s, 4:7] = dw
     y5 = y.copy()
     err = np.zeros(7)
     for s in range(6):
@@ -88,11 +105,14 @@ def _cash_karp(y, tau, inertia, inv_inertia, h):
 
 
 @njit(cache=True)
-def _adaptive(y, tau, inertia, inv_inertia, h):
+def _adaptive(q, w, tau, inertia, inv_inertia, h):
     """Cover [0, h] with Cash–Karp sub-steps, h_new = 0.9 h (ε/err)^(1/5) (Bender App. B)."""
+    y = np.empty(7)
+    y[0:4] = q
+    y[4:7] = w
     t = 0.0
     dt = h
-    for _ in range(10000):
+    for _ in range(100000):
         if t >= h:
             break
         dt = min(dt, h - t)
@@ -100,44 +120,42 @@ def _adaptive(y, tau, inertia, inv_inertia, h):
         if err <= ADAPTIVE_TOL or dt < 1e-9 * h:
             y = y_new
             t += dt
-            grow = 5.0 if err == 0.0 else min(5.0, 0.9 * (ADAPTIVE_TOL / err) ** 0.2)
-            dt *= grow
+            dt *= 5.0 if err == 0.0 else min(5.0, 0.9 * (ADAPTIVE_TOL / err) ** 0.2)
         else:
             dt *= max(0.1, 0.9 * (ADAPTIVE_TOL / err) ** 0.25)
-    return y
+    return (y[0], y[1], y[2], y[3]), (y[4], y[5], y[6])
 
 
 @njit(cache=True)
 def integrate_rotation(q, omega, tau, inertia, inv_inertia, h, scheme):
-    """Orientation and world angular velocity after h [s] under constant world torque tau [N m]."""
-    y = np.empty(7)
-    y[0:4] = q
-    y[4:7] = quat_rotate_inv(q, omega)
+    """Orientation and world angular velocity (tuples) after h [s] under constant world torque tau."""
+    w = qrot_inv(q, omega)
     if scheme == 0:
-        d = np.empty(7)
-        _rotation_rhs(y, tau, inertia, inv_inertia, d)
-        y = y + h * d
+        q1, w1 = _euler(q, w, tau, inertia, inv_inertia, h)
     elif scheme == 1:
-        y = _rk4(y, tau, inertia, inv_inertia, h)
+        q1, w1 = _rk4(q, w, tau, inertia, inv_inertia, h)
     else:
-        y = _adaptive(y, tau, inertia, inv_inertia, h)
-    q1 = quat_normalize(y[0:4])
-    return q1, quat_rotate(q1, y[4:7])
+        q1, w1 = _adaptive(q, w, tau, inertia, inv_inertia, h)
+    q1 = qnormalize(q1)
+    return q1, qrot(q1, w1)
 
 
 @njit(cache=True)
 def free_step_body(pos, quat, vel, omega, acc, tau, inertia, inv_inertia, inv_mass, h, scheme):
-    """(pos, quat, vel, omega) of one body after a free step of h [s].
+    """(pos, quat, vel, omega) tuples of one body after a free step of h [s].
 
-    acc [m/s²] is the body's linear acceleration (gravity + force / m), held constant over the step.
+    Inputs are tuples or arrays; acc [m/s²] is the body's linear acceleration (gravity + force / m),
+    held constant over the step.
     """
+    p, q, v, w = v3(pos), q4(quat), v3(vel), v3(omega)
     if inv_mass == 0.0:
-        return pos + vel * h, quat_normalize(quat_mul(quat_from_rotvec(omega * h), quat)), \
-            vel.copy(), omega.copy()
-    pos1 = pos + vel * h + 0.5 * h * h * acc
-    vel1 = vel + acc * h
-    quat1, omega1 = integrate_rotation(quat, omega, tau, inertia, inv_inertia, h, scheme)
-    return pos1, quat1, vel1, omega1
+        q1 = qnormalize(qmul(qfrom_rotvec((w[0] * h, w[1] * h, w[2] * h)), q))
+        return (p[0] + v[0] * h, p[1] + v[1] * h, p[2] + v[2] * h), q1, v, w
+    hh = 0.5 * h * h
+    p1 = (p[0] + v[0] * h + hh * acc[0], p[1] + v[1] * h + hh * acc[1], p[2] + v[2] * h + hh * acc[2])
+    v1 = (v[0] + acc[0] * h, v[1] + acc[1] * h, v[2] + acc[2] * h)
+    q1, w1 = integrate_rotation(q, w, v3(tau), inertia, inv_inertia, h, scheme)
+    return p1, q1, v1, w1
 
 
 @njit(cache=True)
@@ -150,7 +168,9 @@ def free_step_all(body_pos, body_quat, body_vel, body_omega, body_acc, body_tau,
         p, q, v, w = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
                                     body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k],
                                     h, scheme)
-        body_pos[k] = p
-        body_quat[k] = q
-        body_vel[k] = v
-        body_omega[k] = w
+        for i in range(3):
+            body_pos[k, i] = p[i]
+            body_vel[k, i] = v[i]
+            body_omega[k, i] = w[i]
+        for i in range(4):
+            body_quat[k, i] = q[i]

@@ -1,70 +1,100 @@
-"""Constraint errors of the basic joints, as world vectors d (Bender 3.2.3).
+"""Constraint errors of the basic joints, as world vectors d (Bender 3.2.3), allocation-free.
 
 Position errors are evaluated on predicted poses at t0+h. For translational primitives d is the
 displacement A's point must make relative to B's point (d = b − a); for rotational ones d is the
 rotation vector A must turn by relative to B. The correcting impulse then solves
 (P K Pᵀ) λ = P d / h (eq. 3.15, 3.20). Velocity errors are the relative velocity B minus A (minus the
-prescribed target), solved with (P K Pᵀ) λ = P Δu (eq. 3.16, 3.21).
+prescribed target), solved with (P K Pᵀ) λ = P Δu (eq. 3.16, 3.21). All vectors are tuples.
 """
-import numpy as np
+import math
+
 from numba import njit
 
-from impulsim.math.quaternion import quat_rotate, quat_mul, quat_conj, quat_to_rotvec
-from impulsim.math.linalg import basis_perpendicular
-from impulsim.methods.impulse.rows import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
-                                           DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR, impulse_points)
+from impulsim.math.vec import (v3, q4, add, sub, scale, dot, cross, norm, qmul, qconj, qrot, qto_rotvec,
+                               perpendicular_basis)
+from impulsim.methods.impulse.prims import (DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION, DOUBLE_ROTATION,
+                                            VEL_POINT, VEL_ANGULAR)
 
 
 @njit(cache=True)
 def _angle_axis_between(x, y):
-    """Rotation vector turning unit vector x onto unit vector y by the shorter way."""
-    c = np.cross(x, y)
-    s = np.sqrt(np.dot(c, c))
-    cos = np.dot(x, y)
+    """Rotation vector turning unit vector x onto unit vector y the shorter way."""
+    c = cross(x, y)
+    s = norm(c)
+    cos = dot(x, y)
     if s < 1e-14:
         if cos > 0.0:
             return c
-        p, _ = basis_perpendicular(x)   # antiparallel: any perpendicular axis
-        return np.pi * p
-    return np.arctan2(s, cos) / s * c
+        p, _ = perpendicular_basis(x)   # antiparallel: any perpendicular axis
+        return scale(p, math.pi)
+    return scale(c, math.atan2(s, cos) / s)
 
 
 @njit(cache=True)
-def position_error(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a, axis_b, target, qrel):
-    """Error vector d of one primitive at the given poses (world frame) [m or rad]."""
+def impulse_points_t(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a):
+    """World points a (on A) and b (on B) where a translational primitive's impulse acts (tuples).
+
+    For line and plane joints a is the foot point of b on A's line or plane (Bender 3.2.3).
+    """
+    a = add(pos_a, qrot(q_a, anchor_a))
+    b = add(pos_b, qrot(q_b, anchor_b))
+    if kind == LINE:
+        x = qrot(q_a, axis_a)
+        a = add(a, scale(x, dot(sub(b, a), x)))
+    elif kind == PLANE:
+        n = qrot(q_a, axis_a)
+        a = sub(b, scale(n, dot(sub(b, a), n)))
+    return a, b
+
+
+@njit(cache=True)
+def position_error_t(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a, axis_b, target, qrel):
+    """Error vector d of one primitive at the given poses (tuples in, tuple out) [m or rad]."""
     if kind == ROTATION_LOCK:
         # A should be at q_b ⊗ qrel⁻¹; d = rotvec(q_b ⊗ qrel⁻¹ ⊗ q_a⁻¹)
-        return quat_to_rotvec(quat_mul(quat_mul(q_b, quat_conj(qrel)), quat_conj(q_a)))
+        return qto_rotvec(qmul(qmul(q_b, qconj(qrel)), qconj(q_a)))
     if kind == DIRECTION:
-        return _angle_axis_between(quat_rotate(q_a, axis_a), quat_rotate(q_b, axis_b))
+        return _angle_axis_between(qrot(q_a, axis_a), qrot(q_b, axis_b))
     if kind == DOUBLE_ROTATION:
-        x = quat_rotate(q_a, axis_a)
-        y = quat_rotate(q_b, axis_b)
-        c = np.cross(x, y)
-        s = np.sqrt(np.dot(c, c))
+        x = qrot(q_a, axis_a)
+        y = qrot(q_b, axis_b)
+        c = cross(x, y)
+        s = norm(c)
         if s < 1e-14:
-            return np.zeros(3)
-        alpha = np.arctan2(s, np.dot(x, y))
-        return (alpha - target) / s * c
-    a, b = impulse_points(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a)
-    d = b - a
+            return (0.0, 0.0, 0.0)
+        return scale(c, (math.atan2(s, dot(x, y)) - target) / s)
+    a, b = impulse_points_t(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a)
+    d = sub(b, a)
     if kind == DISTANCE:
-        n = np.sqrt(np.dot(d, d))
+        n = norm(d)
         if n < 1e-15:
-            return np.zeros(3)
-        return (n - target) / n * d
+            return (0.0, 0.0, 0.0)
+        return scale(d, (n - target) / n)
     return d
 
 
 @njit(cache=True)
-def velocity_error(kind, vel_a, omega_a, vel_b, omega_b, ra, rb, vel_target):
+def velocity_error_t(kind, vel_a, omega_a, vel_b, omega_b, ra, rb, vel_target):
     """Relative velocity B minus A (minus the prescribed target) at the impulse points [m/s or rad/s]."""
     if kind == ROTATION_LOCK or kind == DIRECTION or kind == DOUBLE_ROTATION:
-        return omega_b - omega_a
+        return sub(omega_b, omega_a)
     if kind == VEL_ANGULAR:
-        return omega_b - omega_a - vel_target
-    ua = vel_a + np.cross(omega_a, ra)
-    ub = vel_b + np.cross(omega_b, rb)
+        return sub(sub(omega_b, omega_a), vel_target)
+    du = sub(add(vel_b, cross(omega_b, rb)), add(vel_a, cross(omega_a, ra)))
     if kind == VEL_POINT:
-        return ub - ua - vel_target
-    return ub - ua
+        return sub(du, vel_target)
+    return du
+
+
+@njit(cache=True)
+def position_error(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a, axis_b, target, qrel):
+    """Array-argument form of :func:`position_error_t` (for diagnostics and tests)."""
+    return position_error_t(kind, v3(pos_a), q4(q_a), v3(pos_b), q4(q_b), v3(anchor_a), v3(anchor_b),
+                            v3(axis_a), v3(axis_b), target, q4(qrel))
+
+
+@njit(cache=True)
+def velocity_error(kind, vel_a, omega_a, vel_b, omega_b, ra, rb, vel_target):
+    """Array-argument form of :func:`velocity_error_t`."""
+    return velocity_error_t(kind, v3(vel_a), v3(omega_a), v3(vel_b), v3(omega_b), v3(ra), v3(rb),
+                            v3(vel_target))

@@ -9,33 +9,51 @@ import numpy as np
 from numba import njit
 
 from impulsim.dynamics.integrate import free_step_body
-from impulsim.methods.impulse.rows import is_translational, VEL_POINT, VEL_ANGULAR
-from impulsim.methods.impulse.errors import position_error, velocity_error
+from impulsim.math.vec import v3, q4, cross, dot, matvec, scale
+from impulsim.methods.impulse.prims import is_translational, is_velocity_only
+from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
 
 
 @njit(cache=True)
 def apply_impulse(kind, imp, A, B, ra, rb, body_inv_mass, body_Iinv, body_vel, body_omega):
-    """+imp on A and −imp on B: a linear impulse at ra/rb [N s] or an angular impulse [N m s]."""
-    if is_translational(kind):
-        if body_inv_mass[A] != 0.0:
-            body_vel[A] += body_inv_mass[A] * imp
-            body_omega[A] += body_Iinv[A] @ np.cross(ra, imp)
-        if body_inv_mass[B] != 0.0:
-            body_vel[B] -= body_inv_mass[B] * imp
-            body_omega[B] -= body_Iinv[B] @ np.cross(rb, imp)
-    else:
-        if body_inv_mass[A] != 0.0:
-            body_omega[A] += body_Iinv[A] @ imp
-        if body_inv_mass[B] != 0.0:
-            body_omega[B] -= body_Iinv[B] @ imp
+    """+imp on A and −imp on B: a linear impulse at ra/rb [N s] or an angular impulse [N m s] (tuples)."""
+    trans = is_translational(kind)
+    if body_inv_mass[A] != 0.0:
+        dw = matvec(body_Iinv[A], cross(ra, imp) if trans else imp)
+        for i in range(3):
+            if trans:
+                body_vel[A, i] += body_inv_mass[A] * imp[i]
+            body_omega[A, i] += dw[i]
+    if body_inv_mass[B] != 0.0:
+        dw = matvec(body_Iinv[B], cross(rb, imp) if trans else imp)
+        for i in range(3):
+            if trans:
+                body_vel[B, i] -= body_inv_mass[B] * imp[i]
+            body_omega[B, i] -= dw[i]
 
 
 @njit(cache=True)
 def solve_row(P, f, Minv, d):
-    """World impulse Pᵀ (P K Pᵀ)⁻¹ P d for a primitive with f rows."""
-    e = P[:f] @ d
-    lam = Minv[:f, :f] @ e
-    return P[:f].T @ lam
+    """World impulse Pᵀ (P K Pᵀ)⁻¹ P d for a primitive with f rows (tuple in, tuple out)."""
+    e0 = P[0, 0] * d[0] + P[0, 1] * d[1] + P[0, 2] * d[2]
+    e1 = P[1, 0] * d[0] + P[1, 1] * d[1] + P[1, 2] * d[2] if f > 1 else 0.0
+    e2 = P[2, 0] * d[0] + P[2, 1] * d[1] + P[2, 2] * d[2] if f > 2 else 0.0
+    l0 = Minv[0, 0] * e0 + Minv[0, 1] * e1 + Minv[0, 2] * e2
+    l1 = Minv[1, 0] * e0 + Minv[1, 1] * e1 + Minv[1, 2] * e2
+    l2 = Minv[2, 0] * e0 + Minv[2, 1] * e1 + Minv[2, 2] * e2
+    return (P[0, 0] * l0 + P[1, 0] * l1 + P[2, 0] * l2,
+            P[0, 1] * l0 + P[1, 1] * l1 + P[2, 1] * l2,
+            P[0, 2] * l0 + P[1, 2] * l1 + P[2, 2] * l2)
+
+
+@njit(cache=True)
+def projected_norm(P, f, d):
+    """|P d| for the first f rows of P."""
+    s = 0.0
+    for r in range(f):
+        e = P[r, 0] * d[0] + P[r, 1] * d[1] + P[r, 2] * d[2]
+        s += e * e
+    return np.sqrt(s)
 
 
 @njit(cache=True)
@@ -48,8 +66,10 @@ def predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_ta
         return
     p, q, _, _ = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
                                 body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k], h, scheme)
-    pred_pos[k] = p
-    pred_quat[k] = q
+    for i in range(3):
+        pred_pos[k, i] = p[i]
+    for i in range(4):
+        pred_quat[k, i] = q[i]
 
 
 @njit(cache=True)
@@ -77,7 +97,7 @@ def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_a
         corrected = False
         for i in range(n_prims):
             kind = prim_kind[i]
-            if kind == VEL_POINT or kind == VEL_ANGULAR:
+            if is_velocity_only(kind):
                 continue
             A = prim_body_a[i]
             B = prim_body_b[i]
@@ -87,9 +107,10 @@ def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_a
                                  body_inertia, body_inv_inertia, body_inv_mass, body_static, h, scheme,
                                  pred_pos, pred_quat)
                     dirty[k] = 0
-            d = position_error(kind, pred_pos[A], pred_quat[A], pred_pos[B], pred_quat[B], prim_anchor_a[i],
-                               prim_anchor_b[i], prim_axis_a[i], prim_axis_b[i], prim_target[i], prim_qrel[i])
-            err = np.sqrt(np.dot(d, d))
+            d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                                 v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]),
+                                 v3(prim_axis_b[i]), prim_target[i], q4(prim_qrel[i]))
+            err = np.sqrt(dot(d, d))
             residual = max(residual, err)
             if sweep == 0:
                 # impulse clamping: aim this step at most max_speed·h closer to the valid position
@@ -98,9 +119,11 @@ def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_a
                     clamped += 1
             if err <= step_tol[i]:
                 continue
-            d = d * (1.0 - step_tol[i] / err)
-            imp = solve_row(row_P[i], row_dim[i], row_Minv[i], d) / h
-            apply_impulse(kind, imp, A, B, row_ra[i], row_rb[i], body_inv_mass, body_Iinv, body_vel,
+            # a clamped primitive moves only to its relaxed bound; the others aim at zero error
+            shrink = 1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0
+            d = scale(d, shrink / h)
+            imp = solve_row(row_P[i], row_dim[i], row_Minv[i], d)
+            apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
                           body_omega)
             dirty[A] = 1
             dirty[B] = 1
@@ -127,16 +150,14 @@ def correct_velocities(prim_kind, prim_body_a, prim_body_b, prim_vel_target, bod
             kind = prim_kind[i]
             A = prim_body_a[i]
             B = prim_body_b[i]
-            dv = velocity_error(kind, body_vel[A], body_omega[A], body_vel[B], body_omega[B], row_ra[i],
-                                row_rb[i], prim_vel_target[i])
-            f = row_dim[i]
-            e = row_P[i][:f] @ dv
-            err = np.sqrt(np.dot(e, e))
+            dv = velocity_error_t(kind, v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]), v3(body_omega[B]),
+                                  v3(row_ra[i]), v3(row_rb[i]), v3(prim_vel_target[i]))
+            err = projected_norm(row_P[i], row_dim[i], dv)
             residual = max(residual, err)
             if err <= eps_v:
                 continue
-            imp = row_P[i][:f].T @ (row_Minv[i][:f, :f] @ e)
-            apply_impulse(kind, imp, A, B, row_ra[i], row_rb[i], body_inv_mass, body_Iinv, body_vel,
+            imp = solve_row(row_P[i], row_dim[i], row_Minv[i], dv)
+            apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
                           body_omega)
             corrected = True
         if not corrected:

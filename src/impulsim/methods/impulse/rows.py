@@ -9,15 +9,11 @@ the solver needs M_i = P K Pᵀ (or P L Pᵀ) and its inverse (eq. 3.15, 3.16, 3
 import numpy as np
 from numba import njit
 
-from impulsim.math.quaternion import quat_rotate, quat_to_matrix
-from impulsim.math.linalg import basis_perpendicular
-
-BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION, DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR = range(9)
-
-
-@njit(cache=True)
-def is_translational(kind):
-    return kind == BALL or kind == DISTANCE or kind == LINE or kind == PLANE or kind == VEL_POINT
+from impulsim.math.vec import v3, q4, sub, scale, cross, norm, qrot, perpendicular_basis
+from impulsim.math.quaternion import quat_to_matrix
+from impulsim.methods.impulse.prims import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
+                                            DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR, is_translational)
+from impulsim.methods.impulse.errors import impulse_points_t
 
 
 @njit(cache=True)
@@ -38,24 +34,22 @@ def world_inverse_inertia(body_quat, body_inv_inertia, out):
 
 @njit(cache=True)
 def impulse_points(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a):
-    """World points a (on A) and b (on B) where a translational primitive's impulse acts.
+    """Array-argument form of impulse_points_t: world points a (on A) and b (on B)."""
+    a, b = impulse_points_t(kind, v3(pos_a), q4(q_a), v3(pos_b), q4(q_b), v3(anchor_a), v3(anchor_b),
+                            v3(axis_a))
+    return np.array(a), np.array(b)
 
-    For line and plane joints a is the foot point of b on A's line or plane (Bender 3.2.3).
-    """
-    a = pos_a + quat_rotate(q_a, anchor_a)
-    b = pos_b + quat_rotate(q_b, anchor_b)
-    if kind == LINE:
-        x = quat_rotate(q_a, axis_a)
-        a = a + np.dot(b - a, x) * x
-    elif kind == PLANE:
-        n = quat_rotate(q_a, axis_a)
-        a = b - np.dot(b - a, n) * n
-    return a, b
+
+@njit(cache=True)
+def _set_row(P, r, v):
+    P[r, 0] = v[0]
+    P[r, 1] = v[1]
+    P[r, 2] = v[2]
 
 
 @njit(cache=True)
 def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
-    """Fill the rows of P for a primitive; return the number of rows f."""
+    """Fill the rows of P (3×3 array) for a primitive; return the number of rows f."""
     P[:, :] = 0.0
     if kind == BALL or kind == VEL_POINT or kind == ROTATION_LOCK or kind == VEL_ANGULAR:
         P[0, 0] = 1.0
@@ -63,46 +57,46 @@ def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
         P[2, 2] = 1.0
         return 3
     if kind == DISTANCE:
-        d = b - a
-        n = np.sqrt(np.dot(d, d))
-        if n > 1e-15:
-            P[0] = d / n
-        else:
-            P[0, 0] = 1.0
+        d = sub(v3(b), v3(a))
+        n = norm(d)
+        _set_row(P, 0, scale(d, 1.0 / n) if n > 1e-15 else (1.0, 0.0, 0.0))
         return 1
+    xa = qrot(q4(q_a), v3(axis_a))
     if kind == PLANE:
-        P[0] = quat_rotate(q_a, axis_a)
+        _set_row(P, 0, xa)
         return 1
     if kind == DOUBLE_ROTATION:
-        z = np.cross(quat_rotate(q_a, axis_a), quat_rotate(q_b, axis_b))
-        n = np.sqrt(np.dot(z, z))
+        z = cross(xa, qrot(q4(q_b), v3(axis_b)))
+        n = norm(z)
         if n > 1e-15:
-            P[0] = z / n
+            _set_row(P, 0, scale(z, 1.0 / n))
         else:
-            y, _ = basis_perpendicular(quat_rotate(q_a, axis_a))
-            P[0] = y
+            y, _ = perpendicular_basis(xa)
+            _set_row(P, 0, y)
         return 1
     # LINE and DIRECTION: the plane perpendicular to A's axis
-    y, z = basis_perpendicular(quat_rotate(q_a, axis_a))
-    P[0] = y
-    P[1] = z
+    y, z = perpendicular_basis(xa)
+    _set_row(P, 0, y)
+    _set_row(P, 1, z)
     return 2
 
 
 @njit(cache=True)
-def _k_body(inv_mass, Iinv, r, K):
-    """K += (1/m) E − r* J⁻¹ r*  (Bender eq. 3.9, a = b)."""
+def add_k_body(inv_mass, Iinv, r, K):
+    """K += (1/m) E − r* J⁻¹ r*  (Bender eq. 3.9 with a = b at offset r from the centre of mass)."""
     if inv_mass == 0.0:
         return
-    # r* J⁻¹ r* applied column by column: −r × (J⁻¹ (r × e_j))
+    # −r* J⁻¹ r*: column j is −r × (J⁻¹ (r × e_j))
     for j in range(3):
-        e = np.zeros(3)
-        e[j] = 1.0
-        c = np.cross(r, e)
-        w = Iinv @ c
-        col = np.cross(w, r)      # = −r × w
-        for i in range(3):
-            K[i, j] += col[i]
+        e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
+        c = cross(r, e)
+        w = (Iinv[0, 0] * c[0] + Iinv[0, 1] * c[1] + Iinv[0, 2] * c[2],
+             Iinv[1, 0] * c[0] + Iinv[1, 1] * c[1] + Iinv[1, 2] * c[2],
+             Iinv[2, 0] * c[0] + Iinv[2, 1] * c[1] + Iinv[2, 2] * c[2])
+        col = cross(w, r)
+        K[0, j] += col[0]
+        K[1, j] += col[1]
+        K[2, j] += col[2]
         K[j, j] += inv_mass
 
 
@@ -137,6 +131,18 @@ def invert_small(M, f, out):
 
 
 @njit(cache=True)
+def project_matrix(P, K, f, M):
+    """M[:f, :f] = P K Pᵀ for the first f rows of P."""
+    for r in range(f):
+        for c in range(f):
+            s = 0.0
+            for i in range(3):
+                for j in range(3):
+                    s += P[r, i] * K[i, j] * P[c, j]
+            M[r, c] = s
+
+
+@njit(cache=True)
 def compute_rows(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                  prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
                  # outputs
@@ -150,18 +156,23 @@ def compute_rows(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor
         B = prim_body_b[i]
         K[:, :] = 0.0
         if is_translational(kind):
-            a, b = impulse_points(kind, body_pos[A], body_quat[A], body_pos[B], body_quat[B],
-                                  prim_anchor_a[i], prim_anchor_b[i], prim_axis_a[i])
-            row_ra[i] = a - body_pos[A]
-            row_rb[i] = b - body_pos[B]
-            _k_body(body_inv_mass[A], body_Iinv[A], row_ra[i], K)
-            _k_body(body_inv_mass[B], body_Iinv[B], row_rb[i], K)
+            a, b = impulse_points_t(kind, v3(body_pos[A]), q4(body_quat[A]), v3(body_pos[B]), q4(body_quat[B]),
+                                    v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]))
+            ra = sub(a, v3(body_pos[A]))
+            rb = sub(b, v3(body_pos[B]))
+            _set_row(row_ra, i, ra)
+            _set_row(row_rb, i, rb)
+            add_k_body(body_inv_mass[A], body_Iinv[A], ra, K)
+            add_k_body(body_inv_mass[B], body_Iinv[B], rb, K)
         else:
-            a = body_pos[A]
-            b = body_pos[B]
-            K[:, :] = body_Iinv[A] + body_Iinv[B]
-        f = projection(kind, a, b, body_quat[A], body_quat[B], prim_axis_a[i], prim_axis_b[i], row_P[i])
+            a = v3(body_pos[A])
+            b = v3(body_pos[B])
+            for r in range(3):
+                for c in range(3):
+                    K[r, c] = body_Iinv[A, r, c] + body_Iinv[B, r, c]
+        f = projection(kind, a, b, body_quat[A], body_quat[B], prim_axis_a[i],
+                       prim_axis_b[i], row_P[i])
         row_dim[i] = f
-        P = row_P[i]
-        M[:, :] = P @ K @ P.T
+        M[:, :] = 0.0
+        project_matrix(row_P[i], K, f, M)
         invert_small(M, f, row_Minv[i])
