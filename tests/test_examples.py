@@ -184,3 +184,15 @@ def test_ball_tree_is_benders():
         assert m.body_mass[k] == pytest.approx(600 * 0.04 * 0.04 * length, rel=1e-5)   # 6 written digits
     assert scene.settings.h == 1 / 30
     assert len(scene.loads) == 1 and np.linalg.norm(scene.loads[0].torque) == 10.0
+
+
+def test_builder_script_builds_the_same_double_pendulum():
+    from dataclasses import fields
+    model, state = _load_generator("double_pendulum").build()
+    scene = load_scene(EXAMPLES / "double_pendulum.yaml")
+    for f in fields(model):
+        a, b = getattr(model, f.name), getattr(scene.model, f.name)
+        if isinstance(a, np.ndarray):
+            assert np.array_equal(a, b), f.name
+    assert np.array_equal(state.body_pos, scene.state.body_pos)
+    assert np.array_equal(state.body_quat, scene.state.body_quat)
