@@ -87,7 +87,9 @@ def run_pendulum(h: float, n_periods: float = 10.0, amplitude_deg: float = 5.0, 
 # 5.2 cube ---------------------------------------------------------------------------------------------
 @dataclass
 class CubeResult:
+    model: object
     traj: Trajectory
+    velocity_correction: bool
     degrees_per_step: np.ndarray
     """Turn of a corner about the vertical through the centre of mass in steps 2..n [deg]."""
     kinetic: np.ndarray
@@ -99,15 +101,16 @@ class CubeResult:
 
     @property
     def closed_form_kinetic(self) -> float:
-        """E_kin implied by the mean turn θ for a rigid rotor stepped as the method does [J]:
-        translation |p|²/2M plus Σ ½ m r² (s/h)², with s = sin θ after the velocity correction (velocity
-        ⟂ the links) and s = 2 sin(θ/2) without it (the chord velocity); r² = 2 m² for every corner."""
+        """E_kin implied by the mean turn θ per step for a rigid rotor stepped as this method does [J]:
+        |p|²/2M + Σ ½ m_i r_i² (s/h)², r_i the distance from the spin axis, with s = sin θ after the
+        velocity correction (velocities ⟂ links) and s = 2 sin(θ/2) without it (chord velocities)."""
         h = float(self.traj.t[2] - self.traj.t[1])
         theta = math.radians(float(np.mean(self.degrees_per_step)))
-        vc = self.traj.vel_passes[-1] > 0
-        s = math.sin(theta) if vc else 2.0 * math.sin(theta / 2.0)
-        v_com = (self.com[-1, 0] - self.com[-2, 0]) / h
-        return 0.5 * 8.0 * v_com ** 2 + 0.5 * 8.0 * 2.0 * (s / h) ** 2
+        s = math.sin(theta) if self.velocity_correction else 2.0 * math.sin(theta / 2.0)
+        m = self.model.point_mass
+        p = dg.linear_momentum(self.model, self.traj.vel[-1])
+        r2 = np.sum((self.traj.pos[-1, :, :2] - self.com[-1, :2]) ** 2, axis=1)
+        return float(p @ p / (2.0 * m.sum()) + 0.5 * np.sum(m * r2) * (s / h) ** 2)
 
     @property
     def first_failure(self):
@@ -115,13 +118,14 @@ class CubeResult:
         return int(self.failed_steps[0]) if self.failed_steps.size else None
 
 
-def run_cube(h: float = 0.16, n_steps: int = 1000, **options) -> CubeResult:
-    """§5.2: the kicked weightless cube, 1000 steps of 0.16 s (options: velocity_correction, precision)."""
-    model, traj = _simulate(scenes.cube(h), h, n_steps, **options)
+def run_cube(h: float = 0.16, n_steps: int = 1000, velocity_correction: bool = True, **options) -> CubeResult:
+    """§5.2: the kicked weightless cube, 1000 steps of 0.16 s (options: eps, precision, weight, ...)."""
+    model, traj = _simulate(scenes.cube(h), h, n_steps, velocity_correction=velocity_correction, **options)
     com = dg.centre_of_mass(model, traj.pos)
     turn = np.degrees(analysis.turn_angles_about_z(traj.pos[:, 0], com))[1:]
     kinetic = dg.kinetic_energy(model, traj.vel)[2:]
-    return CubeResult(traj, turn, kinetic, com, np.nonzero(~traj.fin_converged)[0] + 1)
+    return CubeResult(model, traj, velocity_correction, turn, kinetic, com,
+                      np.nonzero(~traj.fin_converged)[0] + 1)
 
 
 # 5.3 - 5.5 triple pendulums ---------------------------------------------------------------------------
