@@ -1,7 +1,6 @@
 """One step at a time: the prediction, the fin correction along OLD directions, the velocity correction
 along NEW directions, threads, rails, kicks and the conservation laws the pair impulses guarantee."""
 import itertools
-import math
 
 import numpy as np
 import pytest

@@ -23,7 +23,6 @@ import numpy as np
 
 from impulsim.errors import ModelError
 from impulsim.methods.masspoint.kinds import ConstraintKind, PointKind
-from impulsim.methods.masspoint.model import MassPointModel, MassPointState
 
 INITIAL_TOLERANCE = 1e-9
 """Largest violation [m] of a constraint at t = 0 that build() accepts: the method assumes a consistent
