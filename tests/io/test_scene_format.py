@@ -207,6 +207,27 @@ def test_shape_kinds_give_their_analytic_mass():
         assert scene.model.body_mass[1] == pytest.approx(rho * volume, rel=ROUNDING), kind
 
 
+UNIT_TETRAHEDRON = "[[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]"
+TETRAHEDRON_FACES = "[[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]"   # counter-clockwise seen from outside
+
+
+def test_point_set_shapes_and_the_half_space():
+    """The unit tetrahedron has volume 1/6 as a convex hull and as a closed mesh; a half-space has no
+    volume and may only sit on a static (or kinematic) body."""
+    text = f"""
+bodies:
+  - {{name: ground, static: true, shapes: [half_space: ]}}
+  - {{name: hull, shapes: [convex_hull: {{points: {UNIT_TETRAHEDRON}}}], density: 600}}
+  - {{name: mesh, shapes: [mesh: {{vertices: {UNIT_TETRAHEDRON}, triangles: {TETRAHEDRON_FACES}}}], density: 600}}
+"""
+    scene = scene_from_string(text, "sets.yaml")
+    np.testing.assert_allclose(scene.model.body_mass[2:], 600 / 6, rtol=ROUNDING)
+    kinds = [type(b.shapes[0]) for b in scene.builder.bodies]
+    assert kinds == [ims.geometry.HalfSpace, ims.geometry.ConvexHull, ims.geometry.TriangleMesh]
+    with pytest.raises(SceneError, match=r'^sets.yaml:3: bodies\[0\] "ground": shapes\[0\]: HalfSpace has no volume'):
+        scene_from_string(text.replace("static: true, ", ""), "sets.yaml")
+
+
 def test_registered_shape_type_is_read_from_yaml():
     class Ball(Sphere):
         """A sphere under another name, standing in for a new shape class."""

@@ -143,7 +143,20 @@ def add_body(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
     """One item of ``bodies``: name, mass properties (mass + inertia, or shapes), pose and velocity."""
     el, m, name = _element(file, node, "bodies", index, "a body")
     m.check_keys(BODY_READERS, ("name",))
-    _call(el, builder.add_body, name, where=el.where, **_read_all(el, m, BODY_READERS))
+    kwargs = _read_all(el, m, BODY_READERS)
+    if not (kwargs.get("static") or kwargs.get("kinematic") or "inertia" in kwargs):
+        _check_shape_volumes(el, m, kwargs.get("shapes", []))
+    _call(el, builder.add_body, name, where=el.where, **kwargs)
+
+
+def _check_shape_volumes(el: Element, m: Mapping, shapes: list) -> None:
+    """A moving body whose mass comes from its shapes needs shapes with a volume (not a half-space)."""
+    for i, shape in enumerate(shapes):
+        try:
+            shape.volume()
+        except (ModelError, ValueError) as exc:
+            item = m.value("shapes").value[i]
+            raise el.child(item, f"shapes[{i}]").fail(item, " ".join(str(exc).split())) from None
 
 
 # ------------------------------------------------------------------------------------------ joints

@@ -5,6 +5,11 @@ A body's ``shapes`` list holds one-key mappings, the key naming the kind::
     shapes:
       - box: {size: [0.1, 0.1, 1.0]}
       - sphere: {radius: 0.2, position: [0, 0, -0.5], material: rubber}
+      - cylinder: {radius: 0.1, length: 0.5}          # axis along the shape's z, as capsule
+      - capsule: {radius: 0.1, length: 0.5}
+      - convex_hull: {points: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}
+      - mesh: {vertices: [[x, y, z], ...], triangles: [[0, 1, 2], ...]}   # counter-clockwise from outside
+      - half_space:                                   # everything below z = 0 of the shape frame
 
 Every kind also takes ``position`` [m], ``orientation`` (see :mod:`impulsim.io.rotations`) in the
 body's user frame, and ``material``. A new shape class becomes available in scene files with one
@@ -18,9 +23,9 @@ from typing import Any, Callable
 import numpy as np
 from yaml.nodes import Node
 
-from impulsim.geometry import Box, Capsule, Cylinder, Sphere
+from impulsim.geometry import Box, Capsule, ConvexHull, Cylinder, HalfSpace, Sphere, TriangleMesh
 from impulsim.io.rotations import orientation
-from impulsim.io.yamlnodes import Element, Mapping, number, string, vector
+from impulsim.io.yamlnodes import Element, Mapping, integer, number, sequence, string, vector
 
 Reader = Callable[[Element, Node, str], Any]
 
@@ -43,6 +48,25 @@ def positive_vector(el: Element, node: Node, what: str) -> np.ndarray:
     return v
 
 
+def points(el: Element, node: Node, what: str) -> np.ndarray:
+    """A list of points ``[[x, y, z], ...]`` [m], shape (n, 3)."""
+    items = sequence(el, node, what)
+    if not items:
+        raise el.fail(node, f"{what} must not be empty")
+    return np.array([vector(el, item, f"{what} entries") for item in items]).reshape(len(items), 3)
+
+
+def triangles(el: Element, node: Node, what: str) -> np.ndarray:
+    """A list of vertex-index triples ``[[i, j, k], ...]``, shape (n, 3)."""
+    rows = []
+    for item in sequence(el, node, what):
+        corners = sequence(el, item, f"{what} entries")
+        if len(corners) != 3:
+            raise el.fail(item, f"{what} entries must be three vertex indices, got {len(corners)}")
+        rows.append([integer(el, c, f"{what} indices", minimum=0) for c in corners])
+    return np.array(rows, np.int64).reshape(len(rows), 3)
+
+
 @dataclass(frozen=True)
 class ShapeType:
     """How a YAML shape key maps to a shape class: its constructor and each parameter's reader."""
@@ -57,6 +81,9 @@ SHAPE_TYPES: dict[str, ShapeType] = {
     "box": ShapeType(Box, {"size": positive_vector}, ("size",)),
     "cylinder": ShapeType(Cylinder, {"radius": positive, "length": positive}, ("radius", "length")),
     "capsule": ShapeType(Capsule, {"radius": positive, "length": nonnegative}, ("radius", "length")),
+    "convex_hull": ShapeType(ConvexHull, {"points": points}, ("points",)),
+    "mesh": ShapeType(TriangleMesh, {"vertices": points, "triangles": triangles}, ("vertices", "triangles")),
+    "half_space": ShapeType(HalfSpace, {}),
 }
 
 _POSE_READERS: dict[str, Reader] = {
@@ -82,11 +109,18 @@ def read_shape(body: Element, node: Node, index: int):
     kind = next(iter(item))
     spec = SHAPE_TYPES[kind]
     el.relabel(f"{el.label} ({kind})")
-    params = Mapping(el, item.value(kind), f"{kind} parameters")
+    value = item.value(kind)
+    if value.tag == "tag:yaml.org,2002:null" and not spec.required:
+        return _construct(el, node, spec, {})          # e.g. "- half_space:" with the default pose
+    params = Mapping(el, value, f"{kind} parameters")
     readers = {**spec.params, **_POSE_READERS}
     params.check_keys(readers, spec.required, what=f"{kind} parameter")
     kwargs = {key: readers[key](el, params.value(key), key) for key in params}
+    return _construct(el, node, spec, kwargs)
+
+
+def _construct(el: Element, node: Node, spec: ShapeType, kwargs: dict):
     try:
         return spec.cls(**kwargs)
     except (TypeError, ValueError) as exc:
-        raise el.fail(node, str(exc)) from None
+        raise el.fail(node, " ".join(str(exc).split())) from None
