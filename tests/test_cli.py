@@ -127,3 +127,9 @@ def test_console_script_exit_code_and_one_line_error(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [f'impulsim: error: {path}:9: joints[0] "pivot": body "rood" '
                                                 f"does not exist"]
+
+
+def test_bench_lists_the_registered_benchmarks(capsys):
+    from impulsim import bench
+    assert main(["bench", "--list"]) == 0
+    assert capsys.readouterr().out.split() == sorted(bench.REGISTRY)

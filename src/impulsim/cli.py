@@ -136,10 +136,10 @@ def _method_and_options(scene, args) -> tuple[str, dict]:
 
 
 def _metadata(scene, sim, method, options, h, every, args) -> dict:
+    """The run's description stored with the recording: scene, method and every option's value."""
     from impulsim import __version__
     from impulsim.io.settings import method_options
-    effective = {key: getattr(sim.method, key, default) for key, default in method_options(method).items()}
-    effective.update(options)
+    effective = {**method_options(method), **options}
     return {"scene": scene.name, "file": scene.file, "method": method,
             "options": {k: v for k, v in effective.items() if isinstance(v, (bool, int, float, str))},
             "h": h, "record_every": every, "start_t": sim.state.t, "start_step": sim.state.step_count,
