@@ -14,10 +14,12 @@ from impulsim.model import ModelBuilder, Model, State, Material, JointKind, WORL
 from impulsim.geometry import Sphere, Box, Cylinder, Capsule
 from impulsim.methods import make as make_method, METHODS, StepInfo
 from impulsim.simulation import Simulation
+from impulsim.methods.masspoint import MassPointBuilder, MassPointSimulation
 from impulsim.dynamics import diagnostics
 
 __version__ = "0.1.0"
 
 __all__ = ["ImpulsimError", "ModelError", "SimulationError", "UnsupportedFeatureError", "ModelBuilder",
            "Model", "State", "Material", "JointKind", "WORLD", "Sphere", "Box", "Cylinder", "Capsule",
-           "make_method", "METHODS", "StepInfo", "Simulation", "diagnostics", "__version__"]
+           "make_method", "METHODS", "StepInfo", "Simulation", "diagnostics", "MassPointBuilder",
+           "MassPointSimulation", "__version__"]

@@ -2,8 +2,9 @@
 followed by ``info = method.step(state, h)``."""
 from impulsim.methods.base import Method, StepInfo
 from impulsim.methods.impulse import ImpulseMethod
+from impulsim.methods.masspoint import MassPointMethod
 
-METHODS = {"impulse": ImpulseMethod}
+METHODS = {"impulse": ImpulseMethod, "masspoint": MassPointMethod}
 
 
 def make(name: str, model, **options) -> Method:
@@ -15,4 +16,4 @@ def make(name: str, model, **options) -> Method:
     return cls(model, **options)
 
 
-__all__ = ["Method", "StepInfo", "ImpulseMethod", "METHODS", "make"]
+__all__ = ["Method", "StepInfo", "ImpulseMethod", "MassPointMethod", "METHODS", "make"]
