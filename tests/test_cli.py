@@ -133,3 +133,20 @@ def test_bench_lists_the_registered_benchmarks(capsys):
     from impulsim import bench
     assert main(["bench", "--list"]) == 0
     assert capsys.readouterr().out.split() == sorted(bench.REGISTRY)
+
+
+def test_failed_step_keeps_the_outputs_up_to_the_last_good_step(tmp_path, capsys):
+    """A spring far too stiff for the step size (ωh = 1e5) overflows; the run stops with exit code 2,
+    one error line, and a recording and checkpoint that end at the last finite state."""
+    path = tmp_path / "boom.yaml"
+    path.write_text("settings: {h: 0.1, duration: 10}\n"
+                    "bodies: [{name: b, shapes: [sphere: {radius: 0.1}], mass: 1, position: [0, 0, -1.1]}]\n"
+                    "springs: [{name: k, bodies: [world, b], stiffness: 1.0e12, rest_length: 1.0}]\n")
+    out = tmp_path / "out"
+    assert main(["run", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "non-finite" in err and "Traceback" not in err
+    steps = pq.read_table(out / "recording.parquet").column("step").to_pylist()
+    with np.load(out / "final_state.npz") as final:
+        assert np.isfinite(final["body_pos"]).all()
+        assert int(final["step_count"]) == steps[-1] < 100

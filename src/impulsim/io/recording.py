@@ -68,7 +68,14 @@ class Recorder:
         return len(self._rows)
 
     def record(self, state, info=None) -> None:
-        """Append one row for ``state`` and the :class:`StepInfo` of the step that produced it."""
+        """Append one row for ``state`` and the :class:`StepInfo` of the step that produced it.
+
+        A state on its way to overflow is recorded as it is (inf), without numpy warnings.
+        """
+        with np.errstate(all="ignore"):
+            self._rows.append(self._row(state, info))
+
+    def _row(self, state, info) -> np.ndarray:
         m, k = self.model, self.bodies
         bodies = np.concatenate([state.body_pos[k], state.body_quat[k], state.body_vel[k],
                                  state.body_omega[k]], axis=1).ravel()
@@ -85,7 +92,7 @@ class Recorder:
             [kinetic, potential, kinetic + potential], diagnostics.linear_momentum(m, state),
             diagnostics.angular_momentum(m, state),
             [c_err.max(initial=0.0), v_err.max(initial=0.0)], step_info])
-        self._rows.append(row.astype(np.float64))
+        return row.astype(np.float64)
 
     def last_step(self) -> int:
         """Step count of the last recorded row (−1 if none)."""

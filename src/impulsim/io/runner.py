@@ -102,7 +102,8 @@ def summary(result: RunResult, name: str, eps_d: Optional[float] = None) -> list
         error = table.column("constraint_error").to_numpy()
         drift = energy[-1] - energy[0]
         scale = float(kinetic.max())
-        rel = f" ({drift / scale:.3g} of the peak kinetic energy)" if scale > 0 else ""
+        rel = (f" ({drift / scale:.3g} of the peak kinetic energy)"
+               if 0 < scale < np.inf and np.isfinite(drift) else "")
         lines.append(f"energy drift: {drift:.3g} J{rel}")
         tol = f" (eps_d {eps_d:g})" if eps_d is not None else ""
         lines.append(f"max constraint error: {error.max():.3g}{tol} over {len(rec)} recorded states")
