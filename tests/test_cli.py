@@ -108,6 +108,8 @@ def test_debug_shows_the_traceback(tmp_path):
     from impulsim.io import SceneError
     with pytest.raises(SceneError):
         main(["run", str(path), "--debug"])
+    with pytest.raises(SceneError):
+        main(["--debug", "run", str(path)])
 
 
 def test_check_prints_the_scene_contents(scene_file, capsys):

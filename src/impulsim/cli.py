@@ -26,10 +26,13 @@ OPTION_FLAGS = {"eps_d": "--eps-d", "eps_v": "--eps-v", "max_iter_pos": "--max-i
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with one sub-parser per subcommand."""
+    # --debug is accepted before and after the subcommand; SUPPRESS keeps a sub-parser from resetting it
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--debug", action="store_true", help="show the full traceback on errors")
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the full traceback on errors")
     parser = argparse.ArgumentParser(prog="impulsim", parents=[common],
                                      description="Impulse-based simulation of rigid multibody systems.")
+    parser.set_defaults(debug=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_run(sub, common)
     _add_check(sub, common)
