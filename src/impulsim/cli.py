@@ -32,7 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the full traceback on errors")
     parser = argparse.ArgumentParser(prog="impulsim", parents=[common],
                                      description="Impulse-based simulation of rigid multibody systems.")
-    parser.set_defaults(debug=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_run(sub, common)
     _add_check(sub, common)
@@ -195,6 +194,7 @@ def _error(message: str) -> None:
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of the ``impulsim`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    args.debug = getattr(args, "debug", False)
     try:
         return args.func(args)
     except (ImpulsimError, OSError, ValueError, KeyError) as exc:
