@@ -89,8 +89,8 @@ class Workspace(NamedTuple):
 
 CYL_CAP_POINTS = 8
 """A cylinder's cap is represented in contact regions by this many rim points (a regular octagon)."""
-EPA_MAX_VERTS = 160
-EPA_MAX_FACES = 320
+EPA_MAX_VERTS = 256
+EPA_MAX_FACES = 1024
 
 
 def make_workspace(max_verts: int, max_faces: int, max_edges: int, max_tris: int = 4096) -> Workspace:

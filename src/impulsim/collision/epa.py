@@ -96,6 +96,15 @@ def _initial_polytope(ws, n_simplex):
 
 
 @njit(cache=True)
+def _known(ws, nv, w):
+    """True if w is (numerically) a vertex already: splitting with it cannot make progress."""
+    for i in range(nv):
+        if norm(sub(row(ws.epa_v[W], i), w)) <= 1e-13:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _nearest_face(ws, nf):
     best, fb = np.inf, -1
     for f in range(nf):
@@ -121,6 +130,7 @@ def _expand(ws, nv, nf, w):
                 ne += 1
     if ne == 0:
         return -1
+    slot = 0
     for e in range(ne):
         a, b = ws.epa_edge[e, 0], ws.epa_edge[e, 1]
         shared = False
@@ -130,10 +140,13 @@ def _expand(ws, nv, nf, w):
                 break
         if shared:
             continue
-        if nf >= EPA_MAX_FACES:
+        while slot < nf and ws.epa_alive[slot]:      # reuse the slots of removed faces
+            slot += 1
+        if slot >= EPA_MAX_FACES:
             return -1
-        _set_face(ws, nf, a, b, nv - 1)
-        nf += 1
+        _set_face(ws, slot, a, b, nv - 1)
+        if slot == nf:
+            nf += 1
     return nf
 
 
@@ -154,7 +167,7 @@ def epa(ws, n_simplex):
         m = (ws.epa_fn[f, 0], ws.epa_fn[f, 1], ws.epa_fn[f, 2])
         dist = ws.epa_fn[f, 3]
         w, _, _ = minkowski_support(ws, m)
-        if dot(w, m) - dist <= EPA_TOL or nv >= EPA_MAX_VERTS:
+        if dot(w, m) - dist <= EPA_TOL or nv >= EPA_MAX_VERTS or _known(ws, nv, w):
             break
         nv = _add_vertex(ws, nv, m)
         nf_new = _expand(ws, nv, nf, w)

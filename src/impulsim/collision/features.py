@@ -22,6 +22,9 @@ FEATURE_COS = 0.99
 """Faces whose normal is within acos(0.99) ≈ 8.1° of the contact normal are clipped as polygons; the
 clipped points are then kept only if they are within eps_c, so a wide angle adds candidates, not error."""
 FEATURE_SIN = math.sqrt(1.0 - FEATURE_COS ** 2)
+WITNESS_COS = 1.0 - 1e-12
+"""Tolerance for exact features, when only the closest pair of points is wanted: then a face counts only
+if it is parallel to the normal up to rounding, so the points found are the true witnesses."""
 
 
 @njit(cache=True)
@@ -63,14 +66,14 @@ def _replace(t, e, value):
 
 
 @njit(cache=True)
-def _box_feature(ws, slot, d):
+def _box_feature(ws, slot, d, cos_tol):
     dl = mat_t_vec(ws.cmat[slot], d)
     sg = (1.0 if dl[0] >= 0 else -1.0, 1.0 if dl[1] >= 0 else -1.0, 1.0 if dl[2] >= 0 else -1.0)
     i = 0
     for j in range(1, 3):
         if abs(dl[j]) > abs(dl[i]):
             i = j
-    if abs(dl[i]) >= FEATURE_COS:
+    if abs(dl[i]) >= cos_tol:
         order = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))
         for q in range(4):
             o = order[q] if sg[i] > 0 else order[3 - q]
@@ -79,7 +82,7 @@ def _box_feature(ws, slot, d):
         return 2, 4, scale(column(ws.cmat[slot], i), sg[i])
     n_flat, e = 0, 0
     for j in range(3):
-        if abs(dl[j]) <= FEATURE_SIN:
+        if abs(dl[j]) <= math.sqrt(1.0 - cos_tol * cos_tol):
             n_flat += 1
             e = j
     if n_flat == 1:
@@ -93,12 +96,12 @@ def _box_feature(ws, slot, d):
 
 
 @njit(cache=True)
-def _cylinder_feature(ws, slot, d):
+def _cylinder_feature(ws, slot, d, cos_tol):
     m = ws.cmat[slot]
     c = row(ws.cpos, slot)
     r, hl = ws.cpar[slot, 0], ws.cpar[slot, 1]
     dl = mat_t_vec(m, d)
-    if abs(dl[2]) >= FEATURE_COS:
+    if abs(dl[2]) >= cos_tol:
         z = hl if dl[2] > 0 else -hl
         for q in range(CYL_CAP_POINTS):
             k = q if dl[2] > 0 else CYL_CAP_POINTS - 1 - q
@@ -107,7 +110,7 @@ def _cylinder_feature(ws, slot, d):
         return 2, CYL_CAP_POINTS, scale(column(m, 2), 1.0 if dl[2] > 0 else -1.0)
     rho = math.sqrt(dl[0] * dl[0] + dl[1] * dl[1])
     u = (dl[0] / rho, dl[1] / rho)
-    if abs(dl[2]) <= FEATURE_SIN:
+    if abs(dl[2]) <= math.sqrt(1.0 - cos_tol * cos_tol):
         for q in range(2):
             z = -hl if q == 0 else hl
             _put(ws, slot, q, add(c, mat_vec(m, (r * u[0], r * u[1], z))), CYL_CAP_POINTS + q)
@@ -127,14 +130,14 @@ def _support_index(ws, slot, d):
 
 
 @njit(cache=True)
-def _hull_feature(geo, ws, slot, d):
+def _hull_feature(geo, ws, slot, d, cos_tol):
     s = ws.cshape[slot]
     fb, best = 0, -np.inf
     for f in range(ws.cnf[slot]):
         h = dot(row(ws.cfn[slot], f), d)
         if h > best:
             best, fb = h, f
-    if best >= FEATURE_COS:
+    if best >= cos_tol:
         g = geo.face_range[s] + fb
         k = 0
         for q in range(geo.face_start[g], geo.face_start[g + 1]):
@@ -143,7 +146,7 @@ def _hull_feature(geo, ws, slot, d):
             k += 1
         return 2, k, row(ws.cfn[slot], fb)
     v = _support_index(ws, slot, d)
-    e_best, flat = -1, FEATURE_SIN
+    e_best, flat = -1, math.sqrt(1.0 - cos_tol * cos_tol)
     for e in range(geo.edge_range[s], geo.edge_range[s + 1]):
         if geo.edges[e, 0] == v or geo.edges[e, 1] == v:
             c = abs(dot(row(ws.cedge[slot], e - geo.edge_range[s]), d))
@@ -159,17 +162,17 @@ def _hull_feature(geo, ws, slot, d):
 
 
 @njit(cache=True)
-def _triangle_feature(ws, slot, d):
+def _triangle_feature(ws, slot, d, cos_tol):
     n = row(ws.cfn[slot], 0)
     dn = dot(n, d)
-    if abs(dn) >= FEATURE_COS:
+    if abs(dn) >= cos_tol:
         for q in range(3):
             k = q if dn > 0 else 2 - q
             _put(ws, slot, q, row(ws.cverts[slot], k), k)
         return 2, 3, scale(n, 1.0 if dn > 0 else -1.0)
     e_best, top = -1, -np.inf
     for e in range(3):
-        if abs(dot(row(ws.cedge[slot], e), d)) <= FEATURE_SIN:
+        if abs(dot(row(ws.cedge[slot], e), d)) <= math.sqrt(1.0 - cos_tol * cos_tol):
             h = min(dot(row(ws.cverts[slot], e), d), dot(row(ws.cverts[slot], (e + 1) % 3), d))
             if h > top:
                 top, e_best = h, e
@@ -184,21 +187,25 @@ def _triangle_feature(ws, slot, d):
 
 
 @njit(cache=True)
-def feature(geo, ws, slot, d):
-    """Feature of the core in ``slot`` supporting unit direction ``d``: (dim, n_points, plane normal)."""
+def feature(geo, ws, slot, d, cos_tol):
+    """Feature of the core in ``slot`` supporting unit direction ``d``: (dim, n_points, plane normal).
+
+    Faces within ``cos_tol`` of ``d`` count (FEATURE_COS for contact regions, WITNESS_COS for exact
+    closest points); edges perpendicular to ``d`` within the matching sine.
+    """
     t = ws.ctype[slot]
     if t == CORE_BOX:
-        return _box_feature(ws, slot, d)
+        return _box_feature(ws, slot, d, cos_tol)
     if t == CORE_CYLINDER:
-        return _cylinder_feature(ws, slot, d)
+        return _cylinder_feature(ws, slot, d, cos_tol)
     if t == CORE_HULL:
-        return _hull_feature(geo, ws, slot, d)
+        return _hull_feature(geo, ws, slot, d, cos_tol)
     if t == CORE_TRIANGLE:
-        return _triangle_feature(ws, slot, d)
+        return _triangle_feature(ws, slot, d, cos_tol)
     if t == CORE_SEGMENT:
         a, b = row(ws.cverts[slot], 0), row(ws.cverts[slot], 1)
         axis = column(ws.cmat[slot], 2)
-        if abs(dot(axis, d)) <= FEATURE_SIN:
+        if abs(dot(axis, d)) <= math.sqrt(1.0 - cos_tol * cos_tol):
             _put(ws, slot, 0, a, 0)
             _put(ws, slot, 1, b, 1)
             return 1, 2, d

@@ -124,7 +124,8 @@ def _closest_on_simplex(S, n):
 def gjk(ws):
     """Distance between the cores in slots 0 and 1 (radii ignored).
 
-    Returns (dist, pa, pb, n_simplex): dist > 0 with closest points pa on A and pb on B (world), or
+    Returns (dist, pa, pb, n_simplex, normal): dist > 0 with closest points pa on A and pb on B (world)
+    and the unit normal from B towards A, or
     dist = 0 when the cores intersect (then the simplex in ``ws.simplex`` encloses or touches the origin).
     """
     S = ws.simplex
@@ -141,7 +142,7 @@ def gjk(ws):
     for _ in range(GJK_MAX_ITER):
         vv = dot(v, v)
         if vv <= 1e-28:
-            return 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), n
+            return 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), n, (0.0, 0.0, 1.0)
         w, a, b = minkowski_support(ws, scale(v, -1.0))
         if vv - dot(v, w) <= GJK_REL_TOL * vv:
             break
@@ -156,7 +157,7 @@ def gjk(ws):
         store(S[B], n, b)
         n, v_new, lam = _closest_on_simplex(S, n + 1)
         if n == 4:
-            return 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), n
+            return 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), n, (0.0, 0.0, 1.0)
         if dot(v_new, v_new) >= vv:      # no progress: rounding floor reached
             break
         v = v_new
@@ -166,7 +167,24 @@ def gjk(ws):
     for j in range(n):
         pa = madd(pa, row(S[A], j), lam[j])
         pb = madd(pb, row(S[B], j), lam[j])
-    dist = norm(sub(pa, pb))
+    normal = _simplex_normal(S, n, sub(pa, pb))
+    dist = dot(sub(pa, pb), normal)
     if dist <= 1e-14:
-        return 0.0, pa, pb, n
-    return dist, pa, pb, n
+        return 0.0, pa, pb, n, normal
+    return dist, pa, pb, n, normal
+
+
+@njit(cache=True)
+def _simplex_normal(S, n, v):
+    """Unit normal from B towards A, taken from the simplex's geometry rather than from v alone.
+
+    When the distance is tiny, v = pa − pb carries rounding errors of ~1e-16 m, so its direction is only
+    good to ~1e-16/|v|; the simplex edge or face that v is perpendicular to is known much better.
+    """
+    if n == 2:
+        e = normalize(sub(row(S[W], 1), row(S[W], 0)))
+        v = sub(v, scale(e, dot(v, e)))
+    elif n == 3:
+        m = normalize(cross(sub(row(S[W], 1), row(S[W], 0)), sub(row(S[W], 2), row(S[W], 0))))
+        return m if dot(m, v) >= 0.0 else scale(m, -1.0)
+    return normalize(v)

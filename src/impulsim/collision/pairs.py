@@ -22,6 +22,7 @@ from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, 
 from impulsim.collision.gjk import gjk
 from impulsim.collision.primitives import (capsule_capsule, convex_pair, polytope_pair, sphere_box,
                                            sphere_capsule, sphere_cylinder, sphere_sphere)
+from impulsim.collision.features import FEATURE_COS as REGION_COS, WITNESS_COS
 from impulsim.collision.region import contact_region, plane_region
 from impulsim.collision.vec import column, dot, madd, mat_t_vec, normalize, row, scale, sub
 from impulsim.geometry.bvh import bvh_query_box
@@ -102,9 +103,8 @@ def mesh_triangle(ws, stop):
     depth from A's support point below its plane.
     """
     nt = triangle_normal(ws, 1)
-    dist, wa, wb, _ = gjk(ws)
+    dist, wa, wb, _, n = gjk(ws)
     if dist > 0.0:
-        n = normalize(sub(wa, wb))
         ok = dist - ws.crad[0] <= stop and dot(n, nt) > 0.0
         return dist - ws.crad[0], n, wa, wb, ok
     p = support(ws, 0, scale(nt, -1.0))
@@ -158,7 +158,7 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
     contact points written so far and convex pairs found so far.
     """
     ka, kb = geo.kind[sa], geo.kind[sb]
-    swapped = ka > kb
+    swapped = ka > kb or (ka == kb and sa > sb)   # canonical order: kind, then shape index
     s0, s1 = (sb, sa) if swapped else (sa, sb)
     pid = PAIR_TABLE[min(ka, kb), max(ka, kb)]
     if pid == UNSUPPORTED:
@@ -179,7 +179,8 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
     d, n, wa, wb, have_witness = narrow(pid, ws, eps_c)
     if d > eps_c:
         return count, n_pairs
-    k = contact_region(geo, ws, n, have_witness, wa, wb, eps_c if region else -np.inf)
+    k = contact_region(geo, ws, n, have_witness, wa, wb, eps_c if region else -np.inf,
+                           REGION_COS if region else WITNESS_COS)
     count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
     return count, n_pairs + 1
 
@@ -194,7 +195,8 @@ def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, r
         d, n, wa, wb, hit = mesh_triangle(ws, eps_c)
         if not hit or d > eps_c:
             continue
-        k = contact_region(geo, ws, n, True, wa, wb, eps_c if region else -np.inf)
+        k = contact_region(geo, ws, n, True, wa, wb, eps_c if region else -np.inf,
+                           REGION_COS if region else WITNESS_COS)
         count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, (t + 1) << TRI_SHIFT, out,
                               count)
         n_pairs += 1
@@ -219,7 +221,7 @@ def _surface_points(ws, d, n, wa, wb, have_witness, geo):
     """Closest surface points of the loaded pair from a narrow-phase result."""
     if have_witness:
         return madd(wa, n, -ws.crad[0]), madd(wb, n, ws.crad[1])
-    contact_region(geo, ws, n, False, wa, wb, -np.inf)
+    contact_region(geo, ws, n, False, wa, wb, -np.inf, WITNESS_COS)
     return row(ws.region, 0), (ws.region[0, 3], ws.region[0, 4], ws.region[0, 5])
 
 
@@ -231,7 +233,7 @@ def pair_distance(geo, sa, sb, xpos, xmat, ws, max_distance):
     and found is False when none is (or for unsupported kind pairs).
     """
     ka, kb = geo.kind[sa], geo.kind[sb]
-    swapped = ka > kb
+    swapped = ka > kb or (ka == kb and sa > sb)   # canonical order: kind, then shape index
     s0, s1 = (sb, sa) if swapped else (sa, sb)
     pid = PAIR_TABLE[min(ka, kb), max(ka, kb)]
     z = (0.0, 0.0, 0.0)

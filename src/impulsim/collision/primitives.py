@@ -16,7 +16,7 @@ from impulsim.collision.epa import epa
 from impulsim.collision.gjk import gjk
 from impulsim.collision.region import closest_segments
 from impulsim.collision.sat import sat
-from impulsim.collision.vec import (add, column, dot, madd, mat_t_vec, mat_vec, norm, normalize,
+from impulsim.collision.vec import (add, column, cross, dot, madd, mat_t_vec, mat_vec, norm, normalize,
                                     perpendicular, row, scale, sub)
 
 
@@ -39,9 +39,32 @@ def _closest_on_segment(p, a, b):
 
 @njit(cache=True)
 def _rounded(ws, wa, wb, fallback):
-    """Result for two rounded cores with closest core points wa, wb."""
+    """Result for two rounded cores with closest core points wa, wb.
+
+    Where a closest point lies inside a segment, the normal is made exactly perpendicular to it: for tiny
+    distances the direction of wa − wb alone is spoiled by rounding, and a capsule's support function has
+    a kink exactly there.
+    """
     n = _direction(sub(wa, wb), fallback)
-    return norm(sub(wa, wb)) - ws.crad[0] - ws.crad[1], n, wa, wb, True
+    axes = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    interior = 0
+    for slot in range(2):
+        if ws.cnv[slot] == 2:
+            a, b = row(ws.cverts[slot], 0), row(ws.cverts[slot], 1)
+            e = sub(b, a)
+            ee = dot(e, e)
+            t = dot(sub(wa if slot == 0 else wb, a), e) / ee if ee > 1e-300 else 0.0
+            if 1e-12 < t < 1.0 - 1e-12:
+                u = scale(e, 1.0 / np.sqrt(ee))
+                axes = (u, axes[0])
+                interior += 1
+                n = _direction(sub(n, scale(u, dot(n, u))), fallback)
+    if interior == 2:
+        c = cross(axes[0], axes[1])
+        if norm(c) > 1e-9:            # both points inside crossing segments: n ⟂ both axes
+            c = normalize(c)
+            n = c if dot(c, n) >= 0.0 else scale(c, -1.0)
+    return dot(sub(wa, wb), n) - ws.crad[0] - ws.crad[1], n, wa, wb, True
 
 
 @njit(cache=True)
@@ -128,19 +151,19 @@ def polytope_pair(ws, stop):
         return sep - radii, axis, axis, axis, False
     if sep <= 0.0:
         return sep - radii, axis, axis, axis, False
-    dist, wa, wb, _ = gjk(ws)
+    dist, wa, wb, _, n = gjk(ws)
     if dist <= 0.0:
         return sep - radii, axis, axis, axis, False
-    return dist - radii, normalize(sub(wa, wb)), wa, wb, True
+    return dist - radii, n, wa, wb, True
 
 
 @njit(cache=True)
 def convex_pair(ws):
     """Any two convex cores (used when one is curved): GJK, and EPA when the cores intersect."""
     radii = ws.crad[0] + ws.crad[1]
-    dist, wa, wb, n_simplex = gjk(ws)
+    dist, wa, wb, n_simplex, n = gjk(ws)
     if dist > 0.0:
-        return dist - radii, normalize(sub(wa, wb)), wa, wb, True
+        return dist - radii, n, wa, wb, True
     depth, m, wa, wb = epa(ws, n_simplex)
     return -depth - radii, scale(m, -1.0), wa, wb, True
 

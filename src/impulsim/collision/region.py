@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from impulsim.collision.features import FEATURE_SIN, feature
+from impulsim.collision.features import FEATURE_COS, feature
 from impulsim.collision.vec import add, dot, madd, perpendicular, row, scale, store, sub
 
 MAX_POINTS = 8
@@ -228,9 +228,23 @@ def _plane_normal(ws, slot):
 
 @njit(cache=True)
 def _keep(ws, k, pa, pb, n, ca, cb, eps_c):
-    """Emit a candidate at row k; returns k + 1 if it is within eps_c, else k."""
+    """Emit a candidate at row k; returns k + 1 if it is within eps_c, else k.
+
+    The deepest candidate so far is also copied to the spare last row, for when none is within eps_c.
+    """
     d = _emit(ws, k, pa, pb, n, ca, cb)
+    last = ws.region.shape[0] - 1
+    if d < ws.region[last, 6]:
+        _copy_row(ws, k, last)
     return k + 1 if d <= eps_c else k
+
+
+@njit(cache=True)
+def _copy_row(ws, src, dst):
+    for c in range(7):
+        ws.region[dst, c] = ws.region[src, c]
+    for c in range(2):
+        ws.regcode[dst, c] = ws.regcode[src, c]
 
 
 @njit(cache=True)
@@ -272,7 +286,7 @@ def _segment_polygon(ws, seg, poly, n_poly, m_poly, n, o, t1, t2, eps_c):
 
 
 @njit(cache=True)
-def _segment_segment(ws, n, o, t1, t2, eps_c):
+def _segment_segment(ws, n, o, t1, t2, eps_c, sin_tol):
     """Parallel edges: the overlap of their projections, as up to two point pairs (0 if not parallel)."""
     a0, a1 = row(ws.fpts[0], 0), row(ws.fpts[0], 1)
     b0, b1 = row(ws.fpts[1], 0), row(ws.fpts[1], 1)
@@ -281,7 +295,7 @@ def _segment_segment(ws, n, o, t1, t2, eps_c):
     ex, ey = p1[0] - p0[0], p1[1] - p0[1]
     fx, fy = q1[0] - q0[0], q1[1] - q0[1]
     le, lf = np.sqrt(ex * ex + ey * ey), np.sqrt(fx * fx + fy * fy)
-    if le <= 1e-300 or lf <= 1e-300 or abs(_cross2(ex, ey, fx, fy)) > FEATURE_SIN * le * lf:
+    if le <= 1e-300 or lf <= 1e-300 or abs(_cross2(ex, ey, fx, fy)) > sin_tol * le * lf:
         return 0
     ee = le * le
     s0 = ((q0[0] - p0[0]) * ex + (q0[1] - p0[1]) * ey) / ee
@@ -332,14 +346,16 @@ def _swap(ws, i, j):
 
 
 @njit(cache=True)
-def contact_region(geo, ws, n, have_witness, wa, wb, eps_c):
+def contact_region(geo, ws, n, have_witness, wa, wb, eps_c, cos_tol):
     """Region of the cores in slots 0 (A) and 1 (B) touching along n (unit, from B towards A).
 
-    ``wa``, ``wb`` are closest core points when ``have_witness``. Returns the number of rows written to
-    ``ws.region`` (at least 1: the closest pair is kept even if its distance exceeds eps_c).
+    ``wa``, ``wb`` are closest core points when ``have_witness``; ``cos_tol`` is the feature tolerance
+    (FEATURE_COS, or WITNESS_COS with eps_c = −inf to get the closest pair only). Returns the number of
+    rows written to ``ws.region`` (at least 1: the deepest candidate is kept if none is within eps_c).
     """
-    dim_a, na, ma = feature(geo, ws, 0, scale(n, -1.0))
-    dim_b, nb, mb = feature(geo, ws, 1, n)
+    ws.region[ws.region.shape[0] - 1, 6] = np.inf
+    dim_a, na, ma = feature(geo, ws, 0, scale(n, -1.0), cos_tol)
+    dim_b, nb, mb = feature(geo, ws, 1, n, cos_tol)
     k = 0
     if dim_a > 0 and dim_b > 0:
         t1, t2 = perpendicular(n)
@@ -351,9 +367,12 @@ def contact_region(geo, ws, n, have_witness, wa, wb, eps_c):
         elif dim_b == 2:
             k = _segment_polygon(ws, 0, 1, nb, mb, n, o, t1, t2, eps_c)
         else:
-            k = _segment_segment(ws, n, o, t1, t2, eps_c)
+            k = _segment_segment(ws, n, o, t1, t2, eps_c, np.sqrt(1.0 - cos_tol * cos_tol))
     if k == 0:
-        _single(ws, dim_a, dim_b, na, nb, n, have_witness, wa, wb)
+        if have_witness or ws.region[ws.region.shape[0] - 1, 6] == np.inf:
+            _single(ws, dim_a, dim_b, na, nb, n, have_witness, wa, wb)
+        else:
+            _copy_row(ws, ws.region.shape[0] - 1, 0)
         return 1
     if k > MAX_POINTS:
         k = _reduce(ws, k)
@@ -368,7 +387,7 @@ def plane_region(geo, ws, p0, n, eps_c):
     the deepest point is kept in any case. Returns the number of rows in ``ws.region``.
     """
     ws.crad[1] = 0.0
-    _, count, _ = feature(geo, ws, 0, scale(n, -1.0))
+    _, count, _ = feature(geo, ws, 0, scale(n, -1.0), FEATURE_COS)
     k, deepest, dmin = 0, 0, np.inf
     for i in range(count):
         p = row(ws.fpts[0], i)
