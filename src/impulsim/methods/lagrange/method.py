@@ -1,0 +1,207 @@
+"""The Lagrange-multiplier method (Wagner 2001, Baraff 1996) over the shared model.
+
+Per evaluation of the equations of motion: J M⁻¹ Jᵀ λ = −(J M⁻¹ F + c′), v̇ = M⁻¹ (F + Jᵀ λ)
+(Wagner eq. 3.12, 3.13), then an explicit Runge–Kutta step of the whole state.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from impulsim.errors import ModelError, SimulationError
+from impulsim.methods.base import Method, StepInfo
+from impulsim.methods.lagrange.constraints import ExtraConstraint
+from impulsim.methods.lagrange.evaluate import Evaluator, normalize_quaternions, pack, unpack
+from impulsim.methods.lagrange.forces import bind_all
+from impulsim.methods.lagrange.integrators import RungeKutta
+from impulsim.methods.lagrange.kinds import VELOCITY_LEVEL
+from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
+from impulsim.methods.lagrange.system import constraint_loads
+from impulsim.methods.lagrange.table import build_table, check_extras
+from impulsim.model.model import Model
+
+STABILIZATIONS = ("baumgarte", "none")
+
+
+@dataclass
+class ConstraintForces:
+    """What the constraints carry at one state: λ per row and Jᵀλ per element and body.
+
+    ``load`` [n_bodies, 6] sums every constraint's force [N] (columns 0–2) and torque about the centre of
+    mass [N m] (columns 3–5) on each body, world frame.
+    """
+    t: float
+    lam: np.ndarray
+    load: np.ndarray
+    names: list
+    element_rows: list
+    element_bodies: list
+    element_load: list
+    """Per element: ((force on A, torque on A), (force on B, torque on B)) [N, N m], world frame."""
+
+    def element(self, name: str) -> dict:
+        """λ of a joint or extra constraint and the force/torque it applies to each of its bodies."""
+        try:
+            e = self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no constrained element called {name!r}") from None
+        r0, r1 = self.element_rows[e]
+        (fa, ta), (fb, tb) = self.element_load[e]
+        a, b = self.element_bodies[e]
+        return dict(lam=self.lam[r0:r1].copy(), body_a=a, body_b=b, force_a=fa, torque_a=ta, force_b=fb,
+                    torque_b=tb)
+
+
+class LagrangeMethod(Method):
+    """Constraint forces by Lagrange multipliers, integrated with explicit Runge–Kutta.
+
+    Supports every joint kind of the model (the basic constraints and the combined joints), velocity-only
+    joints, springs, motors, PID servos, user forces, closed loops (found automatically), redundant and
+    conflicting constraints (with the SVD solvers), and Wagner's extra constraints and force elements
+    passed in ``constraints`` and ``forces`` (see :mod:`.constraints`, :mod:`.forces`).
+    Contacts and collisions are not handled.
+
+    Options
+    -------
+    solver : "baraff" (default; linear time on trees, loops as secondary constraints), "baraff_svd",
+        "dense" (Cholesky of J M⁻¹ Jᵀ) or "dense_svd" (least squares / minimum norm; never fails on
+        over-determined systems). The plain solvers raise a SimulationError naming a redundant element.
+    integrator : "rk4" (default), "rk2", "euler" or "rk45" (adaptive Cash–Karp, to ``tolerance``).
+    stabilization : "baumgarte" (default): C̈ + 2α Ċ + β² C = 0 with β = γ α on holonomic rows,
+        Ċ + α C = 0 on velocity rows; "none" integrates C̈ = 0 and lets the constraints drift.
+    alpha : α [1/s] (Wagner's default 5). gamma : γ = β/α (1: critically damped).
+    svd_tol : singular values below svd_tol · σ_max are dropped by the SVD solvers.
+    tolerance : local error bound of the adaptive integrator (relative to 1 + |y|).
+    constraints : extra constraints (PointToFunction, PointToPath, EqualVelocity, VelocityToFunction).
+    forces : force elements (VectorForce, SpringForce, TrajectoryForce, GravityField, DampingField,
+        RadialField), evaluated at every integrator stage.
+    eps_d, eps_v : bounds on the position [m, rad] and velocity [m/s, rad/s] constraint errors that
+        ``StepInfo.converged_pos/vel`` report against after each step (the method does not iterate).
+    """
+
+    name = "lagrange"
+    unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
+
+    def __init__(self, model, *, solver: str = "baraff", integrator: str = "rk4",
+                 stabilization: str = "baumgarte", alpha: float = 5.0, gamma: float = 1.0, svd_tol: float = 1e-9,
+                 tolerance: float = 1e-8, constraints=(), forces=(), eps_d: float = 1e-6, eps_v: float = 1e-6):
+        super().__init__(model)
+        self._check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v)
+        self.extras = list(constraints)
+        for c in self.extras:
+            if not isinstance(c, ExtraConstraint):
+                raise ModelError(f"constraints must be ExtraConstraint objects, got {type(c).__name__}")
+        check_extras(model, self.extras)
+        self.elements = bind_all(model, forces)
+        self.table = build_table(model, self.extras)
+        self.solver_name = solver
+        self.solver = make_solver(solver, self.table, model, svd_tol)
+        self.stabilization = stabilization
+        on = stabilization == "baumgarte"
+        self.alpha, self.gamma = float(alpha), float(gamma)
+        self.eval = Evaluator(model, self.table, self.solver, self.extras, self.elements,
+                              self.alpha if on else 0.0, self.alpha * self.gamma if on else 0.0)
+        self.integrator = RungeKutta(integrator, 13 * model.n_bodies, tolerance)
+        self.eps_d, self.eps_v = float(eps_d), float(eps_v)
+        self.lam_start = np.zeros(self.table.n_rows)
+        """λ per row at the start of the last step [N, N m or N s/m per unit row]."""
+
+    @staticmethod
+    def _check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v):
+        if stabilization not in STABILIZATIONS:
+            raise ValueError(f"unknown stabilization {stabilization!r} (use {', '.join(STABILIZATIONS)})")
+        for name, v in (("alpha", alpha), ("gamma", gamma), ("svd_tol", svd_tol), ("eps_d", eps_d),
+                        ("eps_v", eps_v)):
+            if not (np.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be positive and finite, got {v!r}")
+
+    # the step -------------------------------------------------------------------------------------
+    def _step(self, s, h, info: StepInfo):
+        ev = self.eval
+        for key in ev.timed:
+            ev.timed[key] = 0.0
+        ev.begin_step(s, h)
+        n = self.model.n_bodies
+        y0 = pack(s)
+        first = [True]
+
+        def f(t, y, out):
+            ev.derivative(t, y, out)
+            if first[0]:
+                self.lam_start[:] = ev.lam
+                first[0] = False
+
+        try:
+            y1 = self.integrator.step(f, s.t, y0, h, lambda y: normalize_quaternions(y, n))
+        except SingularSystem as exc:
+            raise SimulationError(self._singular_message(s, exc.row)) from None
+        pos, quat, vel, omega = unpack(y1, n)
+        s.body_pos[...], s.body_quat[...], s.body_vel[...], s.body_omega[...] = pos, quat, vel, omega
+        s.t += h
+        s.step_count += 1
+        self._report(s, info)
+
+    def _singular_message(self, s, row):
+        t = self.table
+        name = t.element_names[t.element[t.row_block[row]]]
+        return (f'step {s.step_count} (t = {s.t:.6g} s): the constraint system is singular at "{name}": its rows '
+                f'depend on the other constraints (redundant or conflicting); solver="{self.solver_name}" needs '
+                f'independent rows, "dense_svd" or "baraff_svd" give the least-squares answer; the state was left '
+                f"at the last good step")
+
+    def _report(self, s, info):
+        ev = self.eval
+        ev.rows(s.t, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+        info.iters_pos = self.integrator.evaluations
+        info.iters_vel = self.integrator.substeps
+        info.residual_pos, info.residual_vel = self._residuals()
+        info.converged_pos = info.residual_pos <= self.eps_d
+        info.converged_vel = info.residual_vel <= self.eps_v
+        info.timings.update(ev.timed)
+
+    def _residuals(self):
+        """Largest |C| of a holonomic block [m, rad] and largest |Ċ| (or velocity-row |C|) [m/s, rad/s]."""
+        t, ev = self.table, self.eval
+        if t.n_rows == 0:
+            return 0.0, 0.0
+        vel_rows = t.row_velocity.astype(bool)
+        pos_sq = np.where(vel_rows, 0.0, ev.row_C ** 2)
+        per_block = np.sqrt(np.add.reduceat(pos_sq, t.row_start[:-1]))
+        rates = np.where(vel_rows, ev.row_C, ev.row_Cd)
+        rate_block = np.sqrt(np.add.reduceat(rates ** 2, t.row_start[:-1]))
+        return float(per_block.max()), float(rate_block.max())
+
+    # outputs --------------------------------------------------------------------------------------
+    def constraint_forces(self, state, h: float = 1e-3) -> ConstraintForces:
+        """λ and Jᵀλ at ``state`` (not changed), with the loads a step of size h from it would use."""
+        ev = self.eval
+        probe = state.copy()
+        ev.begin_step(probe, h)
+        ev.derivative(probe.t, pack(probe), np.empty(13 * self.model.n_bodies))
+        return self._forces(probe.t, ev.lam.copy())
+
+    def _forces(self, t, lam) -> ConstraintForces:
+        tab, ev = self.table, self.eval
+        load = np.zeros((self.model.n_bodies, 6))
+        constraint_loads(tab.row_a, tab.row_b, ev.row_Ja, ev.row_Jb, lam, self.model.n_bodies, load)
+        rows, bodies, loads = [], [], []
+        for e in range(tab.n_elements):
+            r0, r1 = tab.element_rows(e)
+            la = ev.row_Ja[r0:r1].T @ lam[r0:r1]
+            lb = ev.row_Jb[r0:r1].T @ lam[r0:r1]
+            rows.append((r0, r1))
+            bodies.append((int(tab.row_a[r0]), int(tab.row_b[r0])))
+            loads.append(((la[:3], la[3:]), (lb[:3], lb[3:])))
+        return ConstraintForces(t=t, lam=lam, load=load, names=list(tab.element_names), element_rows=rows,
+                                element_bodies=bodies, element_load=loads)
+
+    def constraint_errors(self, state) -> np.ndarray:
+        """|C| per element (holonomic rows) at ``state`` [m or rad], in element order."""
+        ev, t = self.eval, self.table
+        ev.rows(state.t, state.body_pos, state.body_quat, state.body_vel, state.body_omega)
+        sq = np.where(t.row_velocity.astype(bool), 0.0, ev.row_C ** 2)
+        return np.array([np.sqrt(sq[slice(*t.element_rows(e))].sum()) for e in range(t.n_elements)])
+
+
+__all__ = ["LagrangeMethod", "ConstraintForces", "VELOCITY_LEVEL"]
