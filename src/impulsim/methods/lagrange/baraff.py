@@ -75,16 +75,38 @@ def _find(parent, x):
     return x
 
 
-def build_forest(table, body_inv_mass) -> Forest:
-    """Split the elements into a primary forest and secondary (loop-closing) elements."""
+def _shared_ground_links(table, movable):
+    """Elements linking to the ground a connected part that has more than one such link."""
+    ends = [_element_bodies(table, e, movable) for e in range(table.n_elements)]
+    uf = {k: k for k in np.nonzero(movable)[0]}
+    for e_ends in ends:
+        inner = [k for k in e_ends if k >= 0]
+        for k in inner[1:]:
+            uf[_find(uf, k)] = _find(uf, inner[0])
+    links = {}
+    for e, e_ends in enumerate(ends):
+        if -1 in e_ends and len(e_ends) > 1:
+            links.setdefault(_find(uf, [k for k in e_ends if k >= 0][0]), []).append(e)
+    return {e for group in links.values() if len(group) > 1 for e in group}
+
+
+def build_forest(table, body_inv_mass, ground_links_secondary: bool = False) -> Forest:
+    """Split the elements into a primary forest and secondary (loop-closing) elements.
+
+    With ``ground_links_secondary`` every link to the ground of a part that has several is secondary
+    (Wagner's rule that one-body constraints are secondary), so that the SVD's least-squares answer
+    weighs them alike: the over-determined pinned cylinder then hovers between its two pins instead of
+    hanging from the first.
+    """
     movable = body_inv_mass > 0.0
     n_bodies = len(body_inv_mass)
     uf = {k: k for k in [-1] + list(np.nonzero(movable)[0])}
     primary = np.zeros(table.n_elements, np.int8)
     neighbours = {}
+    held_back = _shared_ground_links(table, movable) if ground_links_secondary else set()
     for e in range(table.n_elements):
         ends = _element_bodies(table, e, movable)
-        if len(ends) == 1:          # both ends on one movable body: cannot be a tree edge
+        if len(ends) == 1 or e in held_back:   # both ends on one body, or a shared ground link
             continue
         roots = {_find(uf, k) for k in ends}
         if len(roots) == len(ends):

@@ -43,7 +43,7 @@ class BaraffSolver:
 
     def __init__(self, table, model, svd: bool, svd_tol: float):
         self.svd, self.svd_tol = svd, svd_tol
-        f = self.forest = baraff.build_forest(table, model.body_inv_mass)
+        f = self.forest = baraff.build_forest(table, model.body_inv_mass, ground_links_secondary=svd)
         self.D = np.zeros(f.node_d[-1])
         self.Dinv = np.zeros(f.node_d[-1])
         self.H = np.zeros(f.node_h[-1])

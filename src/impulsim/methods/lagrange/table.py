@@ -130,7 +130,7 @@ def _pack(blocks, names, skipped) -> ConstraintTable:
     return ConstraintTable(
         kind=kinds, a=np.array([p["a"] for p in blocks], np.int64), b=np.array([p["b"] for p in blocks], np.int64),
         anchor_a=col("anchor_a", (3,)), anchor_b=col("anchor_b", (3,)), axis_a=col("axis_a", (3,)),
-        axis_b=col("axis_b", (3,)), perp=np.array([_perpendiculars(p["axis_a"]) for p in blocks]).reshape(n, 2, 3),
+        axis_b=col("axis_b", (3,)), perp=np.array([_perpendiculars(p.get("axis_a", np.zeros(3))) for p in blocks]).reshape(n, 2, 3),
         target=col("target"), qrel=qrel, vel_target=col("vel_target", (3,)), func=np.zeros((n, 3, 3)),
         row_start=row_start, element=element, element_names=list(names), element_block_start=element_block_start,
         row_a=np.array([p["a"] for p in blocks], np.int64)[row_block] if n else np.zeros(0, np.int64),
