@@ -78,6 +78,9 @@ class LagrangeMethod(Method):
         RadialField), evaluated at every integrator stage.
     eps_d, eps_v : bounds on the position [m, rad] and velocity [m/s, rad/s] constraint errors that
         ``StepInfo.converged_pos/vel`` report against after each step (the method does not iterate).
+    consistent_start : before the first step of a run (``state.step_count == 0``) project the velocities
+        onto the velocity constraints (:meth:`project_velocities`), as for a DAE's consistent initial
+        values; otherwise Baumgarte removes an initial velocity error over ~5/α … 10/α seconds.
     """
 
     name = "lagrange"
@@ -85,7 +88,8 @@ class LagrangeMethod(Method):
 
     def __init__(self, model, *, solver: str = "baraff", integrator: str = "rk4",
                  stabilization: str = "baumgarte", alpha: float = 5.0, gamma: float = 1.0, svd_tol: float = 1e-9,
-                 tolerance: float = 1e-8, constraints=(), forces=(), eps_d: float = 1e-6, eps_v: float = 1e-6):
+                 tolerance: float = 1e-8, constraints=(), forces=(), eps_d: float = 1e-6, eps_v: float = 1e-6,
+                 consistent_start: bool = False):
         super().__init__(model)
         self._check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v)
         self.extras = list(constraints)
@@ -104,6 +108,7 @@ class LagrangeMethod(Method):
                               self.alpha if on else 0.0, self.alpha * self.gamma if on else 0.0)
         self.integrator = RungeKutta(integrator, 13 * model.n_bodies, tolerance)
         self.eps_d, self.eps_v = float(eps_d), float(eps_v)
+        self.consistent_start = bool(consistent_start)
         self.lam_start = np.zeros(self.table.n_rows)
         """λ per row at the start of the last step [N, N m or N s/m per unit row]."""
 
@@ -121,6 +126,8 @@ class LagrangeMethod(Method):
         ev = self.eval
         for key in ev.timed:
             ev.timed[key] = 0.0
+        if self.consistent_start and s.step_count == 0:
+            self._project(s)
         ev.begin_step(s, h)
         n = self.model.n_bodies
         y0 = pack(s)
@@ -171,6 +178,28 @@ class LagrangeMethod(Method):
         rates = np.where(vel_rows, ev.row_C, ev.row_Cd)
         rate_block = np.sqrt(np.add.reduceat(rates ** 2, t.row_start[:-1]))
         return float(per_block.max()), float(rate_block.max())
+
+    def project_velocities(self, state) -> None:
+        """Make the velocities meet the velocity constraints (J v + ∂C/∂t = 0, velocity rows C = 0) with the
+        least change of kinetic energy: Δv = M⁻¹ Jᵀ μ, J M⁻¹ Jᵀ μ = −Ċ (one solve; the state is changed)."""
+        try:
+            self._project(state)
+        except SingularSystem as exc:
+            raise SimulationError(self._singular_message(state, exc.row)) from None
+
+    def _project(self, s):
+        ev = self.eval
+        m = self.model
+        from impulsim.methods.lagrange.system import world_inertia
+        world_inertia(s.body_quat, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, ev.Iw, ev.Iw_inv)
+        ev.rows(s.t, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+        # with F = 0 and c′ = Ċ the solver returns v̇ = M⁻¹ Jᵀ λ, λ = −A⁻¹ Ċ: the velocity change itself
+        ev.force[...] = 0.0
+        ev.a0[...] = 0.0
+        ev.cp[...] = np.where(self.table.row_velocity.astype(bool), ev.row_C, ev.row_Cd)
+        self.solver.solve(ev)
+        s.body_vel += ev.acc6[:, :3]
+        s.body_omega += ev.acc6[:, 3:]
 
     # outputs --------------------------------------------------------------------------------------
     def constraint_forces(self, state, h: float = 1e-3) -> ConstraintForces:
