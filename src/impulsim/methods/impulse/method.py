@@ -3,40 +3,59 @@ from __future__ import annotations
 
 import numpy as np
 
-from impulsim.dynamics.forces import compute_loads
-from impulsim.dynamics.integrate import Integrator, free_step_all
+from impulsim.dynamics.integrate import Integrator
+from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StepInfo, StageTimer
+from impulsim.methods.impulse import schemes
+from impulsim.methods.impulse.graph import find_chains, joint_prims
+from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
+from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT
+from impulsim.methods.impulse.lgs_correct import advance_bodies
+from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows
-from impulsim.methods.impulse.iterative import correct_positions, correct_velocities
+
+SOLVERS = ("iterative", "lgs")
 
 
 class ImpulseMethod(Method):
     """Impulse-based joint simulation.
 
     Supports every joint kind of the model (the six basic constraints and all combined joints),
-    velocity-only joints, motors, PID servos and springs.
+    velocity-only joints, motors, PID servos, springs and closed loops, with either solver.
 
     Options
     -------
-    solver : "iterative" (Bender 3.3.1; one impulse per constraint per sweep).
+    solver : "iterative" (Bender 3.3.1; one impulse per constraint per sweep) or "lgs" (3.3.2; one linear
+        system over all constraints of a chain, factorized once per step in linear time for trees).
+    chain_solver : {body name: solver} to pick the solver of single chains (each independent chain is the set
+        of bodies coupled by joints; name any body of it); the others use ``solver``.
+    loops : LGS treatment of closed loops: "drop" (default; redundant rows found and dropped during the
+        factorization) or "cut" (loop-closing joints corrected iteratively after each solve).
+    scheme : "standard" (impulses at t0, Bender 3.2) or the higher-order schemes "order2", "order4",
+        "order6" (Bender 3.4: impulses at sub-step midpoints, results extrapolated).
     eps_d : position tolerance [m, rad] of the joint correction (default 1e-6).
     eps_v : velocity tolerance [m/s, rad/s] of the velocity correction (default 1e-6).
-    max_iter_pos, max_iter_vel : sweep caps (anytime behaviour); the residual is reported.
+    max_iter_pos, max_iter_vel : caps on sweeps (iterative) or solves (LGS) per phase (anytime
+        behaviour); the residual is reported.
     max_correction_speed : per-step cap on the correction a primitive may request [m/s, rad/s], so a
         broken model reassembles over several steps instead of exploding (default 10).
     integrator : "rk4" (default), "euler" or "rk45" (adaptive Cash–Karp) for the rotation.
     velocity_correction : False skips the velocity correction (faster, less accurate).
+    dependent_pivot : relative pivot below which the LGS factorization drops a row as dependent.
     """
 
     name = "impulse"
 
-    def __init__(self, model, *, solver: str = "iterative", eps_d: float = 1e-6, eps_v: float = 1e-6,
-                 max_iter_pos: int = 10000, max_iter_vel: int = 10000, max_correction_speed: float = 10.0,
-                 integrator: str = "rk4", velocity_correction: bool = True):
+    def __init__(self, model, *, solver: str = "iterative", chain_solver: dict | None = None, loops: str = "drop",
+                 scheme: str = "standard", eps_d: float = 1e-6, eps_v: float = 1e-6, max_iter_pos: int = 10000,
+                 max_iter_vel: int = 10000, max_correction_speed: float = 10.0, integrator: str = "rk4",
+                 velocity_correction: bool = True, dependent_pivot: float = DEPENDENT_PIVOT):
         super().__init__(model)
-        if solver != "iterative":
-            raise ValueError(f"unknown impulse solver {solver!r} (available: 'iterative')")
-        for name, v in (("eps_d", eps_d), ("eps_v", eps_v), ("max_correction_speed", max_correction_speed)):
+        _check_choice("solver", solver, SOLVERS)
+        _check_choice("loops", loops, LOOP_TREATMENTS)
+        _check_choice("scheme", scheme, tuple(schemes.SCHEMES))
+        for name, v in (("eps_d", eps_d), ("eps_v", eps_v), ("max_correction_speed", max_correction_speed),
+                        ("dependent_pivot", dependent_pivot)):
             if not (v > 0 and np.isfinite(v)):
                 raise ValueError(f"{name} must be positive and finite, got {v!r}")
         for name, v in (("max_iter_pos", max_iter_pos), ("max_iter_vel", max_iter_vel)):
@@ -46,12 +65,16 @@ class ImpulseMethod(Method):
             self.integrator = Integrator[integrator.upper()]
         except KeyError:
             raise ValueError(f"unknown integrator {integrator!r} (use rk4, euler or rk45)") from None
-        self.solver = solver
+        self.solver, self.loops, self.scheme = solver, loops, scheme
         self.eps_d, self.eps_v = float(eps_d), float(eps_v)
         self.max_iter_pos, self.max_iter_vel = int(max_iter_pos), int(max_iter_vel)
         self.max_correction_speed = float(max_correction_speed)
         self.velocity_correction = bool(velocity_correction)
         self._alloc(model)
+        self.chains = find_chains(model)
+        self.chain_solvers = _chain_solvers(model, self.chains, solver, chain_solver or {})
+        self._setup_solvers(model, loops, float(dependent_pivot))
+        self._scheme = schemes.SCHEMES[scheme]
 
     def _alloc(self, m):
         n, p = m.n_bodies, m.n_prims
@@ -60,6 +83,9 @@ class ImpulseMethod(Method):
         self.Iinv = np.zeros((n, 3, 3))
         self.pred_pos = np.zeros((n, 3))
         self.pred_quat = np.zeros((n, 4))
+        self.pred_vel = np.zeros((n, 3))
+        self.pred_omega = np.zeros((n, 3))
+        self.pred_valid = np.zeros(n, np.int8)
         self.dirty = np.ones(n, np.int8)
         self.row_ra = np.zeros((p, 3))
         self.row_rb = np.zeros((p, 3))
@@ -67,50 +93,120 @@ class ImpulseMethod(Method):
         self.row_dim = np.zeros(p, np.int64)
         self.row_Minv = np.zeros((p, 3, 3))
         self.step_tol = np.zeros(p)
+        self._rows_pos = np.full((n, 3), np.nan)
+        self._rows_quat = np.full((n, 4), np.nan)
 
+    def _setup_solvers(self, m, loops, dependent_pivot):
+        lgs = [ch for ch, sv in zip(self.chains, self.chain_solvers) if sv == "lgs"]
+        self._lgs = LgsSolver(m, lgs, loops, dependent_pivot) if lgs else None
+        in_lgs = set(joint_prims(m, [j for ch in lgs for j in ch.joints]))
+        rest = [i for i in range(m.n_prims) if i not in in_lgs]
+        self._iter_prims = np.array(rest, np.int64) if rest else None
+
+    # the step ---------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
-        m = self.model
         timer = StageTimer(info.timings)
-        compute_loads(m, s, h, self.acc, self.tau)
-        timer.lap("forces")
-        self._rows(s)
-        timer.lap("rows")
-        self._correct_positions(s, h, info)
-        timer.lap("joint_correction")
-        free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
-                      m.body_inv_inertia, m.body_inv_mass, m.body_static, h, int(self.integrator))
-        timer.lap("free_step")
-        if self.velocity_correction:
-            self._rows(s)
-            self._correct_velocities(s, info)
-        timer.lap("velocity_correction")
+        self._scheme(self, s, h, info, timer)
         s.t += h
         s.step_count += 1
 
+    # stages (used by the schemes) -------------------------------------------------------------------
     def _rows(self, s):
+        """Impulse points, projections and inverse projected matrices of every primitive, now."""
         m = self.model
         world_inverse_inertia(s.body_quat, m.body_inv_inertia, self.Iinv)
         compute_rows(m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
                      m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass, self.Iinv,
                      self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv)
 
+    def _update_rows(self, s, position_system: bool):
+        """Rows (and the LGS factorization) at the current poses, remembered for the next step."""
+        self._rows(s)
+        if self._lgs is not None:
+            self._lgs.build(self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, position_system)
+        self._rows_pos[...] = s.body_pos
+        self._rows_quat[...] = s.body_quat
+
+    def _ensure_position_rows(self, s):
+        """Rows and factorization for a joint correction at the current poses; reused when the poses are
+        exactly those of the last velocity correction."""
+        if not same_poses(s.body_pos, s.body_quat, self._rows_pos, self._rows_quat):
+            self._update_rows(s, position_system=True)
+        elif self._lgs is not None and not self._lgs.factored_position:
+            self._lgs.refactor_for_positions()
+
     def _correct_positions(self, s, h, info):
         m = self.model
-        sweeps, residual, clamped = correct_positions(
-            m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a,
-            m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat, self.acc, self.tau,
-            m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv, self.row_ra,
-            self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator), self.eps_d,
-            self.max_iter_pos, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos,
-            self.pred_quat, self.dirty, self.step_tol)
-        info.iters_pos, info.residual_pos, info.clamped = sweeps, residual, clamped
-        info.converged_pos = residual <= self.eps_d
+        iters = clamped = 0
+        residual = 0.0
+        if self._lgs is not None:
+            iters, residual, clamped = self._lgs.correct_positions(self, s, h)
+        if self._iter_prims is not None:
+            sweeps, res, cl = correct_positions_of(
+                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
+                m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat, self.acc,
+                self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv, self.row_ra,
+                self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator), self.eps_d,
+                self.max_iter_pos, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos,
+                self.pred_quat, self.dirty, self.step_tol)
+            iters, residual, clamped = max(iters, sweeps), max(residual, res), clamped + cl
+        info.iters_pos += iters
+        info.residual_pos = max(info.residual_pos, residual)
+        info.clamped += clamped
+        info.converged_pos = info.converged_pos and residual <= self.eps_d
+
+    def _advance(self, s, h):
+        """Free step of all bodies; LGS chains reuse their last (valid) prediction."""
+        m = self.model
+        advance_bodies(self.acc, self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, h,
+                       int(self.integrator), self.pred_pos, self.pred_quat, self.pred_vel, self.pred_omega,
+                       self.pred_valid, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
 
     def _correct_velocities(self, s, info):
         m = self.model
-        sweeps, residual = correct_velocities(
-            m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_vel_target, m.body_inv_mass, self.Iinv,
-            self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, self.eps_v, self.max_iter_vel,
-            s.body_vel, s.body_omega)
-        info.iters_vel, info.residual_vel = sweeps, residual
-        info.converged_vel = residual <= self.eps_v
+        iters = 0
+        residual = 0.0
+        if self._lgs is not None:
+            iters, residual = self._lgs.correct_velocities(self, s)
+        if self._iter_prims is not None:
+            sweeps, res = correct_velocities_of(
+                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_vel_target, m.body_inv_mass,
+                self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, self.eps_v,
+                self.max_iter_vel, s.body_vel, s.body_omega)
+            iters, residual = max(iters, sweeps), max(residual, res)
+        info.iters_vel += iters
+        info.residual_vel = max(info.residual_vel, residual)
+        info.converged_vel = info.converged_vel and residual <= self.eps_v
+
+    # description --------------------------------------------------------------------------------------
+    @property
+    def dropped_rows(self) -> int:
+        """Rows the last LGS factorization dropped as linearly dependent (redundant loop constraints)."""
+        return 0 if self._lgs is None else self._lgs.dropped
+
+    def describe_chains(self) -> list[dict]:
+        """Per chain: its bodies, tree joints, loop-closing joints and solver (names)."""
+        m = self.model
+        return [dict(bodies=[m.body_names[k] for k in ch.bodies], joints=[m.joint_names[j] for j in ch.tree_joints],
+                     cut_joints=[m.joint_names[j] for j in ch.cut_joints], solver=sv)
+                for ch, sv in zip(self.chains, self.chain_solvers)]
+
+
+def _check_choice(option, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"unknown {option} {value!r} (available: {', '.join(map(repr, allowed))})")
+
+
+def _chain_solvers(model, chains, default, overrides) -> list[str]:
+    """Solver of each chain: ``default`` unless a body of the chain is named in ``overrides``."""
+    out = [default] * len(chains)
+    chain_of = {k: c for c, ch in enumerate(chains) for k in ch.bodies}
+    for body, solver in overrides.items():
+        _check_choice(f'chain_solver for body "{body}": solver', solver, SOLVERS)
+        if body not in model.body_names:
+            raise ModelError(f'chain_solver: body "{body}" does not exist')
+        k = model.body_names.index(body)
+        if k not in chain_of:
+            raise ModelError(f'chain_solver: body "{body}" is not part of a chain (static, kinematic or unjointed)')
+        out[chain_of[k]] = solver
+    return out

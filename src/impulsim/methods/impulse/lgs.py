@@ -1,0 +1,128 @@
+"""The LGS joint solver (Bender 3.3.2) over the chains of a model: structure, workspace and the stages.
+
+The matrix M of all basic constraints of a chain is built and factorized once per time instant and reused:
+the factorization at t0+h serves the velocity correction at t0+h and every iteration of the next step's
+joint correction (the poses do not change in between; this is checked, not assumed).
+
+Closed loops (Bender 3.3.2.3) are found on the connection graph (``graph``) and handled without changes
+to the joints, in one of two ways:
+
+* ``loops="drop"``: the loop-closing joints stay in M, eliminated last; rows that turn out linearly
+  dependent during the factorization are dropped (zero impulse). This is the automatic counterpart of the
+  thesis's hand-modified joints.
+* ``loops="cut"``: the loop-closing joints leave M and are corrected one impulse at a time after each
+  solve, as in the iterative method (the thesis's hybrid).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from impulsim.methods.impulse.graph import Chain, joint_prims
+from impulsim.methods.impulse.lgs_structure import analyse
+from impulsim.methods.impulse.lgs_kernels import build_and_factorize, factorize
+from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs
+
+LOOP_TREATMENTS = ("drop", "cut")
+
+DEPENDENT_PIVOT = 1e-9
+"""A row is dropped as linearly dependent when elimination leaves less than this fraction of its diagonal
+entry. A redundant loop row keeps a pivot of the order of the squared misalignment of the loop's joints
+(≈ eps_d² ≤ 1e-12 relative); independent rows of the benchmark scenes keep more than 1e-3."""
+
+
+class LgsSolver:
+    """Structure and workspace of the LGS chains of one model; the kernels do the work."""
+
+    def __init__(self, model, chains: list[Chain], loops: str = "drop", dependent_pivot: float = DEPENDENT_PIVOT):
+        if loops not in LOOP_TREATMENTS:
+            raise ValueError(f"unknown loop treatment {loops!r} (use {' or '.join(map(repr, LOOP_TREATMENTS))})")
+        self.model = model
+        self.chains = chains
+        self.loops = loops
+        self.dependent_pivot = float(dependent_pivot)
+        nodes, cuts, bodies = [], [], []
+        for ch in chains:
+            tree = joint_prims(model, ch.tree_joints)
+            cut = joint_prims(model, ch.cut_joints)
+            nodes.append(tree + cut if loops == "drop" else tree)
+            cuts.append([] if loops == "drop" else cut)
+            touched = {int(model.prim_body_a[i]) for i in tree + cut} | {int(model.prim_body_b[i]) for i in tree + cut}
+            bodies.append(sorted(touched))
+        self.structure = analyse(model, nodes)
+        self.cut_prims = np.array([i for c in cuts for i in c], np.int64)
+        self.chain_cut_start = _starts(cuts)
+        self.chain_bodies = np.array([k for b in bodies for k in b], np.int64)
+        self.chain_body_start = _starts(bodies)
+        self.has_velocity_rows = not bool(np.all(self.structure.node_position))
+        self._alloc()
+        self.dropped = 0
+        """Rows dropped as dependent in the last factorization."""
+        self.factored_position = False
+        """True when the current factorization is that of the joint correction (velocity-only rows left out)."""
+
+    def _alloc(self):
+        st = self.structure
+        n, n_off = st.n_nodes, st.n_off
+        self.node_lin = np.zeros((n, 2, 3, 3))
+        self.node_ang = np.zeros((n, 2, 3, 3))
+        self.node_angw = np.zeros((n, 2, 3, 3))
+        self.asm_diag = np.zeros((n, 3, 3))
+        self.asm_off = np.zeros((n_off, 3, 3))
+        self.fac_diag = np.zeros((n, 3, 3))
+        self.fac_diag_inv = np.zeros((n, 3, 3))
+        self.fac_off = np.zeros((n_off, 3, 3))
+        self.tmp = np.zeros((st.max_col, 3, 3))
+        self.work = np.zeros((4, 3))
+        self.x = np.zeros((n, 3))
+        self.iters_pos = np.zeros(len(self.chains), np.int64)
+        self.iters_vel = np.zeros(len(self.chains), np.int64)
+
+    # stages -----------------------------------------------------------------------------------------
+    def build(self, Iinv, row_ra, row_rb, row_P, row_dim, position_system: bool):
+        """Assemble and factorize M at the poses the rows were computed for."""
+        m, st = self.model, self.structure
+        self.dropped = build_and_factorize(
+            st.node_prim, st.node_position, m.prim_kind, m.prim_body_a, m.prim_body_b, m.body_inv_mass, Iinv,
+            row_ra, row_rb, row_P, row_dim, st.term_target, st.term_row, st.term_row_side, st.term_col,
+            st.term_col_side, st.col_ptr, st.off_row, st.upd_ptr, st.upd_a, st.upd_b, st.upd_target,
+            position_system, self.dependent_pivot, self.node_lin, self.node_ang, self.node_angw, self.asm_diag,
+            self.asm_off, self.fac_diag_inv, self.fac_off, self.tmp, self.work, self.fac_diag)
+        self.factored_position = position_system or not self.has_velocity_rows
+
+    def refactor_for_positions(self):
+        """Factorize the assembled M again without the velocity-only rows (only needed when there are any)."""
+        st = self.structure
+        self.dropped = factorize(0, st.n_nodes, self.asm_diag, self.asm_off, st.node_position, True, st.col_ptr,
+                                 st.off_row, st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, self.dependent_pivot,
+                                 self.fac_diag_inv, self.fac_off, self.tmp, self.work, self.fac_diag)
+        self.factored_position = True
+
+    def correct_positions(self, method, s, h):
+        """Joint correction of all LGS chains; returns (most solves, largest error, clamped count)."""
+        m, st = self.model, self.structure
+        return correct_positions_lgs(
+            st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
+            st.node_prim, st.node_position, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
+            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat,
+            method.acc, method.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, method.Iinv,
+            method.row_ra, method.row_rb, method.row_P, method.row_dim, method.row_Minv, self.node_lin,
+            self.node_angw, self.fac_diag_inv, self.fac_off, st.col_ptr, st.off_row, h, int(method.integrator),
+            method.eps_d, method.max_iter_pos, method.max_correction_speed, s.body_vel, s.body_omega,
+            method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
+            method.step_tol, self.x, self.iters_pos)
+
+    def correct_velocities(self, method, s):
+        """Velocity correction of all LGS chains; returns (most solves, largest residual)."""
+        m, st = self.model, self.structure
+        return correct_velocities_lgs(
+            st.chain_node_start, self.chain_cut_start, self.cut_prims, st.node_prim, m.prim_kind, m.prim_body_a,
+            m.prim_body_b, m.prim_vel_target, m.body_inv_mass, method.Iinv, method.row_ra, method.row_rb,
+            method.row_P, method.row_dim, method.row_Minv, self.node_lin, self.node_angw, self.fac_diag_inv,
+            self.fac_off, st.col_ptr, st.off_row, method.eps_v, method.max_iter_vel, s.body_vel, s.body_omega,
+            self.x, self.iters_vel)
+
+
+def _starts(lists) -> np.ndarray:
+    out = np.zeros(len(lists) + 1, np.int64)
+    out[1:] = np.cumsum([len(v) for v in lists])
+    return out

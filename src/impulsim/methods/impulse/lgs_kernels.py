@@ -1,0 +1,247 @@
+"""Numba kernels of the LGS system M x = Δv (Bender 3.3.2): Jacobian rows, assembly, factorization, solve.
+
+Each primitive i ("node") acts on its bodies A (side 0, sign s = +1) and B (side 1, s = −1). Row a of
+its projection P (a unit vector p_a) gives one scalar constraint. On a body with lever r from the centre
+of mass to the impulse point, the row's velocity and impulse maps are
+
+    J row = s [p_a, r × p_a]            (translational: the point velocity v + ω × r along p_a)
+    J row = s [0, p_a]                  (rotational: the angular velocity along p_a)
+    Y col = M⁻¹ J rowᵀ = s [p_a / m, J⁻¹ (r × p_a)]  or  s [0, J⁻¹ p_a]
+
+so block (i, j) = Σ over shared dynamic bodies J_i Y_j, which is P_i M̃_ij P_jᵀ with M̃_ij one of
+K_{a,b} = (1/m) E − r_a* J⁻¹ r_b*, L = J⁻¹, W = J⁻¹ r_b*, U = −r_a* J⁻¹ (eq. 3.9–3.12) with the signs of
+the seven body-sharing cases. The arrays ``node_lin``, ``node_ang`` hold s·p_a and s·(r × p_a) (or s·p_a),
+``node_angw`` holds J⁻¹ times the latter; rows a ≥ f of a primitive with f rows are zero.
+
+The factorization is a block LDLᵀ, M = L D Lᵀ, over the precomputed pattern (``lgs_structure``). The
+diagonal blocks D_k are inverted by a scalar LDLᵀ that drops a row whose pivot falls below
+``dep_tol`` times its original diagonal entry: such a row depends linearly on rows eliminated before it
+(a redundant constraint of a closed loop), and dropping it gives it zero impulse, as if the joint had been
+replaced by one that removes only the independent freedoms.
+"""
+import numpy as np
+from numba import njit
+
+from impulsim.methods.impulse.prims import is_translational
+
+
+@njit(cache=True)
+def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, body_inv_mass, body_Iinv, row_ra, row_rb,
+                   row_P, row_dim,
+                   # outputs
+                   node_lin, node_ang, node_angw):
+    """J and Y rows of every node at the current poses (see module docstring), shape [n, 2, 3, 3]."""
+    for n in range(node_prim.shape[0]):
+        i = node_prim[n]
+        trans = is_translational(prim_kind[i])
+        f = row_dim[i]
+        for side in range(2):
+            k = prim_body_a[i] if side == 0 else prim_body_b[i]
+            s = 1.0 if side == 0 else -1.0
+            for a in range(3):
+                p0, p1, p2 = row_P[i, a, 0], row_P[i, a, 1], row_P[i, a, 2]
+                if a >= f:
+                    p0 = p1 = p2 = 0.0
+                if trans:
+                    r0 = row_ra[i, 0] if side == 0 else row_rb[i, 0]
+                    r1 = row_ra[i, 1] if side == 0 else row_rb[i, 1]
+                    r2 = row_ra[i, 2] if side == 0 else row_rb[i, 2]
+                    c0, c1, c2 = r1 * p2 - r2 * p1, r2 * p0 - r0 * p2, r0 * p1 - r1 * p0
+                    node_lin[n, side, a, 0] = s * p0
+                    node_lin[n, side, a, 1] = s * p1
+                    node_lin[n, side, a, 2] = s * p2
+                else:
+                    c0, c1, c2 = p0, p1, p2
+                    node_lin[n, side, a, 0] = 0.0
+                    node_lin[n, side, a, 1] = 0.0
+                    node_lin[n, side, a, 2] = 0.0
+                node_ang[n, side, a, 0] = s * c0
+                node_ang[n, side, a, 1] = s * c1
+                node_ang[n, side, a, 2] = s * c2
+                for q in range(3):
+                    node_angw[n, side, a, q] = s * (body_Iinv[k, q, 0] * c0 + body_Iinv[k, q, 1] * c1
+                                                    + body_Iinv[k, q, 2] * c2)
+
+
+@njit(cache=True)
+def assemble(node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw,
+             term_target, term_row, term_row_side, term_col, term_col_side,
+             # outputs
+             asm_diag, asm_off):
+    """Blocks of M: zero them, then add J(row node) · Y(col node) for every term (shared dynamic body)."""
+    asm_diag[:] = 0.0
+    asm_off[:] = 0.0
+    for t in range(term_target.shape[0]):
+        n1, s1 = term_row[t], term_row_side[t]
+        n2, s2 = term_col[t], term_col_side[t]
+        i = node_prim[n2]
+        k = prim_body_a[i] if s2 == 0 else prim_body_b[i]
+        w = body_inv_mass[k]
+        tg = term_target[t]
+        for a in range(3):
+            for b in range(3):
+                v = w * (node_lin[n1, s1, a, 0] * node_lin[n2, s2, b, 0]
+                         + node_lin[n1, s1, a, 1] * node_lin[n2, s2, b, 1]
+                         + node_lin[n1, s1, a, 2] * node_lin[n2, s2, b, 2])
+                v += (node_ang[n1, s1, a, 0] * node_angw[n2, s2, b, 0]
+                      + node_ang[n1, s1, a, 1] * node_angw[n2, s2, b, 1]
+                      + node_ang[n1, s1, a, 2] * node_angw[n2, s2, b, 2])
+                if tg < 0:
+                    asm_diag[-1 - tg, a, b] += v
+                else:
+                    asm_off[tg, a, b] += v
+
+
+@njit(cache=True)
+def pseudo_inverse(D, orig, active, dep_tol, work, out):
+    """out = D⁺ for a symmetric 3×3 block via LDLᵀ, dropping dependent rows; returns rows dropped.
+
+    Row r is dropped (zero impulse) when its pivot is at most dep_tol · orig[r, r], when orig[r, r] is
+    zero (padding rows of primitives with fewer than three rows), or when the node is not active.
+    ``work`` is scratch of shape [4, 3]: rows 0–2 hold the unit lower factor, row 3 the pivots.
+    """
+    dropped = 0
+    work[:, :] = 0.0
+    for r in range(3):
+        piv = D[r, r]
+        for c in range(r):
+            piv -= work[r, c] * work[r, c] * work[3, c]
+        if active and orig[r, r] > 0.0 and piv > dep_tol * orig[r, r]:
+            work[3, r] = piv
+            for q in range(r + 1, 3):
+                v = D[q, r]
+                for c in range(r):
+                    v -= work[q, c] * work[r, c] * work[3, c]
+                work[q, r] = v / piv
+        elif active and orig[r, r] > 0.0:
+            dropped += 1
+    # D⁺ = L⁻ᵀ diag(1/d) L⁻¹ over the kept rows, one unit column at a time
+    for col in range(3):
+        y0 = 1.0 if col == 0 else 0.0
+        y1 = (1.0 if col == 1 else 0.0) - work[1, 0] * y0
+        y2 = (1.0 if col == 2 else 0.0) - work[2, 0] * y0 - work[2, 1] * y1
+        z0 = y0 / work[3, 0] if work[3, 0] > 0.0 else 0.0
+        z1 = y1 / work[3, 1] if work[3, 1] > 0.0 else 0.0
+        z2 = y2 / work[3, 2] if work[3, 2] > 0.0 else 0.0
+        x1 = z1 - work[2, 1] * z2
+        out[0, col] = z0 - work[1, 0] * x1 - work[2, 0] * z2
+        out[1, col] = x1
+        out[2, col] = z2
+    return dropped
+
+
+@njit(cache=True)
+def _mul_sub_transposed(A, B, C):
+    """C −= A Bᵀ for 3×3 blocks."""
+    for a in range(3):
+        for b in range(3):
+            C[a, b] -= A[a, 0] * B[b, 0] + A[a, 1] * B[b, 1] + A[a, 2] * B[b, 2]
+
+
+@njit(cache=True)
+def factorize(n0, n1, asm_diag, asm_off, node_position, position_system, col_ptr, off_row, upd_ptr, upd_a,
+              upd_b, upd_target, dep_tol,
+              # outputs
+              fac_diag_inv, fac_off, tmp, work, fac_diag):
+    """Block LDLᵀ of nodes n0 .. n1-1 (one or more whole chains). Returns the number of rows dropped.
+
+    ``position_system`` true: velocity-only nodes are left out (dropped whole), giving the matrix of the
+    joint correction; false: all nodes, the velocity correction's matrix (Bender 3.3.2.1).
+    On return fac_off holds L (blocks L_ik = A_ik D_k⁺) and fac_diag_inv the D_k⁺.
+    """
+    dropped = 0
+    for n in range(n0, n1):
+        fac_diag[n] = asm_diag[n]
+    for t in range(col_ptr[n0], col_ptr[n1]):
+        fac_off[t] = asm_off[t]
+    for k in range(n0, n1):
+        active = node_position[k] == 1 or not position_system
+        dropped += pseudo_inverse(fac_diag[k], asm_diag[k], active, dep_tol, work, fac_diag_inv[k])
+        c0 = col_ptr[k]
+        c1 = col_ptr[k + 1]
+        Dk = fac_diag_inv[k]
+        for t in range(c0, c1):
+            for a in range(3):
+                for b in range(3):
+                    tmp[t - c0, a, b] = (fac_off[t, a, 0] * Dk[0, b] + fac_off[t, a, 1] * Dk[1, b]
+                                         + fac_off[t, a, 2] * Dk[2, b])
+        for u in range(upd_ptr[k], upd_ptr[k + 1]):
+            tg = upd_target[u]
+            if tg < 0:
+                _mul_sub_transposed(tmp[upd_a[u]], fac_off[upd_b[u]], fac_diag[-1 - tg])
+            else:
+                _mul_sub_transposed(tmp[upd_a[u]], fac_off[upd_b[u]], fac_off[tg])
+        for t in range(c0, c1):
+            fac_off[t] = tmp[t - c0]
+    return dropped
+
+
+@njit(cache=True)
+def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
+    """x ← M⁺ x for nodes n0 .. n1-1: forward substitution with L, D⁺, back substitution with Lᵀ."""
+    for k in range(n0, n1):
+        x0, x1, x2 = x[k, 0], x[k, 1], x[k, 2]
+        for t in range(col_ptr[k], col_ptr[k + 1]):
+            r = off_row[t]
+            for a in range(3):
+                x[r, a] -= fac_off[t, a, 0] * x0 + fac_off[t, a, 1] * x1 + fac_off[t, a, 2] * x2
+        D = fac_diag_inv[k]
+        for a in range(3):
+            x[k, a] = D[a, 0] * x0 + D[a, 1] * x1 + D[a, 2] * x2
+    for k in range(n1 - 1, n0 - 1, -1):
+        for t in range(col_ptr[k], col_ptr[k + 1]):
+            r = off_row[t]
+            y0, y1, y2 = x[r, 0], x[r, 1], x[r, 2]
+            for b in range(3):
+                x[k, b] -= fac_off[t, 0, b] * y0 + fac_off[t, 1, b] * y1 + fac_off[t, 2, b] * y2
+
+
+@njit(cache=True)
+def apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw, x,
+                        # outputs
+                        body_vel, body_omega):
+    """Velocity changes Y x of the solved impulses: Δv = s P_a x_a / m, Δω = J⁻¹ (r × P) s x (per side)."""
+    for n in range(n0, n1):
+        i = node_prim[n]
+        x0, x1, x2 = x[n, 0], x[n, 1], x[n, 2]
+        for side in range(2):
+            k = prim_body_a[i] if side == 0 else prim_body_b[i]
+            w = body_inv_mass[k]
+            if w == 0.0:
+                continue
+            for q in range(3):
+                body_vel[k, q] += w * (node_lin[n, side, 0, q] * x0 + node_lin[n, side, 1, q] * x1
+                                       + node_lin[n, side, 2, q] * x2)
+                body_omega[k, q] += (node_angw[n, side, 0, q] * x0 + node_angw[n, side, 1, q] * x1
+                                     + node_angw[n, side, 2, q] * x2)
+
+
+@njit(cache=True)
+def build_and_factorize(node_prim, node_position, prim_kind, prim_body_a, prim_body_b, body_inv_mass, body_Iinv,
+                        row_ra, row_rb, row_P, row_dim, term_target, term_row, term_row_side, term_col,
+                        term_col_side, col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target, position_system,
+                        dep_tol,
+                        # outputs
+                        node_lin, node_ang, node_angw, asm_diag, asm_off, fac_diag_inv, fac_off, tmp, work,
+                        fac_diag):
+    """Jacobian rows, assembly and factorization of all nodes at the current poses (one call per step).
+    Returns the number of dependent rows dropped."""
+    node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, body_inv_mass, body_Iinv, row_ra, row_rb,
+                   row_P, row_dim, node_lin, node_ang, node_angw)
+    assemble(node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw, term_target,
+             term_row, term_row_side, term_col, term_col_side, asm_diag, asm_off)
+    return factorize(0, node_prim.shape[0], asm_diag, asm_off, node_position, position_system, col_ptr, off_row,
+                     upd_ptr, upd_a, upd_b, upd_target, dep_tol, fac_diag_inv, fac_off, tmp, work, fac_diag)
+
+
+@njit(cache=True)
+def same_poses(body_pos, body_quat, cache_pos, cache_quat):
+    """True if every body's position and orientation equal the cached ones exactly."""
+    for k in range(body_pos.shape[0]):
+        for i in range(3):
+            if body_pos[k, i] != cache_pos[k, i]:
+                return False
+        for i in range(4):
+            if body_quat[k, i] != cache_quat[k, i]:
+                return False
+    return True
