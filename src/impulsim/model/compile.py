@@ -72,7 +72,10 @@ def _mass_properties(spec, label, materials) -> MassProperties:
         density = materials.get(spec.material or "default", materials["default"]).density
     if not (np.isfinite(density) and density > 0):
         raise ModelError(f"{label}: density must be positive, got {density!r}")
-    props = combine_mass_properties([shape_mass_properties(s, density) for s in spec.shapes])
+    try:
+        props = combine_mass_properties([shape_mass_properties(s, density) for s in spec.shapes])
+    except ModelError as exc:
+        raise ModelError(f"{label}: {exc}") from None
     if spec.mass is not None:
         scale = spec.mass / props.mass
         props = MassProperties(spec.mass, props.com, props.inertia * scale)
