@@ -55,6 +55,8 @@ class Forest:
     """Rows of the secondary elements, in order."""
     body_node: np.ndarray
     """Node of each body (−1 for bodies of infinite mass), shape [n_bodies]."""
+    node_leaf: np.ndarray
+    """1 for nodes without children, int8."""
 
 
 def _element_bodies(table, e, movable):
@@ -165,7 +167,14 @@ def _layout(table, body_inv_mass, movable, n_bodies, primary, neighbours) -> For
                   node_h=_offsets(sizes * psize),
                   element_row_start=np.array([table.element_rows(e)[0] for e in range(table.n_elements)]
                                              + [table.n_rows], np.int64),
-                  primary=primary, secondary_rows=np.array(secondary_rows, np.int64), body_node=body_node)
+                  primary=primary, secondary_rows=np.array(secondary_rows, np.int64), body_node=body_node,
+                  node_leaf=_leaves(parent))
+
+
+def _leaves(parent):
+    leaf = np.ones(len(parent), np.int8)
+    leaf[parent[parent >= 0]] = 0
+    return leaf
 
 
 def _offsets(sizes):
@@ -223,53 +232,111 @@ def fill_blocks(node_kind, node_ref, node_size, node_parent, node_d, node_h, ele
 
 @njit(cache=True)
 def _inverse_definite(D, d0, s, sign, work, out):
-    """out = D⁻¹ for sign·D symmetric positive definite (Cholesky); False if a pivot is too small."""
+    """out = D⁻¹ for sign·D symmetric positive definite; False if a pivot is too small.
+
+    sign·D = G Gᵀ (Cholesky), G⁻¹ by forward substitution, D⁻¹ = sign · G⁻ᵀ G⁻¹. Reciprocals of the
+    pivots are kept so that the O(s³) loops multiply instead of divide.
+    """
     big = 0.0
     for a in range(s):
         big = max(big, sign * D[d0 + a * s + a])
-    for a in range(s):
-        for b in range(s):
-            work[a * s + b] = sign * D[d0 + a * s + b]
-    for j in range(s):          # in-place lower Cholesky factor of sign·D
-        v = work[j * s + j]
+    G = work[:s * s]
+    rinv = work[s * s:s * s + s]
+    for a in range(s * s):
+        G[a] = sign * D[d0 + a]
+    for j in range(s):          # in-place lower Cholesky factor G of sign·D
+        v = G[j * s + j]
         for k in range(j):
-            v -= work[j * s + k] ** 2
+            v -= G[j * s + k] * G[j * s + k]
         if not v > PIVOT_TOL * big:
             return False
         v = np.sqrt(v)
-        work[j * s + j] = v
+        rinv[j] = 1.0 / v
+        G[j * s + j] = v
         for i in range(j + 1, s):
-            w = work[i * s + j]
+            w = G[i * s + j]
             for k in range(j):
-                w -= work[i * s + k] * work[j * s + k]
-            work[i * s + j] = w / v
-    for c in range(s):          # columns of (LLᵀ)⁻¹ by forward and back substitution
+                w -= G[i * s + k] * G[j * s + k]
+            G[i * s + j] = w * rinv[j]
+    # G⁻¹ (lower) into the upper-left of out, column by column: G X = I
+    for c in range(s):
         for i in range(s):
+            if i < c:
+                out[i * s + c] = 0.0
+                continue
             w = 1.0 if i == c else 0.0
-            for k in range(i):
-                w -= work[i * s + k] * out[k * s + c]
-            out[i * s + c] = w / work[i * s + i]
-        for i in range(s - 1, -1, -1):
-            w = out[i * s + c]
-            for k in range(i + 1, s):
-                w -= work[k * s + i] * out[k * s + c]
-            out[i * s + c] = w / work[i * s + i]
-    for q in range(s * s):
-        out[q] *= sign
+            for k in range(c, i):
+                w -= G[i * s + k] * out[k * s + c]
+            out[i * s + c] = w * rinv[i]
+    # D⁻¹ = sign · G⁻ᵀ G⁻¹: entry (a, b) = Σ_{k ≥ max(a, b)} X[k, a] X[k, b]; fill the symmetric result
+    for a in range(s):
+        for b in range(a, s):
+            v = 0.0
+            for k in range(b, s):
+                v += out[k * s + a] * out[k * s + b]
+            G[a * s + b] = sign * v
+    for a in range(s):
+        for b in range(a, s):
+            out[a * s + b] = G[a * s + b]
+            out[b * s + a] = G[a * s + b]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _mass_inverse(inv_mass, Iinv, out):
+    """M⁻¹ = diag(1/m E, I⁻¹) as a 6×6 block."""
+    for q in range(36):
+        out[q] = 0.0
+    for a in range(3):
+        out[a * 7] = inv_mass
+        for b in range(3):
+            out[(3 + a) * 6 + 3 + b] = Iinv[a, b]
+
+
+@njit(cache=True, inline="always")
+def _inverse3(D, d0, sign, out):
+    """Closed-form inverse of a symmetric 3×3 block with sign·D positive definite; False if near singular."""
+    a, b, c = D[d0], D[d0 + 1], D[d0 + 2]
+    d, e, f = D[d0 + 4], D[d0 + 5], D[d0 + 8]
+    c00 = d * f - e * e
+    c01 = c * e - b * f
+    c02 = b * e - c * d
+    det = a * c00 + b * c01 + c * c02
+    big = max(sign * a, max(sign * d, sign * f))
+    # sign·D positive definite ⇔ leading minors of sign·D positive; det(sign·D) = sign·det
+    if not (sign * a > 0.0 and a * d - b * b > PIVOT_TOL * big * big and sign * det > PIVOT_TOL * big ** 3):
+        return False
+    r = 1.0 / det
+    out[0] = c00 * r
+    out[1] = out[3] = c01 * r
+    out[2] = out[6] = c02 * r
+    out[4] = (a * f - c * c) * r
+    out[5] = out[7] = (b * c - a * e) * r
+    out[8] = (a * d - b * b) * r
     return True
 
 
 @njit(cache=True)
-def factor(order, node_kind, node_size, node_parent, node_d, node_h, svd,
+def factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_leaf, body_inv_mass,
+           Iw_inv, svd,
            # outputs
            D, H, Dinv, L):
-    """Block LDLᵀ in post-order. Returns −1, or the first node whose block is singular (svd=False)."""
-    work = np.empty(max(36, int(node_size.max()) ** 2) if node_size.shape[0] else 36)
+    """Block LDLᵀ in post-order. Returns −1, or the first node whose block is singular (svd=False).
+
+    A body without children keeps D = M, whose inverse diag(1/m E, I⁻¹) is known; 3×3 element blocks are
+    inverted in closed form; other blocks by Cholesky.
+    """
+    n = max(6, int(node_size.max())) if node_size.shape[0] else 6
+    work = np.empty(n * n + n)
     for i in order:
         s = node_size[i]
         d0 = node_d[i]
         sign = 1.0 if node_kind[i] == BODY else -1.0
-        if not _inverse_definite(D, d0, s, sign, work, Dinv[d0:d0 + s * s]):
+        if node_leaf[i] and node_kind[i] == BODY:
+            _mass_inverse(body_inv_mass[node_ref[i]], Iw_inv[node_ref[i]], Dinv[d0:d0 + 36])
+        elif s == 3 and _inverse3(D, d0, sign, Dinv[d0:d0 + 9]):
+            pass
+        elif not _inverse_definite(D, d0, s, sign, work, Dinv[d0:d0 + s * s]):
             if not svd:
                 return i
             Dinv[d0:d0 + s * s] = np.linalg.pinv(D[d0:d0 + s * s].reshape(s, s), rcond=PIVOT_TOL).ravel()

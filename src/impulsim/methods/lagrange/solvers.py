@@ -65,8 +65,9 @@ class BaraffSolver:
         baraff.fill_blocks(f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h,
                            f.element_row_start, t.row_a, ev.row_Ja, ev.row_Jb, ev.model.body_inv_mass, ev.Iw,
                            self.D, self.H)
-        bad = baraff.factor(f.order, f.node_kind, f.node_size, f.node_parent, f.node_d, f.node_h, self.svd,
-                            self.D, self.H, self.Dinv, self.L)
+        bad = baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h,
+                            f.node_leaf, ev.model.body_inv_mass, ev.Iw_inv, self.svd, self.D, self.H, self.Dinv,
+                            self.L)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, self.x)

@@ -10,7 +10,7 @@ c′ = c + 2α Ċ + β² C on holonomic rows and c′ = c + α C on velocity row
 import numpy as np
 from numba import njit
 
-from impulsim.math.quaternion import quat_to_matrix
+from impulsim.math.vec import v3, q4, sub, cross, matvec, qnormalize, qrot
 
 
 @njit(cache=True)
@@ -23,13 +23,16 @@ def world_inertia(body_quat, body_inertia, body_inv_inertia, body_inv_mass,
             Iw[k] = 0.0
             Iw_inv[k] = 0.0
             continue
-        n = np.sqrt(np.sum(body_quat[k] ** 2))
-        R = quat_to_matrix(body_quat[k] / n)
+        q = qnormalize(q4(body_quat[k]))
+        # columns of R are the body axes in world coordinates
+        c0 = qrot(q, (1.0, 0.0, 0.0))
+        c1 = qrot(q, (0.0, 1.0, 0.0))
+        c2 = qrot(q, (0.0, 0.0, 1.0))
         d, di = body_inertia[k], body_inv_inertia[k]
         for i in range(3):
             for j in range(i, 3):
-                s = R[i, 0] * d[0] * R[j, 0] + R[i, 1] * d[1] * R[j, 1] + R[i, 2] * d[2] * R[j, 2]
-                si = R[i, 0] * di[0] * R[j, 0] + R[i, 1] * di[1] * R[j, 1] + R[i, 2] * di[2] * R[j, 2]
+                s = c0[i] * d[0] * c0[j] + c1[i] * d[1] * c1[j] + c2[i] * d[2] * c2[j]
+                si = c0[i] * di[0] * c0[j] + c1[i] * di[1] * c1[j] + c2[i] * di[2] * c2[j]
                 Iw[k, i, j] = s
                 Iw[k, j, i] = s
                 Iw_inv[k, i, j] = si
@@ -51,14 +54,14 @@ def generalized_forces(body_inv_mass, body_omega, acc, tau, Iw, Iw_inv,
             a0[k] = 0.0
             continue
         m = 1.0 / body_inv_mass[k]
-        w = body_omega[k]
-        L = Iw[k] @ w
-        g = tau[k] - np.cross(w, L)
+        w = v3(body_omega[k])
+        g = sub(v3(tau[k]), cross(w, matvec(Iw[k], w)))
+        a = matvec(Iw_inv[k], g)
         for i in range(3):
             force[k, i] = m * acc[k, i]
             force[k, 3 + i] = g[i]
             a0[k, i] = acc[k, i]
-        a0[k, 3:] = Iw_inv[k] @ g
+            a0[k, 3 + i] = a[i]
 
 
 @njit(cache=True)
