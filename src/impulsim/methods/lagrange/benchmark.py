@@ -1,0 +1,217 @@
+"""``impulsim bench methods``: Bender's Table 3.7 in one run, and the double-pendulum accuracy table.
+
+Part 1 (Bender Sec. 3.4, Table 3.7): trees of 31/63/127/255 bodies on ball joints, h = 1/30 s, 10 N m on
+the root for the first step. Per method: median wall time per step after warm-up [ms] beside the thesis's
+figure (3.4 GHz Pentium 4), the first step apart (it includes Numba compilation on a cold cache), and the
+largest joint error over the run [m] (the drift; the Lagrange variants are run with and without Baumgarte).
+Physics re-check after timing: the state is finite and the joints have not come apart (error < 1 cm).
+The impulse LGS rows appear when ``make("impulse", model, solver="lgs")`` works.
+
+Part 2: the double pendulum (two 1 m rods released horizontally) against the reduced-coordinate SciPy
+reference of ``tests/verification/test_pendulum.py``: angle error after 1 s and 10 s for several h, for
+every method variant; one log-log plot ``bench_methods_accuracy.png`` in the working directory.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import impulsim as ims
+from impulsim.methods import make
+from impulsim.methods.lagrange.method import LagrangeMethod
+from impulsim.methods.lagrange.scenes import ball_tree, H, TORQUE
+
+WARMUP = 3
+LEVELS = {31: 5, 63: 6, 127: 7, 255: 8}
+# Bender, Table 3.7 [ms per step]
+THESIS = {"impulse iterative 1e-3": (2.73, 7.86, 20.35, 51.47), "impulse iterative 1e-4": (7.07, 21.87, 63.77, 176.96),
+          "impulse iterative 1e-6": (15.87, 54.25, 169.07, 494.15), "impulse LGS 1e-3": (3.51, 6.95, 18.38, 57.72),
+          "impulse LGS 1e-4": (3.99, 7.09, 19.05, 57.61), "impulse LGS 1e-6": (4.53, 7.89, 19.66, 59.48),
+          "Lagrange dense": (212.12, 2190.0, 25200.0, 175450.0), "Lagrange Baraff": (7.72, 16.84, 35.29, 82.05)}
+SIZES = (31, 63, 127, 255)
+
+
+def tree_methods(model):
+    """(label, factory) of every variant timed on the trees; LGS only where it exists."""
+    out = []
+    for tol in (1e-3, 1e-4, 1e-6):
+        out.append((f"impulse iterative {tol:.0e}".replace("e-0", "e-"),
+                    lambda m, t=tol: make("impulse", m, solver="iterative", eps_d=t, eps_v=t)))
+    if lgs_available(model):
+        for tol in (1e-3, 1e-4, 1e-6):
+            out.append((f"impulse LGS {tol:.0e}".replace("e-0", "e-"),
+                        lambda m, t=tol: make("impulse", m, solver="lgs", eps_d=t, eps_v=t)))
+    out.append(("Lagrange dense", lambda m: LagrangeMethod(m, solver="dense")))
+    out.append(("Lagrange Baraff", lambda m: LagrangeMethod(m, solver="baraff")))
+    out.append(("Lagrange Baraff, no stabilization", lambda m: LagrangeMethod(m, solver="baraff", stabilization="none")))
+    return out
+
+
+def lgs_available(model) -> bool:
+    try:
+        make("impulse", model, solver="lgs")
+        return True
+    except Exception:
+        return False
+
+
+def time_tree(label, factory, n_bodies, steps) -> dict:
+    model, state = ball_tree(LEVELS[n_bodies])
+    t0 = time.perf_counter()
+    method = factory(model)
+    state.body_torque[1] = TORQUE
+    walls, drift = [], 0.0
+    for k in range(steps):
+        start = time.perf_counter()
+        method.step(state, H)
+        walls.append(time.perf_counter() - start)
+        if k == 0:
+            first = time.perf_counter() - t0
+            state.body_torque[1] = 0.0
+        drift = max(drift, float(ims.diagnostics.constraint_errors(model, state).max()))
+    ok = bool(np.isfinite(state.body_pos).all()) and drift < 1e-2
+    thesis = THESIS.get(label.replace(", no stabilization", ""))
+    return {"tree": n_bodies, "method": label, "steps": steps, "median step [ms]": 1e3 * float(np.median(walls[WARMUP:])),
+            "thesis [ms]": thesis[SIZES.index(n_bodies)] if thesis and "no stab" not in label else "",
+            "first step [s]": first, "max joint error [m]": drift,
+            "physics": "ok" if ok else f"FAILED: joint error {drift:.2e} m"}
+
+
+def table_3_7(quick: bool) -> list[dict]:
+    records = []
+    sizes = (31, 63) if quick else SIZES
+    for n in sizes:
+        model, _ = ball_tree(LEVELS[n])
+        for label, factory in tree_methods(model):
+            steps = 8 if quick else (15 if label == "Lagrange dense" and n >= 127 else 60)
+            try:
+                records.append(time_tree(label, factory, n, steps))
+            except Exception as exc:        # another method under construction must not stop the table
+                records.append({"tree": n, "method": label, "physics": f"FAILED to run: {_first_line(exc)}"})
+    if not lgs_available(ball_tree(5)[0]):
+        records.append({"method": "impulse LGS", "physics": 'not available: make("impulse", model, solver="lgs") failed'})
+    return records + figures(records)
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:160]
+
+
+def figures(records) -> list[dict]:
+    """The issue's targets: Baraff linear in body count, and within 2× of impulse LGS (10⁻⁶)."""
+    t = {(r["method"], r["tree"]): r["median step [ms]"] for r in records if "median step [ms]" in r}
+    out = []
+    if ("Lagrange Baraff", 255) in t and ("Lagrange Baraff", 127) in t:
+        ratio = t[("Lagrange Baraff", 255)] / t[("Lagrange Baraff", 127)]
+        out.append({"method": "figure: Baraff tree 255 / tree 127 (target <= 2.3)", "value": ratio,
+                    "physics": "reached" if ratio <= 2.3 else "missed"})
+    for n in SIZES:
+        if ("impulse LGS 1e-6", n) in t and ("Lagrange Baraff", n) in t:
+            ratio = t[("Lagrange Baraff", n)] / t[("impulse LGS 1e-6", n)]
+            out.append({"tree": n, "method": "figure: Baraff / impulse LGS 1e-6 (target <= 2)", "value": ratio,
+                        "physics": "reached" if ratio <= 2.0 else "missed"})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# accuracy on the double pendulum
+
+def _reference_module():
+    """tests/verification/test_pendulum.py and scenes.py from the source tree (not installed)."""
+    try:
+        from tests.verification import scenes, test_pendulum
+    except ImportError:
+        root = Path(ims.__file__).resolve().parents[2]
+        if not (root / "tests" / "verification").is_dir():
+            return None, None
+        sys.path.insert(0, str(root))
+        from tests.verification import scenes, test_pendulum
+    return scenes, test_pendulum
+
+
+def accuracy_methods(model):
+    out = [("impulse iterative", lambda m: make("impulse", m, solver="iterative", eps_d=1e-10, eps_v=1e-10))]
+    if lgs_available(model):
+        out.append(("impulse LGS", lambda m: make("impulse", m, solver="lgs", eps_d=1e-10, eps_v=1e-10)))
+    for integ in ("euler", "rk2", "rk4", "rk45"):
+        out.append((f"Lagrange Baraff {integ}", lambda m, i=integ: LagrangeMethod(m, integrator=i)))
+    out.append(("Lagrange dense rk4", lambda m: LagrangeMethod(m, solver="dense")))
+    for name in ims.METHODS:          # any further method registered in the library, with its defaults
+        if name not in ("impulse", "lagrange"):
+            out.append((name, lambda m, n=name: make(n, m)))
+    return out
+
+
+def pendulum_error(scenes, ref, factory, h, t_end, theta0=(math.pi / 2, math.pi / 2)):
+    model, state = scenes.double_rod_pendulum(*theta0)
+    try:
+        method = factory(model)
+    except Exception as exc:
+        return None, f"unsupported: {exc}"
+    sim = ims.Simulation(model, state, method=method, h=h)
+    errors = {}
+    try:
+        for t in t_end:
+            sim.run(t - sim.t)
+            t1 = theta0[0] + ims.diagnostics.joint_coordinate(model, sim.state, "shoulder")
+            t2 = t1 + ims.diagnostics.joint_coordinate(model, sim.state, "elbow")
+            r1, r2 = ref(t)
+            wrap = lambda a: (a + math.pi) % (2 * math.pi) - math.pi
+            errors[t] = max(abs(wrap(t1 - r1)), abs(wrap(t2 - r2)))
+    except Exception as exc:
+        return errors, f"failed: {_first_line(exc)}"
+    return errors, "ok"
+
+
+def accuracy(quick: bool, plot_path="bench_methods_accuracy.png") -> list[dict]:
+    scenes, tp = _reference_module()
+    if scenes is None:
+        return [{"method": "accuracy", "physics": "skipped: tests/verification (the SciPy reference) not found"}]
+    model, _ = scenes.double_rod_pendulum(math.pi / 2, math.pi / 2)
+    t_ends = (1.0,) if quick else (1.0, 10.0)
+    cache = {t: tp.reduced_double_pendulum(model, (math.pi / 2, math.pi / 2), t) for t in t_ends}
+    hs = (1e-2, 5e-3) if quick else (2e-2, 1e-2, 5e-3, 2e-3, 1e-3)
+    records = []
+    for label, factory in accuracy_methods(model):
+        for h in hs:
+            errors, status = pendulum_error(scenes, lambda t: cache[t], factory, h, t_ends)
+            rec = {"method": label, "h [s]": h}
+            for t in t_ends:
+                rec[f"error after {t:g} s [rad]"] = errors.get(t, "") if errors else ""
+            rec["physics"] = status
+            records.append(rec)
+    _plot(records, t_ends, plot_path)
+    records.append({"method": f"plot written to {plot_path}"})
+    return records
+
+
+def _plot(records, t_ends, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(t_ends), figsize=(6 * len(t_ends), 4.5), squeeze=False)
+    for ax, t in zip(axes[0], t_ends):
+        key = f"error after {t:g} s [rad]"
+        for label in dict.fromkeys(r["method"] for r in records):
+            pts = [(r["h [s]"], r[key]) for r in records if r["method"] == label and isinstance(r.get(key), float)]
+            if pts:
+                h, e = zip(*pts)
+                ax.loglog(h, np.maximum(e, 1e-16), "o-", label=label)
+        ax.set_xlabel("step size h [s]")
+        ax.set_ylabel("max angle error [rad]")
+        ax.set_title(f"double pendulum, error after {t:g} s")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Records for ``impulsim bench methods``; ``quick`` keeps to the two small trees and 1 s."""
+    return table_3_7(quick) + accuracy(quick)
