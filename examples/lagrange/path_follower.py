@@ -46,7 +46,8 @@ def main(argv=()) -> int:
     # on the path (Baumgarte keeps the drift of RK4 at h = 10 ms far below 1 mm)
     cruise = slice(int(2.0 / H), turn - int(1.0 / H))
     ok_path = max(off_path[cruise]) < 1e-3
-    # at the end the target stops, then turns: its velocity jumps by up to 2 v; a critically damped error peaks at Δv/(e α)
+    # at the end the target stops, then turns: its velocity jumps by up to 2 v, and a critically
+    # damped error peaks at Δv/(e α)
     bound = 2 * SPEED / (np.e * 5.0)
     ok_turn = max(off_path[cruise.stop:]) < bound
     turned = max(xs) > 2.9 and xs[-1] < max(xs) - 0.5
