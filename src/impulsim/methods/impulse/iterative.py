@@ -73,42 +73,58 @@ def predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_ta
 
 
 @njit(cache=True)
-def correct_position_one(i, first_sweep, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                         prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc,
-                         body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,
-                         row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_speed,
-                         # outputs (velocities are corrected in place)
-                         body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
-    """One primitive's turn in a sweep: predict its bodies (if dirty), and if its error at t0+h exceeds its
-    tolerance apply ONE correcting impulse at t0. Returns (error, corrected, newly clamped)."""
-    kind = prim_kind[i]
-    A = prim_body_a[i]
-    B = prim_body_b[i]
-    for k in (A, B):
-        if dirty[k]:
-            predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau,
-                         body_inertia, body_inv_inertia, body_inv_mass, body_static, h, scheme,
-                         pred_pos, pred_quat)
-            dirty[k] = 0
-    d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
-                         v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]),
-                         v3(prim_axis_b[i]), prim_target[i], q4(prim_qrel[i]))
-    err = np.sqrt(dot(d, d))
-    clamped = False
-    if first_sweep:
-        # impulse clamping: aim this step at most max_speed·h closer to the valid position
-        step_tol[i] = max(eps_d, err - max_speed * h)
-        clamped = step_tol[i] > eps_d
-    if err <= step_tol[i]:
-        return err, False, clamped
-    # a clamped primitive moves only to its relaxed bound; the others aim at zero error
-    shrink = 1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0
-    imp = solve_row(row_P[i], row_dim[i], row_Minv[i], scale(d, shrink / h))
-    apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
-                  body_omega)
-    dirty[A] = 1
-    dirty[B] = 1
-    return err, True, clamped
+def sweep_positions(prims, first_sweep, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
+                    prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau,
+                    body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P,
+                    row_dim, row_Minv, h, scheme, eps_d, max_speed,
+                    # outputs (velocities are corrected in place)
+                    body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
+    """One sweep over the listed primitives: predict the bodies of each (if dirty) at t0+h, and if its error
+    exceeds its tolerance apply ONE correcting impulse at t0. Returns (largest error, any impulse applied,
+    clamped count).
+
+    Impulse clamping (Bender 3.3.3): on the first sweep a primitive whose predicted error exceeds
+    max_speed·h [m/s or rad/s times s] gets its tolerance step_tol[i] relaxed to be only brought max_speed·h
+    closer to valid this step, so a broken model reassembles over several steps instead of receiving one
+    huge impulse.
+    """
+    residual = 0.0
+    corrected = False
+    clamped = 0
+    for i in prims:
+        kind = prim_kind[i]
+        if is_velocity_only(kind):
+            continue
+        A = prim_body_a[i]
+        B = prim_body_b[i]
+        if dirty[A]:
+            predict_body(A, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
+                         body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
+            dirty[A] = 0
+        if dirty[B]:
+            predict_body(B, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
+                         body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
+            dirty[B] = 0
+        d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                             v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]),
+                             v3(prim_axis_b[i]), prim_target[i], q4(prim_qrel[i]))
+        err = np.sqrt(dot(d, d))
+        residual = max(residual, err)
+        if first_sweep:
+            step_tol[i] = max(eps_d, err - max_speed * h)
+            if step_tol[i] > eps_d:
+                clamped += 1
+        if err <= step_tol[i]:
+            continue
+        # a clamped primitive moves only to its relaxed bound; the others aim at zero error
+        shrink = 1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0
+        imp = solve_row(row_P[i], row_dim[i], row_Minv[i], scale(d, shrink / h))
+        apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
+                      body_omega)
+        dirty[A] = 1
+        dirty[B] = 1
+        corrected = True
+    return residual, corrected, clamped
 
 
 @njit(cache=True)
@@ -118,34 +134,21 @@ def correct_positions_of(prims, prim_kind, prim_body_a, prim_body_b, prim_anchor
                          row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_iter, max_speed,
                          # outputs (velocities are corrected in place)
                          body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
-    """Iterated joint correction over the listed primitives (position rows only).
-    Returns (sweeps, largest error of the last sweep, clamped count).
-
-    Impulse clamping (Bender 3.3.3): a primitive whose predicted error exceeds max_speed·h [m/s or
-    rad/s times s] is only brought max_speed·h closer to valid this step (its tolerance step_tol[i] is
-    relaxed for the step), so a broken model reassembles over several steps instead of receiving one
-    huge impulse. Such primitives are counted in the returned clamped count.
-    """
+    """Iterated joint correction over the listed primitives (position rows only): sweeps until one applies
+    no impulse or max_iter sweeps were made. Returns (sweeps, largest error of the last sweep, clamped
+    count)."""
     dirty[:] = 1
     clamped = 0
     residual = 0.0
     sweeps = 0
     for sweep in range(max_iter):
         sweeps = sweep + 1
-        residual = 0.0
-        corrected = False
-        for i in prims:
-            if is_velocity_only(prim_kind[i]):
-                continue
-            err, moved, newly_clamped = correct_position_one(
-                i, sweep == 0, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
-                body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                row_Minv, h, scheme, eps_d, max_speed, body_vel, body_omega, pred_pos, pred_quat, dirty,
-                step_tol)
-            residual = max(residual, err)
-            clamped += newly_clamped
-            corrected = corrected or moved
+        residual, corrected, cl = sweep_positions(
+            prims, sweep == 0, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+            prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
+            body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, h,
+            scheme, eps_d, max_speed, body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol)
+        clamped += cl
         if not corrected:
             break
     return sweeps, residual, clamped
@@ -167,23 +170,29 @@ def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_a
 
 
 @njit(cache=True)
-def correct_velocity_one(i, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
-                         row_ra, row_rb, row_P, row_dim, row_Minv, eps_v,
-                         # outputs (velocities are corrected in place)
-                         body_vel, body_omega):
-    """One primitive's turn in a velocity sweep. Returns (projected error before, corrected)."""
-    kind = prim_kind[i]
-    A = prim_body_a[i]
-    B = prim_body_b[i]
-    dv = velocity_error_t(kind, v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]), v3(body_omega[B]),
-                          v3(row_ra[i]), v3(row_rb[i]), v3(prim_vel_target[i]))
-    err = projected_norm(row_P[i], row_dim[i], dv)
-    if err <= eps_v:
-        return err, False
-    imp = solve_row(row_P[i], row_dim[i], row_Minv[i], dv)
-    apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
-                  body_omega)
-    return err, True
+def sweep_velocities(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
+                     row_ra, row_rb, row_P, row_dim, row_Minv, eps_v,
+                     # outputs (velocities are corrected in place)
+                     body_vel, body_omega):
+    """One velocity sweep at t0+h over the listed primitives: one impulse for each whose projected relative
+    velocity exceeds eps_v. Returns (largest projected error, any impulse applied)."""
+    residual = 0.0
+    corrected = False
+    for i in prims:
+        kind = prim_kind[i]
+        A = prim_body_a[i]
+        B = prim_body_b[i]
+        dv = velocity_error_t(kind, v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]), v3(body_omega[B]),
+                              v3(row_ra[i]), v3(row_rb[i]), v3(prim_vel_target[i]))
+        err = projected_norm(row_P[i], row_dim[i], dv)
+        residual = max(residual, err)
+        if err <= eps_v:
+            continue
+        imp = solve_row(row_P[i], row_dim[i], row_Minv[i], dv)
+        apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
+                      body_omega)
+        corrected = True
+    return residual, corrected
 
 
 @njit(cache=True)
@@ -197,14 +206,9 @@ def correct_velocities_of(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_t
     sweeps = 0
     for sweep in range(max_iter):
         sweeps = sweep + 1
-        residual = 0.0
-        corrected = False
-        for i in prims:
-            err, moved = correct_velocity_one(i, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
-                                              body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                                              row_Minv, eps_v, body_vel, body_omega)
-            residual = max(residual, err)
-            corrected = corrected or moved
+        residual, corrected = sweep_velocities(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
+                                               body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv,
+                                               eps_v, body_vel, body_omega)
         if not corrected:
             break
     return sweeps, residual

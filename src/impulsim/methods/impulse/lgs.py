@@ -72,21 +72,22 @@ class LgsSolver:
         self.fac_diag_inv = np.zeros((n, 3, 3))
         self.fac_off = np.zeros((n_off, 3, 3))
         self.tmp = np.zeros((st.max_col, 3, 3))
-        self.work = np.zeros((4, 3))
         self.x = np.zeros((n, 3))
         self.iters_pos = np.zeros(len(self.chains), np.int64)
         self.iters_vel = np.zeros(len(self.chains), np.int64)
 
     # stages -----------------------------------------------------------------------------------------
-    def build(self, Iinv, row_ra, row_rb, row_P, row_dim, position_system: bool):
-        """Assemble and factorize M at the poses the rows were computed for."""
+    def build(self, s, Iinv, row_ra, row_rb, row_P, row_dim, position_system: bool):
+        """Geometry of the nodes' primitives (into the row arrays), assembly and factorization of M at the
+        current poses of ``s``."""
         m, st = self.model, self.structure
         self.dropped = build_and_factorize(
-            st.node_prim, st.node_position, m.prim_kind, m.prim_body_a, m.prim_body_b, m.body_inv_mass, Iinv,
-            row_ra, row_rb, row_P, row_dim, st.term_target, st.term_row, st.term_row_side, st.term_col,
-            st.term_col_side, st.col_ptr, st.off_row, st.upd_ptr, st.upd_a, st.upd_b, st.upd_target,
-            position_system, self.dependent_pivot, self.node_lin, self.node_ang, self.node_angw, self.asm_diag,
-            self.asm_off, self.fac_diag_inv, self.fac_off, self.tmp, self.work, self.fac_diag)
+            st.node_prim, st.node_position, st.node_trans, m.prim_kind, m.prim_body_a, m.prim_body_b,
+            m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass, Iinv,
+            st.term_target, st.term_row, st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row,
+            st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, position_system, self.dependent_pivot, row_ra, row_rb,
+            row_P, row_dim, self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off,
+            self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag)
         self.factored_position = position_system or not self.has_velocity_rows
 
     def refactor_for_positions(self):
@@ -94,7 +95,7 @@ class LgsSolver:
         st = self.structure
         self.dropped = factorize(0, st.n_nodes, self.asm_diag, self.asm_off, st.node_position, True, st.col_ptr,
                                  st.off_row, st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, self.dependent_pivot,
-                                 self.fac_diag_inv, self.fac_off, self.tmp, self.work, self.fac_diag)
+                                 self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag)
         self.factored_position = True
 
     def correct_positions(self, method, s, h):
@@ -102,8 +103,8 @@ class LgsSolver:
         m, st = self.model, self.structure
         return correct_positions_lgs(
             st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
-            st.node_prim, st.node_position, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
-            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat,
+            st.node_prim, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
+            m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat,
             method.acc, method.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, method.Iinv,
             method.row_ra, method.row_rb, method.row_P, method.row_dim, method.row_Minv, self.node_lin,
             self.node_angw, self.fac_diag_inv, self.fac_off, st.col_ptr, st.off_row, h, int(method.integrator),

@@ -11,6 +11,9 @@ step (same function, same inputs), so :func:`advance_bodies` copies it instead o
 
 Velocity correction of one chain at t0+h: M x = P Δu is exact in one solve (the velocity change of an
 impulse is linear); the loop repeats only if the hybrid cut joints or dropped rows leave a residual.
+
+Helpers called once per body or primitive take tuples, not arrays: passing many arrays to a compiled
+function costs more than the arithmetic of one body.
 """
 import numpy as np
 from numba import njit
@@ -18,40 +21,34 @@ from numba import njit
 from impulsim.dynamics.integrate import free_step_body
 from impulsim.math.vec import v3, q4, dot
 from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
-from impulsim.methods.impulse.iterative import correct_position_one, correct_velocity_one
+from impulsim.methods.impulse.iterative import sweep_positions, sweep_velocities
 from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.methods.impulse.prims import is_velocity_only
 
 
 @njit(cache=True)
-def predict_full(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                 body_inv_inertia, body_inv_mass, body_static,  h, scheme,
-                 # outputs
-                 pred_pos, pred_quat, pred_vel, pred_omega):
-    """Free step of body k over h [s] into the prediction arrays (pose and velocities at t0+h)."""
-    if body_static[k]:
+def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
+                   body_inv_inertia, body_inv_mass, body_static, h, scheme,
+                   # outputs
+                   pred_pos, pred_quat, pred_vel, pred_omega):
+    """Free step over h [s] of the listed bodies into the prediction arrays (pose and velocities at t0+h);
+    static bodies are copied."""
+    for k in bodies:
+        if body_static[k]:
+            pred_pos[k] = body_pos[k]
+            pred_quat[k] = body_quat[k]
+            pred_vel[k] = body_vel[k]
+            pred_omega[k] = body_omega[k]
+            continue
+        p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
+                                    v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
+                                    body_inv_mass[k], h, scheme)
         for i in range(3):
-            pred_pos[k, i] = body_pos[k, i]
-            pred_vel[k, i] = body_vel[k, i]
-            pred_omega[k, i] = body_omega[k, i]
+            pred_pos[k, i] = p[i]
+            pred_vel[k, i] = v[i]
+            pred_omega[k, i] = w[i]
         for i in range(4):
-            pred_quat[k, i] = body_quat[k, i]
-        return
-    p, q, v, w = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k], body_tau[k],
-                                body_inertia[k], body_inv_inertia[k], body_inv_mass[k], h, scheme)
-    for i in range(3):
-        pred_pos[k, i] = p[i]
-        pred_vel[k, i] = v[i]
-        pred_omega[k, i] = w[i]
-    for i in range(4):
-        pred_quat[k, i] = q[i]
-
-
-@njit(cache=True)
-def _project_into(P, f, d, s, x, n):
-    """x[n, :f] = s P d (and zero padding)."""
-    for a in range(3):
-        x[n, a] = s * (P[a, 0] * d[0] + P[a, 1] * d[1] + P[a, 2] * d[2]) if a < f else 0.0
+            pred_quat[k, i] = q[i]
 
 
 @njit(cache=True)
@@ -70,9 +67,9 @@ def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_
             body_vel[k] = pred_vel[k]
             body_omega[k] = pred_omega[k]
             continue
-        p, q, v, w = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
-                                    body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k], h,
-                                    scheme)
+        p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
+                                    v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
+                                    body_inv_mass[k], h, scheme)
         for i in range(3):
             body_pos[k, i] = p[i]
             body_vel[k, i] = v[i]
@@ -82,99 +79,98 @@ def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_
 
 
 @njit(cache=True)
-def _chain_position_errors(first, n0, n1, u0, u1, node_prim, node_position, cut_prims, prim_kind, prim_body_a,
-                           prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target,
-                           prim_qrel, row_P, row_dim, h, eps_d, max_speed, pred_pos, pred_quat,
+def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
+                           prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, row_P, row_dim, h, eps_d,
+                           max_speed, pred_pos, pred_quat,
                            # outputs
                            step_tol, x):
-    """Right-hand side P d shrink / h of every node from the predicted poses, and the check.
-    Returns (largest error, any primitive above its tolerance, newly clamped count)."""
+    """Right-hand sides x[n] = P d shrink / h of the chain's nodes from the predicted poses, and the check
+    of nodes and cut primitives. Returns (largest error, any primitive above its tolerance, clamped count).
+
+    Impulse clamping (Bender 3.3.3): on the first check a primitive whose error exceeds max_speed·h only aims
+    max_speed·h closer to valid in this step (its tolerance step_tol[i] is relaxed for the step).
+    """
     residual = 0.0
     violated = False
     clamped = 0
-    for j in range(n1 - n0 + u1 - u0):
-        cut = j >= n1 - n0
-        i = cut_prims[u0 + j - (n1 - n0)] if cut else node_prim[n0 + j]
-        if is_velocity_only(prim_kind[i]):
+    n_nodes = nodes_prim.shape[0]
+    for j in range(n_nodes + cut_prims.shape[0]):
+        cut = j >= n_nodes
+        i = cut_prims[j - n_nodes] if cut else nodes_prim[j]
+        kind = prim_kind[i]
+        if is_velocity_only(kind):
             if not cut:
-                x[n0 + j, 0] = x[n0 + j, 1] = x[n0 + j, 2] = 0.0
+                x[j, 0] = x[j, 1] = x[j, 2] = 0.0
             continue
         A = prim_body_a[i]
         B = prim_body_b[i]
-        d = position_error_t(prim_kind[i], v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+        d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
                              v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]), v3(prim_axis_b[i]),
                              prim_target[i], q4(prim_qrel[i]))
         err = np.sqrt(dot(d, d))
         if first:
-            # impulse clamping (Bender 3.3.3): at most max_speed·h closer to valid in this step
             step_tol[i] = max(eps_d, err - max_speed * h)
-            clamped += step_tol[i] > eps_d
+            if step_tol[i] > eps_d:
+                clamped += 1
         residual = max(residual, err)
         violated = violated or err > step_tol[i]
         if not cut:
-            shrink = 1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0
-            _project_into(row_P[i], row_dim[i], d, shrink / h, x, n0 + j)
+            s = (1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0) / h
+            f = row_dim[i]
+            for a in range(3):
+                x[j, a] = s * (row_P[i, a, 0] * d[0] + row_P[i, a, 1] * d[1] + row_P[i, a, 2] * d[2]) if a < f else 0.0
     return residual, violated, clamped
 
 
 @njit(cache=True)
 def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, node_prim,
-                          node_position, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                          prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau,
-                          body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb,
-                          row_P, row_dim, row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr, off_row,
-                          h, scheme, eps_d, max_iter, max_speed,
+                          prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                          prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
+                          body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim,
+                          row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr, off_row, h, scheme, eps_d,
+                          max_iter, max_speed,
                           # outputs (velocities are corrected in place)
                           body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty,
                           step_tol, x, chain_iters):
     """Joint correction of every LGS chain. Returns (most solves in a chain, largest error, clamped count);
-    the solves of chain c go to chain_iters[c]."""
+    the solves of chain c go to chain_iters[c].
+    """
     residual_all = 0.0
     clamped_all = 0
     most = 0
     for c in range(chain_node_start.shape[0] - 1):
         n0, n1 = chain_node_start[c], chain_node_start[c + 1]
-        u0, u1 = chain_cut_start[c], chain_cut_start[c + 1]
+        bodies = chain_bodies[chain_body_start[c]:chain_body_start[c + 1]]
+        cuts = cut_prims[chain_cut_start[c]:chain_cut_start[c + 1]]
+        pred_valid[bodies] = 0
         solves = 0
         residual = 0.0
-        for bi in range(chain_body_start[c], chain_body_start[c + 1]):
-            pred_valid[chain_bodies[bi]] = 0
         for it in range(max_iter + 1):
-            for bi in range(chain_body_start[c], chain_body_start[c + 1]):
-                k = chain_bodies[bi]
-                predict_full(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                             body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat,
-                             pred_vel, pred_omega)
-                dirty[k] = 0
+            predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
+                           body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat, pred_vel,
+                           pred_omega)
             residual, violated, clamped = _chain_position_errors(
-                it == 0, n0, n1, u0, u1, node_prim, node_position, cut_prims, prim_kind, prim_body_a, prim_body_b,
-                prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, row_P, row_dim, h,
-                eps_d, max_speed, pred_pos, pred_quat, step_tol, x)
+                it == 0, node_prim[n0:n1], cuts, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
+                prim_axis_a, prim_axis_b, prim_target, prim_qrel, row_P, row_dim, h, eps_d, max_speed, pred_pos,
+                pred_quat, step_tol, x[n0:n1])
             clamped_all += clamped
             if not violated:
-                for bi in range(chain_body_start[c], chain_body_start[c + 1]):
-                    pred_valid[chain_bodies[bi]] = 1
+                pred_valid[bodies] = 1
                 break
             if solves == max_iter:
                 break
             solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x)
-            apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw,
-                                x, body_vel, body_omega)
+            apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw, x,
+                                body_vel, body_omega)
             solves += 1
-            if u1 > u0:
+            if cuts.shape[0] > 0:
                 # hybrid: one impulse per loop-closing primitive, as in the iterative method
-                for bi in range(chain_body_start[c], chain_body_start[c + 1]):
-                    dirty[chain_bodies[bi]] = 1
-                for j in range(u0, u1):
-                    i = cut_prims[j]
-                    if is_velocity_only(prim_kind[i]):
-                        continue
-                    correct_position_one(i, False, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
-                                         prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos,
-                                         body_quat, body_acc, body_tau, body_inertia, body_inv_inertia,
-                                         body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                                         row_Minv, h, scheme, eps_d, max_speed, body_vel, body_omega, pred_pos,
-                                         pred_quat, dirty, step_tol)
+                dirty[bodies] = 1
+                sweep_positions(cuts, False, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
+                                prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc,
+                                body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,
+                                row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_speed, body_vel,
+                                body_omega, pred_pos, pred_quat, dirty, step_tol)
         chain_iters[c] = solves
         most = max(most, solves)
         residual_all = max(residual_all, residual)
@@ -182,28 +178,29 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
 
 
 @njit(cache=True)
-def _chain_velocity_errors(n0, n1, u0, u1, node_prim, cut_prims, prim_kind, prim_body_a, prim_body_b,
-                           prim_vel_target, row_ra, row_rb, row_P, row_dim, body_vel, body_omega,
+def _chain_velocity_errors(nodes_prim, cut_prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, row_ra,
+                           row_rb, row_P, row_dim, body_vel, body_omega,
                            # outputs
                            x):
-    """Right-hand side P Δu of every node (Δu = u_B − u_A − target); returns the largest |P Δu|."""
+    """Right-hand sides x[n] = P Δu of the chain's nodes (Δu = u_B − u_A − target); returns the largest
+    |P Δu| over nodes and cut primitives."""
     residual = 0.0
-    for j in range(n1 - n0 + u1 - u0):
-        cut = j >= n1 - n0
-        i = cut_prims[u0 + j - (n1 - n0)] if cut else node_prim[n0 + j]
+    n_nodes = nodes_prim.shape[0]
+    for j in range(n_nodes + cut_prims.shape[0]):
+        cut = j >= n_nodes
+        i = cut_prims[j - n_nodes] if cut else nodes_prim[j]
         A = prim_body_a[i]
         B = prim_body_b[i]
         dv = velocity_error_t(prim_kind[i], v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]), v3(body_omega[B]),
                               v3(row_ra[i]), v3(row_rb[i]), v3(prim_vel_target[i]))
         f = row_dim[i]
-        P = row_P[i]
         e2 = 0.0
-        for a in range(f):
-            e = P[a, 0] * dv[0] + P[a, 1] * dv[1] + P[a, 2] * dv[2]
+        for a in range(3):
+            e = row_P[i, a, 0] * dv[0] + row_P[i, a, 1] * dv[1] + row_P[i, a, 2] * dv[2] if a < f else 0.0
             e2 += e * e
+            if not cut:
+                x[j, a] = e
         residual = max(residual, np.sqrt(e2))
-        if not cut:
-            _project_into(P, f, dv, 1.0, x, n0 + j)
     return residual
 
 
@@ -218,23 +215,22 @@ def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, node_pr
     most = 0
     for c in range(chain_node_start.shape[0] - 1):
         n0, n1 = chain_node_start[c], chain_node_start[c + 1]
-        u0, u1 = chain_cut_start[c], chain_cut_start[c + 1]
+        cuts = cut_prims[chain_cut_start[c]:chain_cut_start[c + 1]]
         solves = 0
         residual = 0.0
-        for it in range(max_iter + 1):
-            residual = _chain_velocity_errors(n0, n1, u0, u1, node_prim, cut_prims, prim_kind, prim_body_a,
-                                              prim_body_b, prim_vel_target, row_ra, row_rb, row_P, row_dim,
-                                              body_vel, body_omega, x)
+        for _ in range(max_iter + 1):
+            residual = _chain_velocity_errors(node_prim[n0:n1], cuts, prim_kind, prim_body_a, prim_body_b,
+                                              prim_vel_target, row_ra, row_rb, row_P, row_dim, body_vel, body_omega,
+                                              x[n0:n1])
             if residual <= eps_v or solves == max_iter:
                 break
             solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x)
-            apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw,
-                                x, body_vel, body_omega)
+            apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw, x,
+                                body_vel, body_omega)
             solves += 1
-            for j in range(u0, u1):
-                correct_velocity_one(cut_prims[j], prim_kind, prim_body_a, prim_body_b, prim_vel_target,
-                                     body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, eps_v,
-                                     body_vel, body_omega)
+            if cuts.shape[0] > 0:
+                sweep_velocities(cuts, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
+                                 row_ra, row_rb, row_P, row_dim, row_Minv, eps_v, body_vel, body_omega)
         chain_iters[c] = solves
         most = max(most, solves)
         residual_all = max(residual_all, residual)

@@ -23,16 +23,20 @@ import numpy as np
 from numba import njit
 
 from impulsim.methods.impulse.prims import is_translational
+from impulsim.methods.impulse.rows import prim_geometry
 
 
 @njit(cache=True)
-def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, body_inv_mass, body_Iinv, row_ra, row_rb,
-                   row_P, row_dim,
+def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                   prim_axis_b, body_pos, body_quat, body_Iinv,
                    # outputs
-                   node_lin, node_ang, node_angw):
-    """J and Y rows of every node at the current poses (see module docstring), shape [n, 2, 3, 3]."""
+                   row_ra, row_rb, row_P, row_dim, node_lin, node_ang, node_angw):
+    """Impulse points and projections of every node's primitive, and its J and Y rows (see module
+    docstring, shape [n, 2, 3, 3]), at the current poses."""
     for n in range(node_prim.shape[0]):
         i = node_prim[n]
+        prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                      prim_axis_b, body_pos, body_quat, row_ra, row_rb, row_P, row_dim)
         trans = is_translational(prim_kind[i])
         f = row_dim[i]
         for side in range(2):
@@ -64,85 +68,96 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, body_inv_mass
 
 
 @njit(cache=True)
-def assemble(node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw,
+def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw,
              term_target, term_row, term_row_side, term_col, term_col_side,
              # outputs
              asm_diag, asm_off):
-    """Blocks of M: zero them, then add J(row node) · Y(col node) for every term (shared dynamic body)."""
+    """Blocks of M: zero them, then add J(row node) · Y(col node) for every term (shared dynamic body):
+    w p_a·p_b (both translational) + (r × p_a)·J⁻¹(r' × p_b), with the sides' signs."""
     asm_diag[:] = 0.0
     asm_off[:] = 0.0
     for t in range(term_target.shape[0]):
         n1, s1 = term_row[t], term_row_side[t]
         n2, s2 = term_col[t], term_col_side[t]
         i = node_prim[n2]
-        k = prim_body_a[i] if s2 == 0 else prim_body_b[i]
-        w = body_inv_mass[k]
+        w = body_inv_mass[prim_body_a[i] if s2 == 0 else prim_body_b[i]]
+        lin = node_trans[n1] == 1 and node_trans[n2] == 1
         tg = term_target[t]
         for a in range(3):
+            g0, g1, g2 = node_ang[n1, s1, a, 0], node_ang[n1, s1, a, 1], node_ang[n1, s1, a, 2]
+            l0, l1, l2 = node_lin[n1, s1, a, 0], node_lin[n1, s1, a, 1], node_lin[n1, s1, a, 2]
             for b in range(3):
-                v = w * (node_lin[n1, s1, a, 0] * node_lin[n2, s2, b, 0]
-                         + node_lin[n1, s1, a, 1] * node_lin[n2, s2, b, 1]
-                         + node_lin[n1, s1, a, 2] * node_lin[n2, s2, b, 2])
-                v += (node_ang[n1, s1, a, 0] * node_angw[n2, s2, b, 0]
-                      + node_ang[n1, s1, a, 1] * node_angw[n2, s2, b, 1]
-                      + node_ang[n1, s1, a, 2] * node_angw[n2, s2, b, 2])
+                v = g0 * node_angw[n2, s2, b, 0] + g1 * node_angw[n2, s2, b, 1] + g2 * node_angw[n2, s2, b, 2]
+                if lin:
+                    v += w * (l0 * node_lin[n2, s2, b, 0] + l1 * node_lin[n2, s2, b, 1] + l2 * node_lin[n2, s2, b, 2])
                 if tg < 0:
                     asm_diag[-1 - tg, a, b] += v
                 else:
                     asm_off[tg, a, b] += v
 
 
-@njit(cache=True)
-def pseudo_inverse(D, orig, active, dep_tol, work, out):
-    """out = D⁺ for a symmetric 3×3 block via LDLᵀ, dropping dependent rows; returns rows dropped.
+@njit(cache=True, inline="always")
+def _keep(piv, orig, active, dep_tol):
+    """A pivot is kept if its row is active, real (orig > 0) and not dependent (piv > dep_tol · orig)."""
+    return active and orig > 0.0 and piv > dep_tol * orig
 
-    Row r is dropped (zero impulse) when its pivot is at most dep_tol · orig[r, r], when orig[r, r] is
-    zero (padding rows of primitives with fewer than three rows), or when the node is not active.
-    ``work`` is scratch of shape [4, 3]: rows 0–2 hold the unit lower factor, row 3 the pivots.
+
+@njit(cache=True, inline="always")
+def pseudo_inverse(k, fac_diag, asm_diag, active, dep_tol,
+                   # outputs
+                   fac_diag_inv):
+    """fac_diag_inv[k] = D⁺ of the symmetric 3×3 block fac_diag[k] via D = L diag(d) Lᵀ; returns rows dropped.
+
+    Row r is dropped (d_r = 0: zero impulse, no coupling) when its pivot is at most dep_tol times its
+    original diagonal entry asm_diag[k, r, r], when that entry is zero (padding rows of primitives with fewer
+    than three rows), or when the node is not active. D⁺ = L⁻ᵀ diag(1/d) L⁻¹ over the kept rows.
     """
+    o0, o1, o2 = asm_diag[k, 0, 0], asm_diag[k, 1, 1], asm_diag[k, 2, 2]
+    D00, D10, D20 = fac_diag[k, 0, 0], fac_diag[k, 1, 0], fac_diag[k, 2, 0]
+    D11, D21, D22 = fac_diag[k, 1, 1], fac_diag[k, 2, 1], fac_diag[k, 2, 2]
     dropped = 0
-    work[:, :] = 0.0
-    for r in range(3):
-        piv = D[r, r]
-        for c in range(r):
-            piv -= work[r, c] * work[r, c] * work[3, c]
-        if active and orig[r, r] > 0.0 and piv > dep_tol * orig[r, r]:
-            work[3, r] = piv
-            for q in range(r + 1, 3):
-                v = D[q, r]
-                for c in range(r):
-                    v -= work[q, c] * work[r, c] * work[3, c]
-                work[q, r] = v / piv
-        elif active and orig[r, r] > 0.0:
-            dropped += 1
-    # D⁺ = L⁻ᵀ diag(1/d) L⁻¹ over the kept rows, one unit column at a time
-    for col in range(3):
-        y0 = 1.0 if col == 0 else 0.0
-        y1 = (1.0 if col == 1 else 0.0) - work[1, 0] * y0
-        y2 = (1.0 if col == 2 else 0.0) - work[2, 0] * y0 - work[2, 1] * y1
-        z0 = y0 / work[3, 0] if work[3, 0] > 0.0 else 0.0
-        z1 = y1 / work[3, 1] if work[3, 1] > 0.0 else 0.0
-        z2 = y2 / work[3, 2] if work[3, 2] > 0.0 else 0.0
-        x1 = z1 - work[2, 1] * z2
-        out[0, col] = z0 - work[1, 0] * x1 - work[2, 0] * z2
-        out[1, col] = x1
-        out[2, col] = z2
+    i0 = i1 = i2 = 0.0
+    l10 = l20 = l21 = 0.0
+    if _keep(D00, o0, active, dep_tol):
+        i0 = 1.0 / D00
+        l10 = D10 * i0
+        l20 = D20 * i0
+    elif active and o0 > 0.0:
+        dropped += 1
+    p1 = D11 - l10 * l10 * D00
+    if _keep(p1, o1, active, dep_tol):
+        i1 = 1.0 / p1
+        l21 = (D21 - l20 * l10 * D00) * i1
+    elif active and o1 > 0.0:
+        dropped += 1
+    p2 = D22 - l20 * l20 * D00 - l21 * l21 * p1      # l20 = 0 or l21 = 0 where a row was dropped
+    if _keep(p2, o2, active, dep_tol):
+        i2 = 1.0 / p2
+    elif active and o2 > 0.0:
+        dropped += 1
+    # rows of L⁻¹: (1, 0, 0), (m10, 1, 0), (m20, m21, 1)
+    m10 = -l10
+    m21 = -l21
+    m20 = l10 * l21 - l20
+    P00 = i0 + m10 * m10 * i1 + m20 * m20 * i2
+    P01 = m10 * i1 + m20 * m21 * i2
+    P02 = m20 * i2
+    P11 = i1 + m21 * m21 * i2
+    P12 = m21 * i2
+    fac_diag_inv[k, 0, 0] = P00
+    fac_diag_inv[k, 0, 1] = fac_diag_inv[k, 1, 0] = P01
+    fac_diag_inv[k, 0, 2] = fac_diag_inv[k, 2, 0] = P02
+    fac_diag_inv[k, 1, 1] = P11
+    fac_diag_inv[k, 1, 2] = fac_diag_inv[k, 2, 1] = P12
+    fac_diag_inv[k, 2, 2] = i2
     return dropped
-
-
-@njit(cache=True)
-def _mul_sub_transposed(A, B, C):
-    """C −= A Bᵀ for 3×3 blocks."""
-    for a in range(3):
-        for b in range(3):
-            C[a, b] -= A[a, 0] * B[b, 0] + A[a, 1] * B[b, 1] + A[a, 2] * B[b, 2]
 
 
 @njit(cache=True)
 def factorize(n0, n1, asm_diag, asm_off, node_position, position_system, col_ptr, off_row, upd_ptr, upd_a,
               upd_b, upd_target, dep_tol,
               # outputs
-              fac_diag_inv, fac_off, tmp, work, fac_diag):
+              fac_diag_inv, fac_off, tmp, fac_diag):
     """Block LDLᵀ of nodes n0 .. n1-1 (one or more whole chains). Returns the number of rows dropped.
 
     ``position_system`` true: velocity-only nodes are left out (dropped whole), giving the matrix of the
@@ -150,28 +165,33 @@ def factorize(n0, n1, asm_diag, asm_off, node_position, position_system, col_ptr
     On return fac_off holds L (blocks L_ik = A_ik D_k⁺) and fac_diag_inv the D_k⁺.
     """
     dropped = 0
-    for n in range(n0, n1):
-        fac_diag[n] = asm_diag[n]
-    for t in range(col_ptr[n0], col_ptr[n1]):
-        fac_off[t] = asm_off[t]
+    fac_diag[n0:n1] = asm_diag[n0:n1]
+    fac_off[col_ptr[n0]:col_ptr[n1]] = asm_off[col_ptr[n0]:col_ptr[n1]]
     for k in range(n0, n1):
         active = node_position[k] == 1 or not position_system
-        dropped += pseudo_inverse(fac_diag[k], asm_diag[k], active, dep_tol, work, fac_diag_inv[k])
+        dropped += pseudo_inverse(k, fac_diag, asm_diag, active, dep_tol, fac_diag_inv)
         c0 = col_ptr[k]
-        c1 = col_ptr[k + 1]
-        Dk = fac_diag_inv[k]
-        for t in range(c0, c1):
+        # L_ik = A_ik D_k⁺ for the blocks below the diagonal
+        for t in range(c0, col_ptr[k + 1]):
             for a in range(3):
+                b0, b1, b2 = fac_off[t, a, 0], fac_off[t, a, 1], fac_off[t, a, 2]
                 for b in range(3):
-                    tmp[t - c0, a, b] = (fac_off[t, a, 0] * Dk[0, b] + fac_off[t, a, 1] * Dk[1, b]
-                                         + fac_off[t, a, 2] * Dk[2, b])
+                    tmp[t - c0, a, b] = b0 * fac_diag_inv[k, 0, b] + b1 * fac_diag_inv[k, 1, b] + \
+                        b2 * fac_diag_inv[k, 2, b]
+        # Schur update: block(i, j) −= L_ik A_jkᵀ for every pair i ≥ j below k
         for u in range(upd_ptr[k], upd_ptr[k + 1]):
+            ta = upd_a[u]
+            tb = upd_b[u]
             tg = upd_target[u]
-            if tg < 0:
-                _mul_sub_transposed(tmp[upd_a[u]], fac_off[upd_b[u]], fac_diag[-1 - tg])
-            else:
-                _mul_sub_transposed(tmp[upd_a[u]], fac_off[upd_b[u]], fac_off[tg])
-        for t in range(c0, c1):
+            for a in range(3):
+                l0, l1, l2 = tmp[ta, a, 0], tmp[ta, a, 1], tmp[ta, a, 2]
+                for b in range(3):
+                    v = l0 * fac_off[tb, b, 0] + l1 * fac_off[tb, b, 1] + l2 * fac_off[tb, b, 2]
+                    if tg < 0:
+                        fac_diag[-1 - tg, a, b] -= v
+                    else:
+                        fac_off[tg, a, b] -= v
+        for t in range(c0, col_ptr[k + 1]):
             fac_off[t] = tmp[t - c0]
     return dropped
 
@@ -217,21 +237,22 @@ def apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_ma
 
 
 @njit(cache=True)
-def build_and_factorize(node_prim, node_position, prim_kind, prim_body_a, prim_body_b, body_inv_mass, body_Iinv,
-                        row_ra, row_rb, row_P, row_dim, term_target, term_row, term_row_side, term_col,
-                        term_col_side, col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target, position_system,
-                        dep_tol,
+def build_and_factorize(node_prim, node_position, node_trans, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
+                        prim_anchor_b, prim_axis_a, prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
+                        term_target, term_row, term_row_side, term_col, term_col_side, col_ptr, off_row, upd_ptr,
+                        upd_a, upd_b, upd_target, position_system, dep_tol,
                         # outputs
-                        node_lin, node_ang, node_angw, asm_diag, asm_off, fac_diag_inv, fac_off, tmp, work,
-                        fac_diag):
-    """Jacobian rows, assembly and factorization of all nodes at the current poses (one call per step).
-    Returns the number of dependent rows dropped."""
-    node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, body_inv_mass, body_Iinv, row_ra, row_rb,
-                   row_P, row_dim, node_lin, node_ang, node_angw)
-    assemble(node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw, term_target,
-             term_row, term_row_side, term_col, term_col_side, asm_diag, asm_off)
+                        row_ra, row_rb, row_P, row_dim, node_lin, node_ang, node_angw, asm_diag, asm_off,
+                        fac_diag_inv, fac_off, tmp, fac_diag):
+    """Geometry and Jacobian rows, assembly and factorization of all nodes at the current poses (one call
+    per step). Returns the number of dependent rows dropped."""
+    node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                   prim_axis_b, body_pos, body_quat, body_Iinv, row_ra, row_rb, row_P, row_dim, node_lin, node_ang,
+                   node_angw)
+    assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw,
+             term_target, term_row, term_row_side, term_col, term_col_side, asm_diag, asm_off)
     return factorize(0, node_prim.shape[0], asm_diag, asm_off, node_position, position_system, col_ptr, off_row,
-                     upd_ptr, upd_a, upd_b, upd_target, dep_tol, fac_diag_inv, fac_off, tmp, work, fac_diag)
+                     upd_ptr, upd_a, upd_b, upd_target, dep_tol, fac_diag_inv, fac_off, tmp, fac_diag)
 
 
 @njit(cache=True)
@@ -243,5 +264,18 @@ def same_poses(body_pos, body_quat, cache_pos, cache_quat):
                 return False
         for i in range(4):
             if body_quat[k, i] != cache_quat[k, i]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def all_finite(body_pos, body_quat, body_vel, body_omega):
+    """True if every position, orientation, velocity and angular velocity entry is finite."""
+    for k in range(body_pos.shape[0]):
+        for i in range(3):
+            if not (np.isfinite(body_pos[k, i]) and np.isfinite(body_vel[k, i]) and np.isfinite(body_omega[k, i])):
+                return False
+        for i in range(4):
+            if not np.isfinite(body_quat[k, i]):
                 return False
     return True

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from impulsim.model.kinds import Prim
+from impulsim.model.kinds import Prim, TRANSLATIONAL
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class LgsStructure:
     """Primitive of each node, shape [n_nodes], int64."""
     node_position: np.ndarray
     """1 if the node takes part in the position correction (0 for velocity-only rows), int8."""
+    node_trans: np.ndarray
+    """1 if the node's primitive is translational (acts with a linear impulse), int8."""
     chain_node_start: np.ndarray
     """Nodes of chain c are chain_node_start[c] .. chain_node_start[c+1]-1, shape [n_chains + 1]."""
     col_ptr: np.ndarray
@@ -153,6 +155,7 @@ def analyse(model, chain_nodes: list[list[int]]) -> LgsStructure:
     starts[1:] = np.cumsum([len(nodes) for nodes in chain_nodes])
     velocity_only = (Prim.VEL_POINT, Prim.VEL_ANGULAR)
     node_position = np.array([model.prim_kind[i] not in velocity_only for i in node_prim], np.int8)
+    node_trans = np.array([Prim(model.prim_kind[i]) in TRANSLATIONAL for i in node_prim], np.int8)
     inc = _incident_nodes(model, node_prim)
     lower = _matrix_pattern(len(node_prim), inc)
     matrix_off = sum(len(s) for s in lower)
@@ -161,5 +164,5 @@ def analyse(model, chain_nodes: list[list[int]]) -> LgsStructure:
     upd = _updates(cols, slot)
     terms = _terms(inc, slot)
     max_col = int(np.max(np.diff(col_ptr))) if len(node_prim) else 0
-    return LgsStructure(node_prim, node_position, starts, col_ptr, off_row, *terms, *upd,
+    return LgsStructure(node_prim, node_position, node_trans, starts, col_ptr, off_row, *terms, *upd,
                         max_col=max(max_col, 1), _matrix_off=matrix_off)

@@ -11,8 +11,8 @@ from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT
 from impulsim.methods.impulse.lgs_correct import advance_bodies
-from impulsim.methods.impulse.lgs_kernels import same_poses
-from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows
+from impulsim.methods.impulse.lgs_kernels import same_poses, all_finite
+from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows, compute_rows_of
 
 SOLVERS = ("iterative", "lgs")
 
@@ -102,6 +102,9 @@ class ImpulseMethod(Method):
         in_lgs = set(joint_prims(m, [j for ch in lgs for j in ch.joints]))
         rest = [i for i in range(m.n_prims) if i not in in_lgs]
         self._iter_prims = np.array(rest, np.int64) if rest else None
+        # primitives corrected one at a time need their full rows (with (P K Pᵀ)⁻¹); LGS nodes only geometry
+        one_by_one = rest + ([] if self._lgs is None else self._lgs.cut_prims.tolist())
+        self._row_prims = np.array(sorted(one_by_one), np.int64) if one_by_one else None
 
     # the step ---------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
@@ -109,6 +112,11 @@ class ImpulseMethod(Method):
         self._scheme(self, s, h, info, timer)
         s.t += h
         s.step_count += 1
+
+    def _check_finite(self, s, step_count):
+        """Fast check of the new state; the base class names the body and quantity if one is not finite."""
+        if not all_finite(s.body_pos, s.body_quat, s.body_vel, s.body_omega):
+            super()._check_finite(s, step_count)
 
     # stages (used by the schemes) -------------------------------------------------------------------
     def _rows(self, s):
@@ -120,10 +128,16 @@ class ImpulseMethod(Method):
                      self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv)
 
     def _update_rows(self, s, position_system: bool):
-        """Rows (and the LGS factorization) at the current poses, remembered for the next step."""
-        self._rows(s)
+        """Rows of the iteratively corrected primitives and the LGS factorization at the current poses,
+        remembered for the next step."""
+        m = self.model
+        world_inverse_inertia(s.body_quat, m.body_inv_inertia, self.Iinv)
+        if self._row_prims is not None:
+            compute_rows_of(self._row_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
+                            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass,
+                            self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv)
         if self._lgs is not None:
-            self._lgs.build(self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, position_system)
+            self._lgs.build(s, self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, position_system)
         self._rows_pos[...] = s.body_pos
         self._rows_quat[...] = s.body_quat
 

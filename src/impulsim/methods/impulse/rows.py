@@ -10,7 +10,6 @@ import numpy as np
 from numba import njit
 
 from impulsim.math.vec import v3, q4, sub, scale, cross, norm, qrot, perpendicular_basis
-from impulsim.math.quaternion import quat_to_matrix
 from impulsim.methods.impulse.prims import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
                                             DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR, is_translational)
 from impulsim.methods.impulse.errors import impulse_points_t
@@ -20,14 +19,17 @@ from impulsim.methods.impulse.errors import impulse_points_t
 def world_inverse_inertia(body_quat, body_inv_inertia, out):
     """J⁻¹ = R J_l⁻¹ Rᵀ for every body, world frame [1/(kg m²)], out shape [n, 3, 3]."""
     for k in range(body_quat.shape[0]):
-        d = body_inv_inertia[k]
-        if d[0] == 0.0 and d[1] == 0.0 and d[2] == 0.0:
+        d0, d1, d2 = body_inv_inertia[k, 0], body_inv_inertia[k, 1], body_inv_inertia[k, 2]
+        if d0 == 0.0 and d1 == 0.0 and d2 == 0.0:
             out[k] = 0.0
             continue
-        R = quat_to_matrix(body_quat[k])
+        # columns of R(q) are the body axes: J⁻¹ = Σ_c d_c R[:, c] R[:, c]ᵀ
+        c0 = qrot(q4(body_quat[k]), (1.0, 0.0, 0.0))
+        c1 = qrot(q4(body_quat[k]), (0.0, 1.0, 0.0))
+        c2 = qrot(q4(body_quat[k]), (0.0, 0.0, 1.0))
         for i in range(3):
             for j in range(i, 3):
-                s = R[i, 0] * d[0] * R[j, 0] + R[i, 1] * d[1] * R[j, 1] + R[i, 2] * d[2] * R[j, 2]
+                s = c0[i] * d0 * c0[j] + c1[i] * d1 * c1[j] + c2[i] * d2 * c2[j]
                 out[k, i, j] = s
                 out[k, j, i] = s
 
@@ -48,37 +50,39 @@ def _set_row(P, r, v):
 
 
 @njit(cache=True)
-def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
-    """Fill the rows of P (3×3 array) for a primitive; return the number of rows f."""
-    P[:, :] = 0.0
+def projection_t(kind, a, b, q_a, q_b, axis_a, axis_b):
+    """Rows of the projection P of a primitive as tuples (unused rows zero) and their number f:
+    (f, p0, p1, p2). a, b are the impulse points, q_a, q_b the orientations (tuples)."""
+    zero = (0.0, 0.0, 0.0)
     if kind == BALL or kind == VEL_POINT or kind == ROTATION_LOCK or kind == VEL_ANGULAR:
-        P[0, 0] = 1.0
-        P[1, 1] = 1.0
-        P[2, 2] = 1.0
-        return 3
+        return 3, (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
     if kind == DISTANCE:
-        d = sub(v3(b), v3(a))
+        d = sub(b, a)
         n = norm(d)
-        _set_row(P, 0, scale(d, 1.0 / n) if n > 1e-15 else (1.0, 0.0, 0.0))
-        return 1
-    xa = qrot(q4(q_a), v3(axis_a))
+        return 1, (scale(d, 1.0 / n) if n > 1e-15 else (1.0, 0.0, 0.0)), zero, zero
+    xa = qrot(q_a, axis_a)
     if kind == PLANE:
-        _set_row(P, 0, xa)
-        return 1
+        return 1, xa, zero, zero
     if kind == DOUBLE_ROTATION:
-        z = cross(xa, qrot(q4(q_b), v3(axis_b)))
+        z = cross(xa, qrot(q_b, axis_b))
         n = norm(z)
         if n > 1e-15:
-            _set_row(P, 0, scale(z, 1.0 / n))
-        else:
-            y, _ = perpendicular_basis(xa)
-            _set_row(P, 0, y)
-        return 1
+            return 1, scale(z, 1.0 / n), zero, zero
+        y, _ = perpendicular_basis(xa)
+        return 1, y, zero, zero
     # LINE and DIRECTION: the plane perpendicular to A's axis
     y, z = perpendicular_basis(xa)
-    _set_row(P, 0, y)
-    _set_row(P, 1, z)
-    return 2
+    return 2, y, z, zero
+
+
+@njit(cache=True)
+def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
+    """Fill the rows of P (3×3 array) for a primitive; return the number of rows f."""
+    f, p0, p1, p2 = projection_t(kind, v3(a), v3(b), q4(q_a), q4(q_b), v3(axis_a), v3(axis_b))
+    _set_row(P, 0, p0)
+    _set_row(P, 1, p1)
+    _set_row(P, 2, p2)
+    return f
 
 
 @njit(cache=True)
@@ -142,37 +146,70 @@ def project_matrix(P, K, f, M):
             M[r, c] = s
 
 
+@njit(cache=True, inline="always")
+def _store3(arr, i, r, v):
+    arr[i, r, 0] = v[0]
+    arr[i, r, 1] = v[1]
+    arr[i, r, 2] = v[2]
+
+
+@njit(cache=True, inline="always")
+def prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
+                  body_pos, body_quat,
+                  # outputs
+                  row_ra, row_rb, row_P, row_dim):
+    """Levers ra, rb from the centres of mass to the impulse points (translational primitives) and the
+    projection P (rows, count f) of primitive i at the current poses."""
+    kind = prim_kind[i]
+    A = prim_body_a[i]
+    B = prim_body_b[i]
+    pa, qa = v3(body_pos[A]), q4(body_quat[A])
+    pb, qb = v3(body_pos[B]), q4(body_quat[B])
+    a, b = pa, pb
+    if is_translational(kind):
+        a, b = impulse_points_t(kind, pa, qa, pb, qb, v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]))
+        ra, rb = sub(a, pa), sub(b, pb)
+        row_ra[i, 0], row_ra[i, 1], row_ra[i, 2] = ra[0], ra[1], ra[2]
+        row_rb[i, 0], row_rb[i, 1], row_rb[i, 2] = rb[0], rb[1], rb[2]
+    f, p0, p1, p2 = projection_t(kind, a, b, qa, qb, v3(prim_axis_a[i]), v3(prim_axis_b[i]))
+    _store3(row_P, i, 0, p0)
+    _store3(row_P, i, 1, p1)
+    _store3(row_P, i, 2, p2)
+    row_dim[i] = f
+
+
+@njit(cache=True)
+def compute_rows_of(prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                    prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
+                    # outputs
+                    row_ra, row_rb, row_P, row_dim, row_Minv):
+    """Impulse points, projections and inverse projected matrices of the listed primitives, now."""
+    K = np.zeros((3, 3))
+    M = np.zeros((3, 3))
+    for i in prims:
+        prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                      prim_axis_b, body_pos, body_quat, row_ra, row_rb, row_P, row_dim)
+        A = prim_body_a[i]
+        B = prim_body_b[i]
+        K[:, :] = 0.0
+        if is_translational(prim_kind[i]):
+            add_k_body(body_inv_mass[A], body_Iinv[A], v3(row_ra[i]), K)
+            add_k_body(body_inv_mass[B], body_Iinv[B], v3(row_rb[i]), K)
+        else:
+            for r in range(3):
+                for c in range(3):
+                    K[r, c] = body_Iinv[A, r, c] + body_Iinv[B, r, c]
+        M[:, :] = 0.0
+        project_matrix(row_P[i], K, row_dim[i], M)
+        invert_small(M, row_dim[i], row_Minv[i])
+
+
 @njit(cache=True)
 def compute_rows(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                  prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
                  # outputs
                  row_ra, row_rb, row_P, row_dim, row_Minv):
     """Impulse points, projections and inverse projected matrices of every primitive, now."""
-    K = np.zeros((3, 3))
-    M = np.zeros((3, 3))
-    for i in range(prim_kind.shape[0]):
-        kind = prim_kind[i]
-        A = prim_body_a[i]
-        B = prim_body_b[i]
-        K[:, :] = 0.0
-        if is_translational(kind):
-            a, b = impulse_points_t(kind, v3(body_pos[A]), q4(body_quat[A]), v3(body_pos[B]), q4(body_quat[B]),
-                                    v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]))
-            ra = sub(a, v3(body_pos[A]))
-            rb = sub(b, v3(body_pos[B]))
-            _set_row(row_ra, i, ra)
-            _set_row(row_rb, i, rb)
-            add_k_body(body_inv_mass[A], body_Iinv[A], ra, K)
-            add_k_body(body_inv_mass[B], body_Iinv[B], rb, K)
-        else:
-            a = v3(body_pos[A])
-            b = v3(body_pos[B])
-            for r in range(3):
-                for c in range(3):
-                    K[r, c] = body_Iinv[A, r, c] + body_Iinv[B, r, c]
-        f = projection(kind, a, b, body_quat[A], body_quat[B], prim_axis_a[i],
-                       prim_axis_b[i], row_P[i])
-        row_dim[i] = f
-        M[:, :] = 0.0
-        project_matrix(row_P[i], K, f, M)
-        invert_small(M, f, row_Minv[i])
+    compute_rows_of(np.arange(prim_kind.shape[0]), prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
+                    prim_anchor_b, prim_axis_a, prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
+                    row_ra, row_rb, row_P, row_dim, row_Minv)

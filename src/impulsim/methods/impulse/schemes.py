@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from impulsim.dynamics.forces import compute_loads
+from impulsim.dynamics.forces import compute_loads, to_accelerations
 from impulsim.dynamics.integrate import free_step_all
 
 EXTRAPOLATION_WEIGHTS = {
@@ -43,7 +43,14 @@ def _core(method, s, h, info, timer):
 
 
 def _loads(method, s, h, timer):
-    compute_loads(method.model, s, h, method.acc, method.tau)
+    """Stage "forces". Without springs, motors and servos the loads are gravity and the user's forces and
+    torques, set directly (the same values compute_loads gives, without its empty stages)."""
+    m = method.model
+    if m.n_springs or m.n_motors or m.n_servos:
+        compute_loads(m, s, h, method.acc, method.tau)
+    else:
+        to_accelerations(m.gravity, m.body_inv_mass, s.body_force, method.acc)
+        method.tau[...] = s.body_torque
     timer.lap("forces")
 
 
