@@ -27,7 +27,7 @@ import math
 from numba import njit
 
 from impulsim.math.vec import v3, q4, add, sub, scale, dot, cross, qmul, qconj, qrot
-from impulsim.methods.lagrange.kinds import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
+from impulsim.methods.lagrange.kinds import (DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
                                              DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR, POINT_FUNCTION,
                                              VELOCITY_FUNCTION)
 

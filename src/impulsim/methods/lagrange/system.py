@@ -7,7 +7,6 @@ kinematic) have M⁻¹ = 0: their accelerations are zero and the constraints can
 c′ = c + 2α Ċ + β² C on holonomic rows and c′ = c + α C on velocity rows (Baumgarte, Wagner eq. 3.21,
 3.23); α = β = 0 leaves the constraints unstabilized.
 """
-import numpy as np
 from numba import njit
 
 from impulsim.math.vec import v3, q4, sub, cross, matvec, qnormalize, qrot
