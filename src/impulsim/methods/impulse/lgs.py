@@ -57,6 +57,8 @@ class LgsSolver:
         self._alloc()
         self.dropped = 0
         """Rows dropped as dependent in the last factorization."""
+        self.factorizations = 0
+        """Factorizations so far (one per step in a continuous run without velocity-only joints)."""
         self.factored_position = False
         """True when the current factorization is that of the joint correction (velocity-only rows left out)."""
 
@@ -88,6 +90,7 @@ class LgsSolver:
             st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, position_system, self.dependent_pivot, row_ra, row_rb,
             row_P, row_dim, self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off,
             self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag)
+        self.factorizations += 1
         self.factored_position = position_system or not self.has_velocity_rows
 
     def refactor_for_positions(self):
@@ -96,6 +99,7 @@ class LgsSolver:
         self.dropped = factorize(0, st.n_nodes, self.asm_diag, self.asm_off, st.node_position, True, st.col_ptr,
                                  st.off_row, st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, self.dependent_pivot,
                                  self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag)
+        self.factorizations += 1
         self.factored_position = True
 
     def correct_positions(self, method, s, h):

@@ -194,6 +194,11 @@ class ImpulseMethod(Method):
 
     # description --------------------------------------------------------------------------------------
     @property
+    def factorizations(self) -> int:
+        """LGS factorizations so far (one per step in a continuous run without velocity-only joints)."""
+        return 0 if self._lgs is None else self._lgs.factorizations
+
+    @property
     def dropped_rows(self) -> int:
         """Rows the last LGS factorization dropped as linearly dependent (redundant loop constraints)."""
         return 0 if self._lgs is None else self._lgs.dropped
