@@ -61,3 +61,4 @@ def run(name: str, quick: bool = False, json_path: str | None = None) -> list[di
 # registered benchmarks (each line names a module of impulsim.bench or another package)
 register("collision", "impulsim.collision.benchmark:run")
 register("masspoint", "impulsim.methods.masspoint.benchmark:run")
+register("methods", "impulsim.methods.lagrange.benchmark:run")

@@ -3,8 +3,9 @@ followed by ``info = method.step(state, h)``."""
 from impulsim.methods.base import Method, StepInfo
 from impulsim.methods.impulse import ImpulseMethod
 from impulsim.methods.masspoint import MassPointMethod
+from impulsim.methods.lagrange import LagrangeMethod
 
-METHODS = {"impulse": ImpulseMethod, "masspoint": MassPointMethod}
+METHODS = {"impulse": ImpulseMethod, "lagrange": LagrangeMethod, "masspoint": MassPointMethod}
 
 
 def make(name: str, model, **options) -> Method:
@@ -16,4 +17,4 @@ def make(name: str, model, **options) -> Method:
     return cls(model, **options)
 
 
-__all__ = ["Method", "StepInfo", "ImpulseMethod", "MassPointMethod", "METHODS", "make"]
+__all__ = ["Method", "StepInfo", "ImpulseMethod", "MassPointMethod", "LagrangeMethod", "METHODS", "make"]
