@@ -62,3 +62,8 @@ def run(name: str, quick: bool = False, json_path: str | None = None) -> list[di
 register("collision", "impulsim.collision.benchmark:run")
 register("masspoint", "impulsim.methods.masspoint.benchmark:run")
 register("methods", "impulsim.methods.lagrange.benchmark:run")
+register("chain", "impulsim.bench.bender:chain")
+register("tree", "impulsim.bench.bender:tree")
+register("loops", "impulsim.bench.bender:loops")
+register("bender", "impulsim.bench.bender:bender")
+register("order", "impulsim.bench.convergence:run")
