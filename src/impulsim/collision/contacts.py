@@ -44,8 +44,8 @@ def make_buffers(capacity: int) -> ContactBuffers:
 
 
 @njit(cache=True)
-def append_region(ws, k, n, sa, sb, ba, bb, swapped, pair, feat_a, feat_b, out, count):
-    """Append the k region points in ``ws.region`` (computed with slot 0 = A) as contacts.
+def append_region(region, regcode, k, n, sa, sb, ba, bb, swapped, pair, feat_a, feat_b, out, count):
+    """Append the k rows of ``region`` / ``regcode`` (computed with slot 0 = A) as contacts.
 
     ``swapped``: slot 0 holds the second shape of the output pair, so normals flip and points swap.
     ``feat_a``/``feat_b`` are added to the slot-0/slot-1 feature ids (triangle index bits for meshes).
@@ -59,12 +59,12 @@ def append_region(ws, k, n, sa, sb, ba, bb, swapped, pair, feat_a, feat_b, out, 
             out.body_a[count], out.body_b[count] = ba, bb
             out.shape_a[count], out.shape_b[count] = sa, sb
             for c in range(3):
-                out.point_a[count, c] = ws.region[i, first + c]
-                out.point_b[count, c] = ws.region[i, second + c]
+                out.point_a[count, c] = region[i, first + c]
+                out.point_b[count, c] = region[i, second + c]
                 out.normal[count, c] = sign * n[c]
-            out.distance[count] = ws.region[i, 6]
-            fa = ws.regcode[i, 0] + feat_a
-            fb = ws.regcode[i, 1] + feat_b
+            out.distance[count] = region[i, 6]
+            fa = regcode[i, 0] + feat_a
+            fb = regcode[i, 1] + feat_b
             out.feature_a[count], out.feature_b[count] = (fb, fa) if swapped else (fa, fb)
             out.pair[count] = pair
         count += 1

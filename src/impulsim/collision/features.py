@@ -34,12 +34,13 @@ def _put(ws, slot, i, p, code):
 
 
 @njit(cache=True)
-def _box_corner(ws, slot, signs):
-    """World corner of the box in slot with local signs (±1, ±1, ±1), and its id (bit j: + on axis j)."""
-    p = row(ws.cpos, slot)
+def _box_corner(c, ax, h, signs):
+    """World corner of a box (centre c, axes ax, half sizes h) with local signs (±1, ±1, ±1), and its
+    id (bit j set: + on axis j)."""
+    p = c
     code = 0
     for j in range(3):
-        p = add(p, scale(column(ws.cmat[slot], j), signs[j] * ws.cpar[slot, j]))
+        p = add(p, scale(ax[j], signs[j] * h[j]))
         if signs[j] > 0:
             code |= 1 << j
     return p, code
@@ -66,8 +67,16 @@ def _replace(t, e, value):
 
 
 @njit(cache=True)
-def _box_feature(ws, slot, d, cos_tol):
-    dl = mat_t_vec(ws.cmat[slot], d)
+def _put_flat(fpts, fcode, slot, i, p, code):
+    fpts[slot, i, 0], fpts[slot, i, 1], fpts[slot, i, 2] = p[0], p[1], p[2]
+    fcode[slot, i] = code
+
+
+@njit(cache=True)
+def box_feature(c, ax, h, d, cos_tol, fpts, fcode, slot):
+    """Feature of a box (centre c [m], unit axes ax = 3 tuples, half sizes h [m], world) supporting unit
+    direction d, into fpts[slot] / fcode[slot]: (dim, n_points, plane normal), as ``feature``."""
+    dl = (dot(ax[0], d), dot(ax[1], d), dot(ax[2], d))
     sg = (1.0 if dl[0] >= 0 else -1.0, 1.0 if dl[1] >= 0 else -1.0, 1.0 if dl[2] >= 0 else -1.0)
     i = 0
     for j in range(1, 3):
@@ -77,9 +86,9 @@ def _box_feature(ws, slot, d, cos_tol):
         order = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))
         for q in range(4):
             o = order[q] if sg[i] > 0 else order[3 - q]
-            p, code = _box_corner(ws, slot, _face_signs(i, sg[i], o[0], o[1]))
-            _put(ws, slot, q, p, code)
-        return 2, 4, scale(column(ws.cmat[slot], i), sg[i])
+            p, code = _box_corner(c, ax, h, _face_signs(i, sg[i], o[0], o[1]))
+            _put_flat(fpts, fcode, slot, q, p, code)
+        return 2, 4, scale(ax[i], sg[i])
     n_flat, e = 0, 0
     for j in range(3):
         if abs(dl[j]) <= math.sqrt(1.0 - cos_tol * cos_tol):
@@ -87,12 +96,19 @@ def _box_feature(ws, slot, d, cos_tol):
             e = j
     if n_flat == 1:
         for q in range(2):
-            p, code = _box_corner(ws, slot, _replace(sg, e, -1.0 if q == 0 else 1.0))
-            _put(ws, slot, q, p, code)
+            p, code = _box_corner(c, ax, h, _replace(sg, e, -1.0 if q == 0 else 1.0))
+            _put_flat(fpts, fcode, slot, q, p, code)
         return 1, 2, d
-    p, code = _box_corner(ws, slot, sg)
-    _put(ws, slot, 0, p, code)
+    p, code = _box_corner(c, ax, h, sg)
+    _put_flat(fpts, fcode, slot, 0, p, code)
     return 0, 1, d
+
+
+@njit(cache=True)
+def _box_feature(ws, slot, d, cos_tol):
+    m = ws.cmat[slot]
+    ax = (column(m, 0), column(m, 1), column(m, 2))
+    return box_feature(row(ws.cpos, slot), ax, row(ws.cpar, slot), d, cos_tol, ws.fpts, ws.fcode, slot)
 
 
 @njit(cache=True)

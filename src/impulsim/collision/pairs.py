@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from impulsim.collision.boxes import APART, TOUCHING, box_box, box_halfspace
 from impulsim.collision.contacts import append_region
 from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, MESH, N_KINDS, SPHERE,
                                      load_shape, load_triangle, support, triangle_normal)
@@ -170,7 +171,7 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
         if d > eps_c:
             return count, n_pairs
         k = plane_region(geo, ws, p0, n, eps_c if region else -np.inf)
-        count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
+        count = append_region(ws.region, ws.regcode, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
         return count, n_pairs + 1
     if pid == WITH_MESH:
         return _collide_mesh(geo, sa, sb, s0, s1, ba, bb, swapped, xpos, xmat, ws, eps_c, region, out,
@@ -181,7 +182,7 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
         return count, n_pairs
     k = contact_region(geo, ws, n, have_witness, wa, wb, eps_c if region else -np.inf,
                            REGION_COS if region else WITNESS_COS)
-    count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
+    count = append_region(ws.region, ws.regcode, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, 0, out, count)
     return count, n_pairs + 1
 
 
@@ -197,8 +198,8 @@ def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, r
             continue
         k = contact_region(geo, ws, n, True, wa, wb, eps_c if region else -np.inf,
                            REGION_COS if region else WITNESS_COS)
-        count = append_region(ws, k, n, sa, sb, ba, bb, swapped, n_pairs, 0, (t + 1) << TRI_SHIFT, out,
-                              count)
+        count = append_region(ws.region, ws.regcode, k, n, sa, sb, ba, bb, swapped, n_pairs, 0,
+                              (t + 1) << TRI_SHIFT, out, count)
         n_pairs += 1
     return count, n_pairs
 
@@ -208,11 +209,38 @@ def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, r
 def narrow_phase(geo, pairs, n_pairs, xpos, xmat, ws, eps_c, region,
                  # outputs
                  out):
-    """Contacts of all broad-phase pairs; returns (points written or needed, colliding convex pairs)."""
+    """Contacts of all broad-phase pairs; returns (points written or needed, colliding convex pairs).
+
+    Box–box and box–half-space pairs go to their dedicated kernels (boxes.py); everything else, and box
+    pairs apart by less than eps_c, to ``collide``.
+    """
     count, n_hit = 0, 0
+    kind, body, params = geo.kind, geo.body, geo.params
+    fpts, fcode, clip, clipcode, reg, regcode = ws.fpts, ws.fcode, ws.clip, ws.clipcode, ws.region, ws.regcode
     for i in range(n_pairs):
-        count, n_hit = collide(geo, pairs[i, 0], pairs[i, 1], xpos, xmat, ws, eps_c, region, out, count,
-                               n_hit)
+        sa, sb = pairs[i, 0], pairs[i, 1]
+        ka, kb = kind[sa], kind[sb]
+        if ka == BOX and kb == BOX:
+            s0, s1 = min(sa, sb), max(sa, sb)
+            status, k, n = box_box(xpos, xmat, params, s0, s1, eps_c, region, fpts, fcode, clip, clipcode,
+                                   reg, regcode)
+            if status == APART:
+                continue
+            if status == TOUCHING:
+                count = append_region(reg, regcode, k, n, sa, sb, body[sa], body[sb], sa > sb, n_hit, 0, 0,
+                                      out, count)
+                n_hit += 1
+                continue
+        elif (ka == BOX and kb == HALFSPACE) or (ka == HALFSPACE and kb == BOX):
+            sbox, splane = (sa, sb) if ka == BOX else (sb, sa)
+            hit, k, n = box_halfspace(xpos, xmat, params, sbox, splane, eps_c, region, fpts, fcode, reg,
+                                      regcode)
+            if hit:
+                count = append_region(reg, regcode, k, n, sa, sb, body[sa], body[sb], ka != BOX, n_hit, 0, 0,
+                                      out, count)
+                n_hit += 1
+            continue
+        count, n_hit = collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_hit)
     return count, n_hit
 
 

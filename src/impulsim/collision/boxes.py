@@ -1,0 +1,159 @@
+"""Dedicated narrow-phase kernels for the commonest pairs, box–box and box–half-space, over flat arrays.
+
+They give the same contacts as the general path (pairs.collide: SAT, then the contact region of the
+features along the normal), but read the poses straight from the shape arrays and keep every vector in
+registers: no core is loaded into the workspace. Box–box: the separating-axis test over the 15 axes
+(3 + 3 face normals, 9 edge–edge cross products; Gottschalk et al. 1996) gives the exact penetration
+depth and normal of two overlapping boxes; the features of both boxes along that normal are then
+clipped (contact region). Two boxes apart by less than eps_c need their exact distance (GJK), so that
+case is handed back to the general path. Box–half-space: the box's lowest corner decides, its face,
+edge or corner along the plane normal gives the points.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from impulsim.collision.features import FEATURE_COS, WITNESS_COS, box_feature
+from impulsim.collision.region import plane_points, region_of_features
+from impulsim.collision.sat import EDGE_BIAS
+from impulsim.collision.vec import cross, dot, madd, norm, scale, sub
+
+APART, TOUCHING, GENERAL = 0, 1, 2
+"""Results of ``box_box``: no contact within eps_c; contact region written; let the general path decide."""
+NEAR_TOL = 1e-10
+"""Boxes apart by 0 < d <= eps_c: the SAT separation is a lower bound of their distance; it is taken as
+the distance when a region point pair (one point in each box) is no farther apart than it plus this [m]."""
+
+
+@njit(cache=True)
+def box_of(xpos, xmat, params, s):
+    """Box shape s in the world: centre [m], unit axes (3 tuples: the columns of xmat[s]), half sizes [m]."""
+    c = (xpos[s, 0], xpos[s, 1], xpos[s, 2])
+    ax = ((xmat[s, 0, 0], xmat[s, 1, 0], xmat[s, 2, 0]), (xmat[s, 0, 1], xmat[s, 1, 1], xmat[s, 2, 1]),
+          (xmat[s, 0, 2], xmat[s, 1, 2], xmat[s, 2, 2]))
+    h = (params[s, 0], params[s, 1], params[s, 2])
+    return c, ax, h
+
+
+@njit(cache=True)
+def _interval(c, ax, h, u):
+    """Interval (lo, hi) [m] of a box projected on the unit axis u."""
+    m = dot(c, u)
+    r = 0.0
+    for j in range(3):
+        r += h[j] * abs(dot(ax[j], u))
+    return m - r, m + r
+
+
+@njit(cache=True)
+def _separation(ca, aa, ha, cb, ab, hb, u):
+    """(separation [m], axis oriented from B towards A) of two boxes along the unit axis u."""
+    lo_a, hi_a = _interval(ca, aa, ha, u)
+    lo_b, hi_b = _interval(cb, ab, hb, u)
+    above = lo_a - hi_b        # A on the + side
+    below = lo_b - hi_a        # A on the − side
+    if above >= below:
+        return above, u
+    return below, scale(u, -1.0)
+
+
+@njit(cache=True)
+def box_sat(ca, aa, ha, cb, ab, hb, stop_above):
+    """Largest separation [m] of two boxes over the 15 candidate axes, and its unit axis (from B towards A).
+
+    Same axes, order and tie rules as ``sat.sat`` (faces of A, faces of B, then edge–edge axes that must
+    beat the best by EDGE_BIAS); returns early once an axis separates by more than ``stop_above``.
+    """
+    best, best_axis = -np.inf, (0.0, 0.0, 1.0)
+    for slot in range(2):
+        for f in range(3):
+            s, u = _separation(ca, aa, ha, cb, ab, hb, aa[f] if slot == 0 else ab[f])
+            if s > best:
+                best, best_axis = s, u
+                if best > stop_above:
+                    return best, best_axis
+    for i in range(3):
+        for j in range(3):
+            c = cross(aa[i], ab[j])
+            ln = norm(c)
+            if ln < 1e-9:
+                continue
+            s, u = _separation(ca, aa, ha, cb, ab, hb, scale(c, 1.0 / ln))
+            if s > best + EDGE_BIAS:
+                best, best_axis = s, u
+                if best > stop_above:
+                    return best, best_axis
+    return best, best_axis
+
+
+@njit(cache=True)
+def box_box(xpos, xmat, params, sa, sb, eps_c, region, fpts, fcode, clip, clipcode,
+            # outputs
+            reg, regcode):
+    """Contact of box shapes sa (A) and sb (B): (status, k, n).
+
+    TOUCHING: the boxes are within eps_c [m] and ``reg[:k]`` holds the region (``region`` False: the
+    closest pair only), n is the unit normal from B towards A. APART: farther than eps_c. GENERAL: apart
+    by at most eps_c but the SAT axis is not shown to give their exact distance (e.g. corner against
+    corner): the caller runs the general path (GJK).
+    """
+    ca, aa, ha = box_of(xpos, xmat, params, sa)
+    cb, ab, hb = box_of(xpos, xmat, params, sb)
+    sep, n = box_sat(ca, aa, ha, cb, ab, hb, eps_c)
+    if sep > eps_c:
+        return APART, 0, n
+    cos_tol = FEATURE_COS if region else WITNESS_COS
+    dim_a, na, ma = box_feature(ca, aa, ha, scale(n, -1.0), cos_tol, fpts, fcode, 0)
+    dim_b, nb, mb = box_feature(cb, ab, hb, n, cos_tol, fpts, fcode, 1)
+    k = region_of_features(dim_a, na, ma, dim_b, nb, mb, n, False, n, n, eps_c if region else -np.inf,
+                           cos_tol, 0.0, 0.0, fpts, fcode, clip, clipcode, reg, regcode)
+    if sep > 0.0 and not _attained(reg, k, ca, aa, ha, cb, ab, hb, sep + NEAR_TOL):
+        return GENERAL, 0, n
+    return TOUCHING, k, n
+
+
+@njit(cache=True)
+def _inside(c, ax, h, p, tol):
+    """True if the point p lies in the box (centre c, axes ax, half sizes h) enlarged by tol [m]."""
+    q = sub(p, c)
+    for j in range(3):
+        if abs(dot(ax[j], q)) > h[j] + tol:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _attained(reg, k, ca, aa, ha, cb, ab, hb, bound):
+    """True if a region row pairs a point of box A with a point of box B at most ``bound`` [m] apart:
+    then the boxes' distance is at most that, and at least the SAT separation."""
+    for i in range(k):
+        pa = (reg[i, 0], reg[i, 1], reg[i, 2])
+        pb = (reg[i, 3], reg[i, 4], reg[i, 5])
+        if norm(sub(pa, pb)) <= bound and _inside(ca, aa, ha, pa, NEAR_TOL) and _inside(cb, ab, hb, pb,
+                                                                                          NEAR_TOL):
+            return True
+    return False
+
+
+@njit(cache=True)
+def box_halfspace(xpos, xmat, params, s, sp, eps_c, region, fpts, fcode,
+                  # outputs
+                  reg, regcode):
+    """Contact of box shape s (A) with half-space shape sp (B, solid below its local z = 0): (hit, k, n).
+
+    n is the plane's unit normal (towards the box); ``reg[:k]`` holds the box's feature points within
+    eps_c [m] of the plane paired with their projections (``region`` False: the deepest point only).
+    """
+    c, ax, h = box_of(xpos, xmat, params, s)
+    n = (xmat[sp, 0, 2], xmat[sp, 1, 2], xmat[sp, 2, 2])
+    p0 = (xpos[sp, 0], xpos[sp, 1], xpos[sp, 2])
+    down = scale(n, -1.0)
+    p = c
+    for j in range(3):                    # the corner lowest along n
+        p = madd(p, ax[j], h[j] if dot(ax[j], down) >= 0.0 else -h[j])
+    if dot(sub(p, p0), n) > eps_c:
+        return False, 0, n
+    _, count, _ = box_feature(c, ax, h, down, FEATURE_COS, fpts, fcode, 0)
+    k = plane_points(count, p0, n, eps_c if region else -np.inf, 0.0, fpts, fcode, reg, regcode)
+    return True, k, n
