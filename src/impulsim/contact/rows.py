@@ -1,0 +1,162 @@
+"""Per-contact data for one step: bodies, local points, normal, tangents, K parts, material, impulses.
+
+A contact from the detector joins point a on body A and point b on body B with the unit normal n from
+B towards A. Impulses act +p at a on A and −p at b on B, so a positive normal impulse pushes A away
+from B. The velocity change of the relative point velocity per impulse is K = K_A + K_B with
+K_A = (1/m_A) E − r_a* J_A⁻¹ r_a* (Bender eq. 3.9); K_A and K_B are kept apart so that shock propagation
+can treat a body as frozen (infinite mass) by dropping its part.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
+from impulsim.contact.materials import combine
+
+COLLISION, RESTING, SEPARATING = 0, 1, 2
+
+
+class ContactRows(NamedTuple):
+    """Workspace of capacity C; rows < count are valid. World frame unless noted."""
+    body_a: np.ndarray          # [C] int32
+    body_b: np.ndarray
+    local_a: np.ndarray         # [C, 3] contact point in A's principal frame [m]
+    local_b: np.ndarray         # [C, 3] contact point in B's principal frame [m]
+    normal_b: np.ndarray        # [C, 3] normal in B's principal frame (turns with B)
+    gap0: np.ndarray            # [C] signed distance when detected [m]
+    ra: np.ndarray              # [C, 3] a − s_A now [m]
+    rb: np.ndarray              # [C, 3] b − s_B now [m]
+    n: np.ndarray               # [C, 3] unit normal now (B → A)
+    t1: np.ndarray              # [C, 3] tangent basis now
+    t2: np.ndarray
+    KA: np.ndarray              # [C, 3, 3] body A's part of K [1/kg]
+    KB: np.ndarray
+    e: np.ndarray               # [C] restitution
+    mu_s: np.ndarray            # [C] static friction coefficient
+    mu_d: np.ndarray            # [C] dynamic friction coefficient
+    kind: np.ndarray            # [C] int8: COLLISION, RESTING or SEPARATING
+    sticking: np.ndarray        # [C] int8: 1 while static friction holds
+    slide_dir: np.ndarray       # [C, 3] unit tangential velocity of A relative to B at classification
+    target_n: np.ndarray        # [C] normal relative velocity to reach in collision resolution [m/s]
+    lam_n: np.ndarray           # [C] accumulated normal impulse, current phase [N s]
+    lam_t: np.ndarray           # [C, 2] accumulated tangential impulse (t1, t2), current phase [N s]
+    work_n: np.ndarray          # [C] normal work of the compression phase (Stronge) [J]
+    level: np.ndarray           # [C] int32 contact-graph level (shock propagation order)
+
+
+def make_rows(capacity: int) -> ContactRows:
+    c = max(1, int(capacity))
+    z3, z33 = (lambda: np.zeros((c, 3))), (lambda: np.zeros((c, 3, 3)))
+    return ContactRows(np.zeros(c, np.int32), np.zeros(c, np.int32), z3(), z3(), z3(), np.zeros(c), z3(), z3(),
+                       z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
+                       np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
+                       np.zeros(c, np.int32))
+
+
+@njit(cache=True)
+def _k_part(inv_mass, Iinv, r, K):
+    """K = (1/m) E − r* J⁻¹ r* for one body (zero for infinite mass)."""
+    K[:, :] = 0.0
+    if inv_mass == 0.0:
+        return
+    for j in range(3):
+        e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
+        c = cross(r, e)
+        w = (Iinv[0, 0] * c[0] + Iinv[0, 1] * c[1] + Iinv[0, 2] * c[2],
+             Iinv[1, 0] * c[0] + Iinv[1, 1] * c[1] + Iinv[1, 2] * c[2],
+             Iinv[2, 0] * c[0] + Iinv[2, 1] * c[1] + Iinv[2, 2] * c[2])
+        col = cross(w, r)
+        for i in range(3):
+            K[i, j] = col[i]
+        K[j, j] += inv_mass
+
+
+@njit(cache=True)
+def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
+    """World offsets, normal, tangents and K parts of every contact at the current body poses."""
+    for c in range(count):
+        A = rows.body_a[c]
+        B = rows.body_b[c]
+        qa = q4(body_quat[A])
+        qb = q4(body_quat[B])
+        ra = qrot(qa, v3(rows.local_a[c]))
+        rb = qrot(qb, v3(rows.local_b[c]))
+        n = qrot(qb, v3(rows.normal_b[c]))
+        t1, t2 = perpendicular_basis(n)
+        for i in range(3):
+            rows.ra[c, i] = ra[i]
+            rows.rb[c, i] = rb[i]
+            rows.n[c, i] = n[i]
+            rows.t1[c, i] = t1[i]
+            rows.t2[c, i] = t2[i]
+        _k_part(body_inv_mass[A], body_Iinv[A], ra, rows.KA[c])
+        _k_part(body_inv_mass[B], body_Iinv[B], rb, rows.KB[c])
+
+
+@njit(cache=True)
+def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance,
+                  count, shape_material, material_restitution, material_static_friction,
+                  material_dynamic_friction, restitution_rule, friction_rule, body_pos, body_quat,
+                  # outputs
+                  rows):
+    """Copy the detector's contacts into the rows: local points, body-fixed normal, material."""
+    for c in range(count):
+        A = c_body_a[c]
+        B = c_body_b[c]
+        rows.body_a[c] = A
+        rows.body_b[c] = B
+        la = qrot_inv(q4(body_quat[A]), sub(v3(c_point_a[c]), v3(body_pos[A])))
+        lb = qrot_inv(q4(body_quat[B]), sub(v3(c_point_b[c]), v3(body_pos[B])))
+        nb = qrot_inv(q4(body_quat[B]), v3(c_normal[c]))
+        for i in range(3):
+            rows.local_a[c, i] = la[i]
+            rows.local_b[c, i] = lb[i]
+            rows.normal_b[c, i] = nb[i]
+        rows.gap0[c] = c_distance[c]
+        ma = shape_material[c_shape_a[c]]
+        mb = shape_material[c_shape_b[c]]
+        rows.e[c] = combine(restitution_rule, material_restitution[ma], material_restitution[mb])
+        rows.mu_s[c] = combine(friction_rule, material_static_friction[ma], material_static_friction[mb])
+        rows.mu_d[c] = combine(friction_rule, material_dynamic_friction[ma], material_dynamic_friction[mb])
+        rows.lam_n[c] = 0.0
+        rows.lam_t[c, 0] = 0.0
+        rows.lam_t[c, 1] = 0.0
+        rows.work_n[c] = 0.0
+        rows.level[c] = 0
+
+
+@njit(cache=True, inline="always")
+def relative_velocity(rows, c, body_vel, body_omega):
+    """u_a − u_b: velocity of A's contact point relative to B's [m/s], world."""
+    A = rows.body_a[c]
+    B = rows.body_b[c]
+    ua = add(v3(body_vel[A]), cross(v3(body_omega[A]), v3(rows.ra[c])))
+    ub = add(v3(body_vel[B]), cross(v3(body_omega[B]), v3(rows.rb[c])))
+    return sub(ua, ub)
+
+
+@njit(cache=True)
+def classify(rows, count, body_vel, body_omega, eps_rc, eps_t):
+    """Collision (u_n ≤ −eps_rc), resting (|u_n| < eps_rc) or separating, and whether static friction
+    holds (|u_t| < eps_t) (Bender 5.1.1, 5.2.5). Returns the number of collisions."""
+    n_coll = 0
+    for c in range(count):
+        u = relative_velocity(rows, c, body_vel, body_omega)
+        n = v3(rows.n[c])
+        un = dot(u, n)
+        if un <= -eps_rc:
+            rows.kind[c] = COLLISION
+            n_coll += 1
+        elif un < eps_rc:
+            rows.kind[c] = RESTING
+        else:
+            rows.kind[c] = SEPARATING
+        ut = sub(u, scale(n, un))
+        speed = norm(ut)
+        rows.sticking[c] = 1 if speed < eps_t else 0
+        for i in range(3):
+            rows.slide_dir[c, i] = ut[i] / speed if speed > 0.0 else 0.0
+    return n_coll

@@ -1,0 +1,247 @@
+"""Sequential contact impulses at velocity level (collisions, velocity correction) and position level
+(resting contacts as temporary contact joints), with Coulomb friction (Bender 5.2, 5.3).
+
+Every contact keeps accumulated impulses for the current phase: the normal one λ_n ≥ 0 (no pulling,
+eq. 5.6/5.7) and the tangential one λ_t in the (t1, t2) basis. A contact classified as sticking at the
+start of the step gets static friction inside the disc |λ_t| ≤ μ_s λ_n; a sliding one gets dynamic
+friction μ_d λ_n against its sliding direction, never more than stops it (eq. 5.8, 5.9). ``frozen[k]`` marks bodies treated as infinite mass (shock propagation).
+"""
+import math
+
+from numba import njit
+
+from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, matvec, qrot
+from impulsim.contact.rows import relative_velocity, RESTING, SEPARATING, COLLISION
+
+
+@njit(cache=True, inline="always")
+def _kdot(rows, c, frozen, x, y):
+    """xᵀ K y with K = K_A + K_B, leaving out frozen bodies."""
+    s = 0.0
+    if frozen[rows.body_a[c]] == 0:
+        s += dot(x, matvec(rows.KA[c], y))
+    if frozen[rows.body_b[c]] == 0:
+        s += dot(x, matvec(rows.KB[c], y))
+    return s
+
+
+@njit(cache=True)
+def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """+p at a on A, −p at b on B [N s] (world); frozen and infinite-mass bodies do not move."""
+    A = rows.body_a[c]
+    B = rows.body_b[c]
+    if body_inv_mass[A] != 0.0 and frozen[A] == 0:
+        dw = matvec(body_Iinv[A], cross(v3(rows.ra[c]), p))
+        for i in range(3):
+            body_vel[A, i] += body_inv_mass[A] * p[i]
+            body_omega[A, i] += dw[i]
+    if body_inv_mass[B] != 0.0 and frozen[B] == 0:
+        dw = matvec(body_Iinv[B], cross(v3(rows.rb[c]), p))
+        for i in range(3):
+            body_vel[B, i] -= body_inv_mass[B] * p[i]
+            body_omega[B, i] -= dw[i]
+
+
+@njit(cache=True)
+def _tangent_solve(rows, c, frozen, d1, d2):
+    """Tangential impulse (x1, x2) with K_tt x = (d1, d2), K_tt the 2×2 tangential block of K."""
+    t1 = v3(rows.t1[c])
+    t2 = v3(rows.t2[c])
+    k11 = _kdot(rows, c, frozen, t1, t1)
+    k12 = _kdot(rows, c, frozen, t1, t2)
+    k22 = _kdot(rows, c, frozen, t2, t2)
+    det = k11 * k22 - k12 * k12
+    if det <= 0.0:
+        return 0.0, 0.0
+    return (k22 * d1 - k12 * d2) / det, (k11 * d2 - k12 * d1) / det
+
+
+@njit(cache=True)
+def friction_update(rows, c, frozen, d1, d2, lam_normal):
+    """New accumulated tangential impulse after asking for the tangential velocity change (d1, d2)
+    (minus the sliding velocity, or minus the drift rate) given the current normal impulse.
+
+    Sticking (Bender 5.10): the impulse K_tt⁻¹ d that stops the motion, the total projected onto the disc
+    μ_s λ_n (a contact that cannot hold slips by that bound and slides from the next step on; switching
+    mid-step makes the passes oscillate). Sliding (eq. 5.8, 5.9): the total
+    points against the sliding direction t = −d/|d| with magnitude μ_d λ_n, but never more than stops
+    the motion along t, p_max = |d| / (tᵀ K t). Returns (Δλ1, Δλ2, saturated).
+    """
+    o1 = rows.lam_t[c, 0]
+    o2 = rows.lam_t[c, 1]
+    if rows.sticking[c]:
+        x1, x2 = _tangent_solve(rows, c, frozen, d1, d2)
+        n1 = o1 + x1
+        n2 = o2 + x2
+        mag = math.sqrt(n1 * n1 + n2 * n2)
+        bound = rows.mu_s[c] * lam_normal
+        saturated = mag > bound
+        if saturated:
+            # the static bound is exceeded: project onto the disc; the contact slips this step and is
+            # classified as sliding at the next one
+            s = bound / mag if mag > 0.0 else 0.0
+            n1 *= s
+            n2 *= s
+        rows.lam_t[c, 0] = n1
+        rows.lam_t[c, 1] = n2
+        return n1 - o1, n2 - o2, saturated
+    # sliding: a 1-D problem along the sliding direction σ fixed when the contact was classified
+    sw = v3(rows.slide_dir[c])
+    t1 = v3(rows.t1[c])
+    t2 = v3(rows.t2[c])
+    s1 = dot(sw, t1)
+    s2 = dot(sw, t2)
+    size = math.sqrt(s1 * s1 + s2 * s2)
+    if size < 1e-12:
+        return 0.0, 0.0, False
+    s1 /= size
+    s2 /= size
+    sigma = add(scale(t1, s1), scale(t2, s2))
+    k = _kdot(rows, c, frozen, sigma, sigma)
+    speed = -(d1 * s1 + d2 * s2)                  # remaining sliding speed along σ
+    p_stop = speed / k if k > 0.0 else 0.0        # eq. 5.9: no more than stops the sliding
+    held = -(o1 * s1 + o2 * s2)                   # friction impulse already acting along −σ
+    bound = rows.mu_d[c] * lam_normal             # eq. 5.8
+    total = min(bound, max(0.0, held + p_stop))
+    n1 = -total * s1
+    n2 = -total * s2
+    rows.lam_t[c, 0] = n1
+    rows.lam_t[c, 1] = n2
+    return n1 - o1, n2 - o2, total >= bound
+
+
+@njit(cache=True)
+def _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    p = add(scale(v3(rows.t1[c]), x1), scale(v3(rows.t2[c]), x2))
+    apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+
+
+@njit(cache=True)
+def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v):
+    """One normal + friction impulse at velocity level toward rows.target_n[c]. Returns the remaining
+    error: |u_n − target| unless the contact is released (λ_n = 0 and separating faster), plus the
+    tangential speed of a sticking contact."""
+    n = v3(rows.n[c])
+    u = relative_velocity(rows, c, body_vel, body_omega)
+    un = dot(u, n)
+    k = _kdot(rows, c, frozen, n, n)
+    err = 0.0
+    if k > 0.0:
+        lam_old = rows.lam_n[c]
+        lam_new = max(0.0, lam_old + (rows.target_n[c] - un) / k)
+        dl = lam_new - lam_old
+        if dl != 0.0:
+            # compression work for Stronge's law, trapezoidal over the impulse increment
+            rows.work_n[c] += -(un + 0.5 * k * dl) * dl if un < 0.0 else 0.0
+            apply_contact_impulse(rows, c, scale(n, dl), body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+            rows.lam_n[c] = lam_new
+        if not (lam_new == 0.0 and un > rows.target_n[c]):
+            err = abs(rows.target_n[c] - un)
+    if rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0:
+        u = relative_velocity(rows, c, body_vel, body_omega)
+        u1 = dot(u, v3(rows.t1[c]))
+        u2 = dot(u, v3(rows.t2[c]))
+        x1, x2, saturated = friction_update(rows, c, frozen, -u1, -u2, rows.lam_n[c])
+        _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+        if rows.sticking[c] and not saturated:
+            err = max(err, math.sqrt(u1 * u1 + u2 * u2))
+    return err
+
+
+@njit(cache=True)
+def velocity_sweep(rows, order, count, active_kind, body_inv_mass, body_Iinv, frozen, body_vel, body_omega,
+                   eps_v, level_hi):
+    """One pass over the contacts of ``active_kind`` (in ``order``, up to contact level ``level_hi``).
+    Returns the largest remaining error [m/s]."""
+    worst = 0.0
+    for j in range(count):
+        c = order[j]
+        if rows.kind[c] != active_kind or rows.level[c] > level_hi:
+            continue
+        worst = max(worst, velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega,
+                                            eps_v))
+    return worst
+
+
+@njit(cache=True)
+def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """Poisson (law 1: extra e λ_n, eq. 5.3) or Stronge (law 2: normal work e² W_c) restitution impulses
+    after a compression phase solved with target 0, with friction, as the last iteration (Bender 5.2.2)."""
+    for j in range(count):
+        c = order[j]
+        if rows.kind[c] != COLLISION or rows.lam_n[c] <= 0.0:
+            continue
+        n = v3(rows.n[c])
+        if law == 1:
+            dl = rows.e[c] * rows.lam_n[c]
+        else:
+            k = _kdot(rows, c, frozen, n, n)
+            dl = math.sqrt(2.0 * rows.e[c] ** 2 * max(rows.work_n[c], 0.0) / k) if k > 0.0 else 0.0
+        if dl <= 0.0:
+            continue
+        apply_contact_impulse(rows, c, scale(n, dl), body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+        rows.lam_n[c] += dl
+        if rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0:
+            u = relative_velocity(rows, c, body_vel, body_omega)
+            x1, x2, _ = friction_update(rows, c, frozen, -dot(u, v3(rows.t1[c])), -dot(u, v3(rows.t2[c])),
+                                        rows.lam_n[c])
+            _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+
+
+@njit(cache=True)
+def predicted_gap(rows, c, pred_pos, pred_quat):
+    """Separation (a' − b')·n' [m] and relative point displacement a' − b' at the predicted poses."""
+    A = rows.body_a[c]
+    B = rows.body_b[c]
+    qa = q4(pred_quat[A])
+    qb = q4(pred_quat[B])
+    a = add(v3(pred_pos[A]), qrot(qa, v3(rows.local_a[c])))
+    b = add(v3(pred_pos[B]), qrot(qb, v3(rows.local_b[c])))
+    d = sub(a, b)
+    return dot(d, qrot(qb, v3(rows.normal_b[c]))), d
+
+
+@njit(cache=True)
+def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, body_Iinv, frozen,
+                     h, eps_d, body_vel, body_omega):
+    """One normal + friction impulse at t0 so that the predicted contact neither penetrates nor (while
+    sticking) drifts at t0+h (Bender 5.3.1, 5.3.3). Returns (remaining error [m], impulse applied?)."""
+    gap, d = predicted_gap(rows, c, pred_pos, pred_quat)
+    n = v3(rows.n[c])
+    k = _kdot(rows, c, frozen, n, n)
+    err = 0.0
+    moved = False
+    # every contact joint is corrected in every pass (projected Gauss–Seidel), so the load spreads over
+    # all points of a contact region; the tolerance only decides when the passes stop
+    if k > 0.0:
+        lam_old = rows.lam_n[c]
+        lam_new = max(0.0, lam_old - gap / (h * k))
+        if not (lam_new == 0.0 and gap >= 0.0):
+            err = abs(gap)
+        if lam_new != lam_old:
+            apply_contact_impulse(rows, c, scale(n, lam_new - lam_old), body_inv_mass, body_Iinv, frozen,
+                                  body_vel, body_omega)
+            rows.lam_n[c] = lam_new
+            moved = True
+    if rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0:
+        # tangential drift of a relative to b since t0 (the points coincided up to their initial offset)
+        a0, b0 = _current_points(rows, c, body_pos, body_quat)
+        drift = sub(d, sub(a0, b0))
+        d1 = dot(drift, v3(rows.t1[c]))
+        d2 = dot(drift, v3(rows.t2[c]))
+        x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
+        if x1 != 0.0 or x2 != 0.0:
+            _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+            moved = True
+        if rows.sticking[c] and not saturated:
+            err = max(err, math.sqrt(d1 * d1 + d2 * d2))
+    return err, moved
+
+
+@njit(cache=True)
+def _current_points(rows, c, body_pos, body_quat):
+    A = rows.body_a[c]
+    B = rows.body_b[c]
+    a = add(v3(body_pos[A]), qrot(q4(body_quat[A]), v3(rows.local_a[c])))
+    b = add(v3(body_pos[B]), qrot(q4(body_quat[B]), v3(rows.local_b[c])))
+    return a, b

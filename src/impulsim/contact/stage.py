@@ -1,0 +1,272 @@
+"""Contact handling inside an impulse step (Bender Fig. 5.2): detect, classify, resolve collisions,
+contact joints in the position correction, static friction in the velocity correction.
+
+``ContactStage`` owns the detector and the contact rows. The owning method calls, in order:
+``begin(state)`` (detect, load, classify), ``resolve_collisions(state, joint_velocity_pass)``,
+``begin_positions()`` then ``position_sweep(...)`` inside its joint-correction loop, and after the free
+step ``begin_velocities(state)`` then ``velocity_sweep(...)`` inside its velocity-correction loop.
+Joint coupling is by callbacks into the method's own sweeps, so this module needs no joint solver.
+"""
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+from numba import njit
+
+from impulsim.collision import Detector
+from impulsim.contact import rows as R
+from impulsim.contact import warmstart as W
+from impulsim.contact.graph import body_levels, contact_levels
+from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
+from impulsim.contact.solve import velocity_sweep, restitution_pass, position_contact
+from impulsim.dynamics.integrate import predict_body
+
+
+class Restitution(enum.IntEnum):
+    """Impact law: Newton (velocity ratio, eq. 5.2), Poisson (impulse ratio, eq. 5.3), Stronge (work)."""
+    NEWTON = 0
+    POISSON = 1
+    STRONGE = 2
+
+
+class ContactOptions:
+    """Contact options of the impulse method (all with the thesis's meaning and units)."""
+
+    def __init__(self, eps_c=1e-3, eps_vc=1e-3, restitution="newton", restitution_rule=DEFAULT_RESTITUTION_RULE,
+                 friction_rule=DEFAULT_FRICTION_RULE, max_iter_collision=1000, shock_propagation=None,
+                 max_iter_contact=10000, capacity=None, gravity_for_eps_rc=None, warm_start=True):
+        try:
+            self.restitution = Restitution[str(restitution).upper()]
+        except KeyError:
+            raise ValueError(f"unknown restitution law {restitution!r} (use newton, poisson or stronge)") \
+                from None
+        for name, v in (("eps_c", eps_c), ("eps_vc", eps_vc)):
+            if not (np.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be positive, got {v!r}")
+        if shock_propagation is not None and int(shock_propagation) < 0:
+            raise ValueError("shock_propagation is the number of iterations before the shock pass (>= 0)")
+        self.eps_c, self.eps_vc = float(eps_c), float(eps_vc)
+        self.restitution_rule = int(parse_rule(restitution_rule, "restitution"))
+        self.friction_rule = int(parse_rule(friction_rule, "friction"))
+        self.max_iter_collision = int(max_iter_collision)
+        self.max_iter_contact = int(max_iter_contact)
+        self.shock_propagation = None if shock_propagation is None else int(shock_propagation)
+        self.capacity = capacity
+        self.gravity_for_eps_rc = gravity_for_eps_rc
+        self.warm_start = bool(warm_start)
+
+
+class ContactStage:
+    """Contacts of one model for an impulse-based method; see the module docstring for the call order."""
+
+    def __init__(self, model, options: ContactOptions):
+        self.model = model
+        self.opt = options
+        self.detector = Detector(model, eps_c=options.eps_c, capacity=options.capacity)
+        g = np.linalg.norm(model.gravity) if options.gravity_for_eps_rc is None else options.gravity_for_eps_rc
+        # eps_rc = √(2 |g| eps_c): the speed of a fall through the contact tolerance (Bender 5.1.1)
+        self.eps_rc = max(math.sqrt(2.0 * g * options.eps_c), options.eps_vc)
+        self.rows = R.make_rows(len(self.detector.buffers.distance))
+        self.count = 0
+        self.n_collisions = 0
+        self.order = np.zeros(len(self.rows.e), np.int64)
+        self.body_level = np.zeros(model.n_bodies, np.int64)
+        self.frozen = np.zeros(model.n_bodies, np.int8)
+        self.top_level = 0
+        self._alloc_warm(len(self.rows.e))
+        self.prev_count = 0
+        self.n_seeded = 0
+
+    def _alloc_warm(self, cap):
+        self.keys = np.zeros(cap, np.int64)
+        self.matched = np.full(cap, -1, np.int64)
+        self.cur_pos, self.cur_vel = np.zeros((cap, 3)), np.zeros((cap, 3))
+        self.prev_pos, self.prev_vel = np.zeros((cap, 3)), np.zeros((cap, 3))
+        self.prev_keys_sorted = np.zeros(cap, np.int64)
+        self.prev_index_sorted = np.zeros(cap, np.int64)
+
+    # detection and classification ----------------------------------------------------------------
+    def begin(self, state, Iinv) -> int:
+        """Detect contacts at the state's poses and classify them; returns the number of contacts."""
+        m = self.model
+        c = self.detector.detect(state)
+        if len(self.rows.e) < c.count:
+            self.rows = R.make_rows(2 * c.count)
+            self.order = np.zeros(len(self.rows.e), np.int64)
+            self._grow_warm(len(self.rows.e))
+        self.count = c.count
+        W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
+        W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
+        R.load_contacts(c.body_a, c.body_b, c.shape_a, c.shape_b, c.point_a, c.point_b, c.normal, c.distance,
+                        c.count, m.shape_material, m.material_restitution, m.material_static_friction,
+                        m.material_dynamic_friction, self.opt.restitution_rule, self.opt.friction_rule,
+                        state.body_pos, state.body_quat, self.rows)
+        R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, m.body_inv_mass, Iinv)
+        self.n_collisions = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
+                                       self.opt.eps_vc)    # sticking flags are set again before the positions
+        self.top_level = body_levels(self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level)
+        contact_levels(self.rows, self.count, self.body_level, self.order)
+        return self.count
+
+    # collisions -------------------------------------------------------------------------------------
+    def resolve_collisions(self, state, Iinv, joint_velocity_pass) -> int:
+        """Iterated collision impulses (Bender 5.2), each iteration followed by one joint velocity pass
+        (``joint_velocity_pass()`` returns True if it had to correct a joint). Returns the iterations."""
+        if self.n_collisions == 0:
+            return 0
+        rows, n = self.rows, self.count
+        _set_targets(rows, n, state.body_vel, state.body_omega, int(self.opt.restitution))
+        self.frozen[:] = 0
+        cap = self.opt.max_iter_collision
+        shock = self.opt.shock_propagation
+        iters = 0
+        big = np.iinfo(np.int32).max
+        for iters in range(1, cap + 1):
+            err = velocity_sweep(rows, self.order, n, R.COLLISION, self.model.body_inv_mass, Iinv, self.frozen,
+                                 state.body_vel, state.body_omega, self.opt.eps_vc, big)
+            joints_moved = joint_velocity_pass()
+            if err <= self.opt.eps_vc and not joints_moved:
+                break
+            if shock is not None and iters >= shock:
+                self._shock_pass(state, Iinv, R.COLLISION)
+                break
+        if self.opt.restitution != Restitution.NEWTON:
+            restitution_pass(rows, self.order, n, int(self.opt.restitution), self.model.body_inv_mass, Iinv,
+                             self.frozen, state.body_vel, state.body_omega)
+            joint_velocity_pass()
+        return iters
+
+    def _shock_pass(self, state, Iinv, kind):
+        """One pass level by level, freezing each level's bodies once resolved (Guendelman)."""
+        m = self.model
+        for level in range(self.top_level + 1):
+            _freeze_up_to(self.body_level, level, self.frozen)
+            velocity_sweep(self.rows, self.order, self.count, kind, m.body_inv_mass, Iinv, self.frozen,
+                           state.body_vel, state.body_omega, self.opt.eps_vc, level)
+        self.frozen[:] = 0
+
+    # contact joints -------------------------------------------------------------------------------------
+    def _grow_warm(self, cap):
+        old = (self.prev_pos, self.prev_vel, self.prev_keys_sorted, self.prev_index_sorted)
+        self._alloc_warm(cap)
+        n = self.prev_count
+        self.prev_pos[:n], self.prev_vel[:n] = old[0][:n], old[1][:n]
+        self.prev_keys_sorted[:n], self.prev_index_sorted[:n] = old[2][:n], old[3][:n]
+
+    def begin_positions(self, state, Iinv, h) -> int:
+        """Turn every contact that is not separating now into a contact joint for this step and seed it
+        with last step's impulse (warm start). Returns the number of collisions left after resolution."""
+        n = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
+                       self._eps_t(h))
+        _reset_phase(self.rows, self.count, collisions_to_resting=True)
+        self._seed(state, Iinv, self.prev_pos)
+        return n
+
+    def _eps_t(self, h):
+        """Tangential speed below which a contact counts as sticking: the tolerance, or the speed gravity
+        gives in one step, whichever is larger (static friction can stop such a slip within the step)."""
+        return max(self.opt.eps_vc, float(np.linalg.norm(self.model.gravity)) * h)
+
+    def _seed(self, state, Iinv, prev):
+        self.n_seeded = 0
+        if not self.opt.warm_start or self.prev_count == 0:
+            return
+        self.n_seeded = W.seed_phase(self.rows, self.count, R.RESTING, self.matched, prev, 1.0)
+        W.apply_seeds(self.rows, self.count, R.RESTING, self.matched, self.model.body_inv_mass, Iinv, self.frozen,
+                      state.body_vel, state.body_omega)
+
+    def end_positions(self):
+        """Keep this step's position-phase impulses for the next step's warm start."""
+        W.store_phase(self.rows, self.count, self.cur_pos)
+
+    def end_velocities(self):
+        """Keep the velocity-phase impulses and roll the contact identities over to the next step."""
+        W.store_phase(self.rows, self.count, self.cur_vel)
+        n = self.count
+        order = np.argsort(self.keys[:n], kind="mergesort")
+        self.prev_keys_sorted[:n] = self.keys[:n][order]
+        self.prev_index_sorted[:n] = order
+        self.prev_pos[:n], self.prev_vel[:n] = self.cur_pos[:n], self.cur_vel[:n]
+        self.prev_count = n
+
+    def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
+        """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
+        Returns (largest remaining error [m], any impulse applied)."""
+        return _position_pass(self.rows, self.order, self.count, self.model.body_inv_mass, Iinv, self.frozen,
+                              pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
+                              state.body_vel, state.body_omega, free)
+
+    def begin_velocities(self, state, Iinv):
+        """Contact geometry at t0+h and fresh impulses for the velocity correction."""
+        R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, self.model.body_inv_mass, Iinv)
+        _reset_phase(self.rows, self.count, collisions_to_resting=False)
+        self.rows.target_n[:self.count] = 0.0
+        self._seed(state, Iinv, self.prev_vel)
+
+    def velocity_sweep(self, state, Iinv) -> float:
+        """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
+        return velocity_sweep(self.rows, self.order, self.count, R.RESTING, self.model.body_inv_mass, Iinv,
+                              self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc,
+                              np.iinfo(np.int32).max)
+
+
+@njit(cache=True)
+def _set_targets(rows, count, body_vel, body_omega, law):
+    """Newton: u_n' = −e u_n (eq. 5.2); Poisson and Stronge solve the compression with target 0 first."""
+    for c in range(count):
+        rows.lam_n[c] = 0.0
+        rows.lam_t[c, 0] = 0.0
+        rows.lam_t[c, 1] = 0.0
+        rows.work_n[c] = 0.0
+        if rows.kind[c] != R.COLLISION:
+            continue
+        u = R.relative_velocity(rows, c, body_vel, body_omega)
+        un = u[0] * rows.n[c, 0] + u[1] * rows.n[c, 1] + u[2] * rows.n[c, 2]
+        rows.target_n[c] = -rows.e[c] * un if law == 0 else 0.0
+
+
+@njit(cache=True)
+def _reset_phase(rows, count, collisions_to_resting):
+    for c in range(count):
+        rows.lam_n[c] = 0.0
+        rows.lam_t[c, 0] = 0.0
+        rows.lam_t[c, 1] = 0.0
+        if collisions_to_resting and rows.kind[c] == R.COLLISION:
+            rows.kind[c] = R.RESTING
+
+
+@njit(cache=True)
+def _freeze_up_to(body_level, level, frozen):
+    for k in range(body_level.shape[0]):
+        if 0 <= body_level[k] <= level:
+            frozen[k] = 1
+
+
+@njit(cache=True)
+def _position_pass(rows, order, count, body_inv_mass, Iinv, frozen, pred_pos, pred_quat, body_pos, body_quat,
+                   dirty, h, eps_d, body_vel, body_omega, free):
+    """One pass over the contact joints with lazily refreshed predictions. ``free`` holds what the free
+    step needs: (body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, scheme)."""
+    worst = 0.0
+    moved_any = False
+    for j in range(count):
+        c = order[j]
+        if rows.kind[c] != R.RESTING:
+            continue
+        A = rows.body_a[c]
+        B = rows.body_b[c]
+        for k in (A, B):
+            if dirty[k]:
+                predict_body(k, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
+                             free[4], free[5], h, free[6], pred_pos, pred_quat)
+                dirty[k] = 0
+        err, moved = position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, Iinv,
+                                      frozen, h, eps_d, body_vel, body_omega)
+        worst = max(worst, err)
+        if moved:
+            dirty[A] = 1
+            dirty[B] = 1
+            moved_any = True
+    return worst, moved_any

@@ -1,0 +1,92 @@
+"""Warm starting (Bender 7.2, future work 4): a contact that persists from the last step starts each
+phase with the impulse it needed then, so a resting stack or a body held by static friction is solved in
+one or two passes instead of creeping by the tolerance every step.
+
+A contact is identified by its body pair and the feature ids the detector gives both points (stable
+while the same vertex, edge or face pair touches). Impulses are kept as world vectors, so a contact
+whose tangent basis turned still gets the right friction direction.
+"""
+import numpy as np
+from numba import njit
+
+from impulsim.math.vec import v3, dot, scale, add
+from impulsim.contact.solve import apply_contact_impulse
+
+
+@njit(cache=True, inline="always")
+def contact_key(body_a, body_b, feature_a, feature_b):
+    """A 64-bit key of a contact's identity (mixing of its four ids)."""
+    k = np.uint64(body_a) * np.uint64(0x9E3779B97F4A7C15)
+    k ^= np.uint64(body_b) + np.uint64(0x7F4A7C15) + (k << np.uint64(6)) + (k >> np.uint64(2))
+    k ^= np.uint64(feature_a & 0x7FFFFFFFFFFFFFFF) * np.uint64(0xBF58476D1CE4E5B9)
+    k ^= np.uint64(feature_b & 0x7FFFFFFFFFFFFFFF) * np.uint64(0x94D049BB133111EB)
+    return np.int64(k >> np.uint64(1))
+
+
+@njit(cache=True)
+def make_keys(c_body_a, c_body_b, c_feature_a, c_feature_b, count, keys_out):
+    for c in range(count):
+        keys_out[c] = contact_key(c_body_a[c], c_body_b[c], c_feature_a[c], c_feature_b[c])
+
+
+@njit(cache=True)
+def match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, match_out):
+    """match_out[c] = index of the previous step's contact with the same key, or −1."""
+    for c in range(count):
+        lo, hi = 0, prev_count
+        k = keys[c]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if prev_keys_sorted[mid] < k:
+                lo = mid + 1
+            else:
+                hi = mid
+        match_out[c] = prev_index_sorted[lo] if lo < prev_count and prev_keys_sorted[lo] == k else -1
+
+
+@njit(cache=True)
+def store_phase(rows, count, out):
+    """The world impulse vector λ_n n + λ_t1 t1 + λ_t2 t2 of every contact (end of a phase)."""
+    for c in range(count):
+        p = add(scale(v3(rows.n[c]), rows.lam_n[c]),
+                add(scale(v3(rows.t1[c]), rows.lam_t[c, 0]), scale(v3(rows.t2[c]), rows.lam_t[c, 1])))
+        for i in range(3):
+            out[c, i] = p[i]
+
+
+@njit(cache=True)
+def seed_phase(rows, count, kind, matched, prev_impulse, fraction):
+    """Accumulated impulses of every contact of ``kind`` from its match (scaled by ``fraction``), with
+    the normal part kept non-negative and the tangential part inside the static disc. Returns the
+    number of seeded contacts; the caller applies the impulses."""
+    seeded = 0
+    for c in range(count):
+        j = matched[c]
+        if j < 0 or rows.kind[c] != kind:
+            continue
+        p = scale(v3(prev_impulse[j]), fraction)
+        ln = max(0.0, dot(p, v3(rows.n[c])))
+        l1 = dot(p, v3(rows.t1[c])) if rows.sticking[c] else 0.0   # a sliding contact's friction
+        l2 = dot(p, v3(rows.t2[c])) if rows.sticking[c] else 0.0   # follows its own direction
+        bound = (rows.mu_s[c] if rows.sticking[c] else rows.mu_d[c]) * ln
+        mag = np.sqrt(l1 * l1 + l2 * l2)
+        if mag > bound:
+            s = bound / mag if mag > 0.0 else 0.0
+            l1 *= s
+            l2 *= s
+        rows.lam_n[c] = ln
+        rows.lam_t[c, 0] = l1
+        rows.lam_t[c, 1] = l2
+        seeded += 1
+    return seeded
+
+
+@njit(cache=True)
+def apply_seeds(rows, count, kind, matched, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """Apply the seeded accumulated impulses of the matched contacts of ``kind``."""
+    for c in range(count):
+        if matched[c] < 0 or rows.kind[c] != kind:
+            continue
+        p = add(scale(v3(rows.n[c]), rows.lam_n[c]),
+                add(scale(v3(rows.t1[c]), rows.lam_t[c, 0]), scale(v3(rows.t2[c]), rows.lam_t[c, 1])))
+        apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
