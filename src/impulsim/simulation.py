@@ -1,19 +1,28 @@
-"""A running simulation: model + state + method + step size, with hooks and a run loop."""
+"""A running simulation: model + state + method + step size, with hooks, events and a run loop."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable, Optional
+
+import numpy as np
 
 from impulsim.methods import make, Method, StepInfo
 from impulsim.model.model import Model
 from impulsim.model.state import State
+
+LIVE_PARAMETERS = ("gravity", "spring_stiffness", "spring_damping", "spring_rest_length", "servo_gains",
+                   "servo_limit", "servo_sp_time", "servo_sp_value")
+"""Model arrays every method reads afresh in each step, so :meth:`Simulation.set_params` may change them."""
 
 
 class Simulation:
     """Steps a model with one method at a fixed step size h [s].
 
     ``before_step`` / ``after_step`` hold callbacks ``fn(sim)`` (after-step ones get ``fn(sim, info)``);
-    they may read and change the state and the method's options between steps.
+    they may read and change the state, the method's options and the model's live parameters
+    (:meth:`set_params`) between steps. Events (:meth:`on_time`, :meth:`on_joint_error`,
+    :meth:`on_contact_begin`) call ``fn(sim, event)`` after the step in which they happen.
     """
 
     def __init__(self, model: Model, state: Optional[State] = None, method: str | Method = "impulse",
@@ -27,6 +36,7 @@ class Simulation:
         self.before_step: list[Callable] = []
         self.after_step: list[Callable] = []
         self.last_info: Optional[StepInfo] = None
+        self.events = EventHooks()
 
     @property
     def t(self) -> float:
@@ -40,7 +50,41 @@ class Simulation:
         self.last_info = info
         for fn in self.after_step:
             fn(self, info)
+        self.events.dispatch(self, info)
         return info
+
+    # events ---------------------------------------------------------------------------------------
+    def on_time(self, t: float, fn: Callable[["Simulation", SimEvent], None]):
+        """Call ``fn(sim, event)`` once, after the first step that reaches time ``t`` [s]."""
+        return self.events.add_time(t, fn, self.h)
+
+    def on_joint_error(self, threshold: float, fn: Callable, joint: Optional[str] = None):
+        """Call ``fn(sim, event)`` each time the largest position error of ``joint``'s primitives (of all
+        joints if None) rises above ``threshold`` [m or rad]; re-armed once it falls back below."""
+        j = None if joint is None else self.model.joint(joint)
+        return self.events.add_joint_error(threshold, fn, j)
+
+    def on_contact_begin(self, fn: Callable):
+        """Call ``fn(sim, event)`` after a step that reports contacts when the step before reported none."""
+        return self.events.add_contact_begin(fn)
+
+    def remove_hook(self, hook) -> None:
+        """Remove an event hook returned by one of the ``on_*`` methods."""
+        self.events.remove(hook)
+
+    # parameters -----------------------------------------------------------------------------------
+    def set_params(self, **arrays) -> None:
+        """Replace live model parameters between steps, e.g. ``set_params(spring_stiffness=[200.0])``.
+
+        Only the parameters the methods read afresh in every step are accepted (``LIVE_PARAMETERS``);
+        the new model replaces ``sim.model`` and the method's model.
+        """
+        unknown = sorted(set(arrays) - set(LIVE_PARAMETERS))
+        if unknown:
+            raise ValueError(f"set_params: {', '.join(unknown)} cannot change during a run "
+                             f"(live parameters: {', '.join(LIVE_PARAMETERS)})")
+        self.model = self.model.with_params(**arrays)
+        self.method.model = self.model
 
     def run(self, duration: float, *, progress: bool = False, every: int = 1,
             observer: Optional[Callable] = None) -> int:
@@ -66,3 +110,105 @@ def _progress(n, enabled, name):
         return None
     from tqdm import tqdm
     return tqdm(total=n, desc=name, unit="step", mininterval=0.5, leave=False)
+
+
+# ------------------------------------------------------------------------------------------ events
+
+
+@dataclass
+class SimEvent:
+    """What happened: ``kind`` ("time", "joint_error", "contact_begin") after the step ending at ``t``."""
+    kind: str
+    t: float
+    step: int
+    value: float = 0.0
+    """The time reached [s], the joint error [m or rad], or the number of contacts."""
+    joint: Optional[str] = None
+
+
+@dataclass(eq=False)
+class _Hook:
+    kind: str
+    fn: Callable
+    threshold: float = 0.0
+    joint: Optional[int] = None
+    armed: bool = True
+
+
+class EventHooks:
+    """The event hooks of one simulation; :meth:`dispatch` checks them after every step."""
+
+    def __init__(self):
+        self.hooks: list[_Hook] = []
+        self._had_contacts = False
+
+    def add_time(self, t: float, fn: Callable, h: float) -> _Hook:
+        """A one-shot hook at time ``t`` (reached when the step's end is within h/2 of it or past it)."""
+        if not math.isfinite(t):
+            raise ValueError(f"on_time: time must be a finite number of seconds, got {t!r}")
+        return self._add(_Hook("time", fn, threshold=float(t) - 0.5 * h))
+
+    def add_joint_error(self, threshold: float, fn: Callable, joint: Optional[int]) -> _Hook:
+        """An edge-triggered hook on the largest position error of one joint (or of all)."""
+        if not threshold > 0:
+            raise ValueError(f"on_joint_error: threshold must be positive, got {threshold!r}")
+        return self._add(_Hook("joint_error", fn, threshold=float(threshold), joint=joint))
+
+    def add_contact_begin(self, fn: Callable) -> _Hook:
+        """A hook on the step where contacts appear after a step without any."""
+        return self._add(_Hook("contact_begin", fn))
+
+    def _add(self, hook: _Hook) -> _Hook:
+        if not callable(hook.fn):
+            raise TypeError(f"on_{hook.kind}: the callback must be callable, got {hook.fn!r}")
+        self.hooks.append(hook)
+        return hook
+
+    def remove(self, hook) -> None:
+        """Remove ``hook``; a hook that is not registered is an error."""
+        try:
+            self.hooks.remove(hook)
+        except ValueError:
+            raise ValueError("remove_hook: this hook is not registered with the simulation") from None
+
+    def dispatch(self, sim: "Simulation", info: StepInfo) -> None:
+        """Fire the hooks whose condition became true in the step just taken."""
+        contacts = int(getattr(info, "n_contacts", 0))
+        began = contacts > 0 and not self._had_contacts
+        self._had_contacts = contacts > 0
+        if not self.hooks:
+            return
+        errors = None
+        for hook in list(self.hooks):
+            if hook.kind == "time" and sim.state.t >= hook.threshold:
+                self.hooks.remove(hook)
+                hook.fn(sim, _event(sim, "time", hook.threshold))
+            elif hook.kind == "contact_begin" and began:
+                hook.fn(sim, _event(sim, "contact_begin", contacts))
+            elif hook.kind == "joint_error":
+                errors = _prim_errors(sim) if errors is None else errors
+                self._check_error(sim, hook, errors)
+
+    @staticmethod
+    def _check_error(sim, hook: _Hook, errors: np.ndarray) -> None:
+        """Fire once when the error crosses the threshold upwards; re-arm when it falls below."""
+        m = sim.model
+        if hook.joint is not None:
+            errors = errors[m.joint_prim_start[hook.joint]:m.joint_prim_start[hook.joint + 1]]
+        err = float(errors.max(initial=0.0))
+        if err > hook.threshold and hook.armed:
+            hook.armed = False
+            name = None if hook.joint is None else m.joint_names[hook.joint]
+            hook.fn(sim, _event(sim, "joint_error", err, name))
+        elif err <= hook.threshold:
+            hook.armed = True
+
+
+def _event(sim, kind: str, value: float, joint: Optional[str] = None) -> SimEvent:
+    return SimEvent(kind, sim.state.t, sim.state.step_count, float(value), joint)
+
+
+def _prim_errors(sim) -> np.ndarray:
+    """Position error of every primitive [m or rad] on the current state."""
+    from impulsim.dynamics import diagnostics
+    return np.asarray(diagnostics.constraint_errors(sim.model, sim.state))
