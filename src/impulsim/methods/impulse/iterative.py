@@ -196,17 +196,49 @@ def sweep_velocities(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target
 
 
 @njit(cache=True)
+def split_velocity_only(prims, prim_kind):
+    """(velocity-only rows, the other rows) among ``prims``."""
+    n_soft = 0
+    for i in prims:
+        if is_velocity_only(prim_kind[i]):
+            n_soft += 1
+    soft = np.empty(n_soft, np.int64)
+    hard = np.empty(prims.shape[0] - n_soft, np.int64)
+    a = b = 0
+    for i in prims:
+        if is_velocity_only(prim_kind[i]):
+            soft[a] = i
+            a += 1
+        else:
+            hard[b] = i
+            b += 1
+    return soft, hard
+
+
+@njit(cache=True)
 def correct_velocities_of(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass,
                           body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, eps_v, max_iter,
                           # outputs (velocities are corrected in place)
                           body_vel, body_omega):
     """Iterated velocity correction at t0+h over the listed primitives.
-    Returns (sweeps, largest projected error of the last sweep)."""
+
+    Velocity-only rows (mouse dragging, manipulators, Bender 3.2.6) are satisfied first, then the joints:
+    a dragged body moves only as far as its joints allow, and a drag the joints cannot follow leaves the
+    velocity row unsatisfied instead of making the passes alternate forever. Returns (sweeps, largest
+    projected joint error of the last sweep)."""
+    soft, hard = split_velocity_only(prims, prim_kind)
     residual = 0.0
     sweeps = 0
+    if soft.shape[0] > 0:
+        for sweep in range(max_iter):
+            _, corrected = sweep_velocities(soft, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
+                                            body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv,
+                                            eps_v, body_vel, body_omega)
+            if not corrected:
+                break
     for sweep in range(max_iter):
         sweeps = sweep + 1
-        residual, corrected = sweep_velocities(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
+        residual, corrected = sweep_velocities(hard, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
                                                body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv,
                                                eps_v, body_vel, body_omega)
         if not corrected:
