@@ -26,7 +26,7 @@ def lgs_method(model, **kw):
 def dense_system(method, state):
     """(M, row_node, row_comp, W Jᵀ) of the velocity system at ``state``, M = J W Jᵀ, rows in node order."""
     m = method.model
-    method._update_rows(state, position_system=False)
+    method._update_rows(state)
     st = method._lgs.structure
     dyn = {k: c for c, k in enumerate(np.nonzero(m.body_inv_mass > 0)[0])}
     rows, row_node, row_comp = [], [], []

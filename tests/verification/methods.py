@@ -9,9 +9,10 @@ from impulsim.methods import make
 FEATURES_ALL_JOINTS = {"joints", "all_joint_kinds", "springs", "servos", "free_body", "loops",
                        "velocity_joints", "reassembly"}
 # "drag": velocity-only rows yield to the joints (a drag the joints cannot follow moves the body only as
-# far as they allow). The iterative solver orders its passes so; the LGS solve and the Lagrange method
-# take velocity rows as hard rows of one system, which a conflicting drag makes inconsistent.
-FEATURES_ITERATIVE = FEATURES_ALL_JOINTS | {"drag"}
+# far as they allow). Both impulse solvers order their passes so (the LGS satisfies the velocity rows by
+# sweeps before its joint solve); the Lagrange method takes velocity rows as hard rows of one system,
+# which a conflicting drag makes inconsistent.
+FEATURES_IMPULSE = FEATURES_ALL_JOINTS | {"drag"}
 
 
 def _impulse_iterative(model, eps_d=1e-6, eps_v=1e-6, **kw):
@@ -40,9 +41,9 @@ def _lagrange(solver):
 
 
 METHODS = {
-    "impulse-iterative": (_impulse_iterative, FEATURES_ITERATIVE),
-    "impulse-lgs": (_impulse_lgs("drop"), FEATURES_ALL_JOINTS),
-    "impulse-lgs-cut": (_impulse_lgs("cut"), FEATURES_ALL_JOINTS),
+    "impulse-iterative": (_impulse_iterative, FEATURES_IMPULSE),
+    "impulse-lgs": (_impulse_lgs("drop"), FEATURES_IMPULSE),
+    "impulse-lgs-cut": (_impulse_lgs("cut"), FEATURES_IMPULSE),
     "lagrange-baraff": (_lagrange("baraff"), FEATURES_LAGRANGE),
     "lagrange-dense": (_lagrange("dense"), FEATURES_LAGRANGE),
 }

@@ -2,7 +2,9 @@
 
 The matrix M of all basic constraints of a chain is built and factorized once per time instant and reused:
 the factorization at t0+h serves the velocity correction at t0+h and every iteration of the next step's
-joint correction (the poses do not change in between; this is checked, not assumed).
+joint correction (the poses do not change in between; this is checked, not assumed). Velocity-only joints
+(mouse dragging, manipulators; Bender 3.2.6) are not in M: the velocity correction first satisfies them
+by sweeps, then solves M for the joints, so a dragged body moves only as far as its joints allow.
 
 Closed loops (Bender 3.3.2.3) are found on the connection graph (``graph``) and handled without changes
 to the joints, in one of two ways:
@@ -18,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.methods.impulse.graph import Chain, joint_prims
+from impulsim.model.kinds import Prim
 from impulsim.methods.impulse.lgs_structure import analyse
-from impulsim.methods.impulse.lgs_kernels import build_and_factorize, factorize
+from impulsim.methods.impulse.lgs_kernels import build_and_factorize
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs
 
 LOOP_TREATMENTS = ("drop", "cut")
@@ -40,27 +43,29 @@ class LgsSolver:
         self.chains = chains
         self.loops = loops
         self.dependent_pivot = float(dependent_pivot)
-        nodes, cuts, bodies = [], [], []
+        nodes, cuts, softs, bodies = [], [], [], []
         for ch in chains:
-            tree = joint_prims(model, ch.tree_joints)
-            cut = joint_prims(model, ch.cut_joints)
+            tree = [i for i in joint_prims(model, ch.tree_joints) if not _velocity_only(model, i)]
+            cut = [i for i in joint_prims(model, ch.cut_joints) if not _velocity_only(model, i)]
             nodes.append(tree + cut if loops == "drop" else tree)
             cuts.append([] if loops == "drop" else cut)
-            touched = {int(model.prim_body_a[i]) for i in tree + cut} | {int(model.prim_body_b[i]) for i in tree + cut}
+            softs.append([i for i in joint_prims(model, ch.joints) if _velocity_only(model, i)])
+            every = joint_prims(model, ch.joints)
+            touched = {int(model.prim_body_a[i]) for i in every} | {int(model.prim_body_b[i]) for i in every}
             bodies.append(sorted(touched))
         self.structure = analyse(model, nodes)
         self.cut_prims = np.array([i for c in cuts for i in c], np.int64)
         self.chain_cut_start = _starts(cuts)
+        self.soft_prims = np.array([i for c in softs for i in c], np.int64)
+        """Velocity-only rows (Bender 3.2.6), satisfied by sweeps before the joints' velocity solve."""
+        self.chain_soft_start = _starts(softs)
         self.chain_bodies = np.array([k for b in bodies for k in b], np.int64)
         self.chain_body_start = _starts(bodies)
-        self.has_velocity_rows = not bool(np.all(self.structure.node_position))
         self._alloc()
         self.dropped = 0
         """Rows dropped as dependent in the last factorization."""
         self.factorizations = 0
-        """Factorizations so far (one per step in a continuous run without velocity-only joints)."""
-        self.factored_position = False
-        """True when the current factorization is that of the joint correction (velocity-only rows left out)."""
+        """Factorizations so far (one per step in a continuous run)."""
 
     def _alloc(self):
         st = self.structure
@@ -79,28 +84,18 @@ class LgsSolver:
         self.iters_vel = np.zeros(len(self.chains), np.int64)
 
     # stages -----------------------------------------------------------------------------------------
-    def build(self, s, Iinv, row_ra, row_rb, row_P, row_dim, position_system: bool):
+    def build(self, s, Iinv, row_ra, row_rb, row_P, row_dim):
         """Geometry of the nodes' primitives (into the row arrays), assembly and factorization of M at the
         current poses of ``s``."""
         m, st = self.model, self.structure
         self.dropped = build_and_factorize(
-            st.node_prim, st.node_position, st.node_trans, m.prim_kind, m.prim_body_a, m.prim_body_b,
-            m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass, Iinv,
+            st.node_prim, st.node_trans, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
+            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass, Iinv,
             st.term_target, st.term_row, st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row,
-            st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, position_system, self.dependent_pivot, row_ra, row_rb,
-            row_P, row_dim, self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off,
-            self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag)
+            st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, self.dependent_pivot, row_ra, row_rb, row_P, row_dim,
+            self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off, self.fac_diag_inv,
+            self.fac_off, self.tmp, self.fac_diag)
         self.factorizations += 1
-        self.factored_position = position_system or not self.has_velocity_rows
-
-    def refactor_for_positions(self):
-        """Factorize the assembled M again without the velocity-only rows (only needed when there are any)."""
-        st = self.structure
-        self.dropped = factorize(0, st.n_nodes, self.asm_diag, self.asm_off, st.node_position, True, st.col_ptr,
-                                 st.off_row, st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, self.dependent_pivot,
-                                 self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag)
-        self.factorizations += 1
-        self.factored_position = True
 
     def correct_positions(self, method, s, h):
         """Joint correction of all LGS chains; returns (most solves, largest error, clamped count)."""
@@ -120,11 +115,16 @@ class LgsSolver:
         """Velocity correction of all LGS chains; returns (most solves, largest residual)."""
         m, st = self.model, self.structure
         return correct_velocities_lgs(
-            st.chain_node_start, self.chain_cut_start, self.cut_prims, st.node_prim, m.prim_kind, m.prim_body_a,
+            st.chain_node_start, self.chain_cut_start, self.cut_prims, self.chain_soft_start, self.soft_prims,
+            st.node_prim, m.prim_kind, m.prim_body_a,
             m.prim_body_b, m.prim_vel_target, m.body_inv_mass, method.Iinv, method.row_ra, method.row_rb,
             method.row_P, method.row_dim, method.row_Minv, self.node_lin, self.node_angw, self.fac_diag_inv,
             self.fac_off, st.col_ptr, st.off_row, method.eps_v, method.max_iter_vel, s.body_vel, s.body_omega,
             self.x, self.iters_vel)
+
+
+def _velocity_only(model, i) -> bool:
+    return Prim(model.prim_kind[i]) in (Prim.VEL_POINT, Prim.VEL_ANGULAR)
 
 
 def _starts(lists) -> np.ndarray:

@@ -35,10 +35,12 @@ def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, 
     static bodies are copied."""
     for k in bodies:
         if body_static[k]:
-            pred_pos[k] = body_pos[k]
-            pred_quat[k] = body_quat[k]
-            pred_vel[k] = body_vel[k]
-            pred_omega[k] = body_omega[k]
+            for i in range(3):
+                pred_pos[k, i] = body_pos[k, i]
+                pred_vel[k, i] = body_vel[k, i]
+                pred_omega[k, i] = body_omega[k, i]
+            for i in range(4):
+                pred_quat[k, i] = body_quat[k, i]
             continue
         p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
                                     v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
@@ -62,10 +64,12 @@ def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_
             continue
         if pred_valid[k]:
             pred_valid[k] = 0
-            body_pos[k] = pred_pos[k]
-            body_quat[k] = pred_quat[k]
-            body_vel[k] = pred_vel[k]
-            body_omega[k] = pred_omega[k]
+            for i in range(3):
+                body_pos[k, i] = pred_pos[k, i]
+                body_vel[k, i] = pred_vel[k, i]
+                body_omega[k, i] = pred_omega[k, i]
+            for i in range(4):
+                body_quat[k, i] = pred_quat[k, i]
             continue
         p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
                                     v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
@@ -205,17 +209,26 @@ def _chain_velocity_errors(nodes_prim, cut_prims, prim_kind, prim_body_a, prim_b
 
 
 @njit(cache=True)
-def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, node_prim, prim_kind, prim_body_a,
-                           prim_body_b, prim_vel_target, body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                           row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr, off_row, eps_v, max_iter,
+def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, chain_soft_start, soft_prims, node_prim,
+                           prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv, row_ra,
+                           row_rb, row_P, row_dim, row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr,
+                           off_row, eps_v, max_iter,
                            # outputs (velocities are corrected in place)
                            body_vel, body_omega, x, chain_iters):
-    """Velocity correction of every LGS chain at t0+h. Returns (most solves in a chain, largest residual)."""
+    """Velocity correction of every LGS chain at t0+h: first the chain's velocity-only rows by sweeps, then
+    the joints by solves. Returns (most solves in a chain, largest residual of the joints)."""
     residual_all = 0.0
     most = 0
     for c in range(chain_node_start.shape[0] - 1):
         n0, n1 = chain_node_start[c], chain_node_start[c + 1]
         cuts = cut_prims[chain_cut_start[c]:chain_cut_start[c + 1]]
+        softs = soft_prims[chain_soft_start[c]:chain_soft_start[c + 1]]
+        for _ in range(max_iter if softs.shape[0] > 0 else 0):
+            _, moved = sweep_velocities(softs, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass,
+                                        body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, eps_v, body_vel,
+                                        body_omega)
+            if not moved:
+                break
         solves = 0
         residual = 0.0
         for _ in range(max_iter + 1):

@@ -73,7 +73,8 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
              # outputs
              asm_diag, asm_off):
     """Blocks of M: zero them, then add J(row node) · Y(col node) for every term (shared dynamic body):
-    w p_a·p_b (both translational) + (r × p_a)·J⁻¹(r' × p_b), with the sides' signs."""
+    w p_a·p_b (both translational) + (r × p_a)·J⁻¹(r' × p_b), with the sides' signs. node_trans is 2 for a
+    translational node whose projection is the identity (ball), where w p_a·p_b = ±w δ_ab."""
     asm_diag[:] = 0.0
     asm_off[:] = 0.0
     for t in range(term_target.shape[0]):
@@ -81,14 +82,18 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
         n2, s2 = term_col[t], term_col_side[t]
         i = node_prim[n2]
         w = body_inv_mass[prim_body_a[i] if s2 == 0 else prim_body_b[i]]
-        lin = node_trans[n1] == 1 and node_trans[n2] == 1
+        lin = node_trans[n1] > 0 and node_trans[n2] > 0
+        identity = node_trans[n1] == 2 and node_trans[n2] == 2
         tg = term_target[t]
         for a in range(3):
             g0, g1, g2 = node_ang[n1, s1, a, 0], node_ang[n1, s1, a, 1], node_ang[n1, s1, a, 2]
             l0, l1, l2 = node_lin[n1, s1, a, 0], node_lin[n1, s1, a, 1], node_lin[n1, s1, a, 2]
             for b in range(3):
                 v = g0 * node_angw[n2, s2, b, 0] + g1 * node_angw[n2, s2, b, 1] + g2 * node_angw[n2, s2, b, 2]
-                if lin:
+                if identity:
+                    if a == b:
+                        v += w if s1 == s2 else -w
+                elif lin:
                     v += w * (l0 * node_lin[n2, s2, b, 0] + l1 * node_lin[n2, s2, b, 1] + l2 * node_lin[n2, s2, b, 2])
                 if tg < 0:
                     asm_diag[-1 - tg, a, b] += v
@@ -97,20 +102,20 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
 
 
 @njit(cache=True, inline="always")
-def _keep(piv, orig, active, dep_tol):
-    """A pivot is kept if its row is active, real (orig > 0) and not dependent (piv > dep_tol · orig)."""
-    return active and orig > 0.0 and piv > dep_tol * orig
+def _keep(piv, orig, dep_tol):
+    """A pivot is kept if its row is real (orig > 0) and not dependent (piv > dep_tol · orig)."""
+    return orig > 0.0 and piv > dep_tol * orig
 
 
 @njit(cache=True, inline="always")
-def pseudo_inverse(k, fac_diag, asm_diag, active, dep_tol,
+def pseudo_inverse(k, fac_diag, asm_diag, dep_tol,
                    # outputs
                    fac_diag_inv):
     """fac_diag_inv[k] = D⁺ of the symmetric 3×3 block fac_diag[k] via D = L diag(d) Lᵀ; returns rows dropped.
 
     Row r is dropped (d_r = 0: zero impulse, no coupling) when its pivot is at most dep_tol times its
-    original diagonal entry asm_diag[k, r, r], when that entry is zero (padding rows of primitives with fewer
-    than three rows), or when the node is not active. D⁺ = L⁻ᵀ diag(1/d) L⁻¹ over the kept rows.
+    original diagonal entry asm_diag[k, r, r], or when that entry is zero (padding rows of primitives with
+    fewer than three rows). D⁺ = L⁻ᵀ diag(1/d) L⁻¹ over the kept rows.
     """
     o0, o1, o2 = asm_diag[k, 0, 0], asm_diag[k, 1, 1], asm_diag[k, 2, 2]
     D00, D10, D20 = fac_diag[k, 0, 0], fac_diag[k, 1, 0], fac_diag[k, 2, 0]
@@ -118,22 +123,22 @@ def pseudo_inverse(k, fac_diag, asm_diag, active, dep_tol,
     dropped = 0
     i0 = i1 = i2 = 0.0
     l10 = l20 = l21 = 0.0
-    if _keep(D00, o0, active, dep_tol):
+    if _keep(D00, o0, dep_tol):
         i0 = 1.0 / D00
         l10 = D10 * i0
         l20 = D20 * i0
-    elif active and o0 > 0.0:
+    elif o0 > 0.0:
         dropped += 1
     p1 = D11 - l10 * l10 * D00
-    if _keep(p1, o1, active, dep_tol):
+    if _keep(p1, o1, dep_tol):
         i1 = 1.0 / p1
         l21 = (D21 - l20 * l10 * D00) * i1
-    elif active and o1 > 0.0:
+    elif o1 > 0.0:
         dropped += 1
     p2 = D22 - l20 * l20 * D00 - l21 * l21 * p1      # l20 = 0 or l21 = 0 where a row was dropped
-    if _keep(p2, o2, active, dep_tol):
+    if _keep(p2, o2, dep_tol):
         i2 = 1.0 / p2
-    elif active and o2 > 0.0:
+    elif o2 > 0.0:
         dropped += 1
     # rows of L⁻¹: (1, 0, 0), (m10, 1, 0), (m20, m21, 1)
     m10 = -l10
@@ -154,22 +159,19 @@ def pseudo_inverse(k, fac_diag, asm_diag, active, dep_tol,
 
 
 @njit(cache=True)
-def factorize(n0, n1, asm_diag, asm_off, node_position, position_system, col_ptr, off_row, upd_ptr, upd_a,
-              upd_b, upd_target, dep_tol,
+def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target, dep_tol,
               # outputs
               fac_diag_inv, fac_off, tmp, fac_diag):
     """Block LDLᵀ of nodes n0 .. n1-1 (one or more whole chains). Returns the number of rows dropped.
 
-    ``position_system`` true: velocity-only nodes are left out (dropped whole), giving the matrix of the
-    joint correction; false: all nodes, the velocity correction's matrix (Bender 3.3.2.1).
-    On return fac_off holds L (blocks L_ik = A_ik D_k⁺) and fac_diag_inv the D_k⁺.
+    On return fac_off holds L (blocks L_ik = A_ik D_k⁺) and fac_diag_inv the D_k⁺. The same factorization
+    serves the joint and the velocity correction (Bender 3.3.2.1).
     """
     dropped = 0
     fac_diag[n0:n1] = asm_diag[n0:n1]
     fac_off[col_ptr[n0]:col_ptr[n1]] = asm_off[col_ptr[n0]:col_ptr[n1]]
     for k in range(n0, n1):
-        active = node_position[k] == 1 or not position_system
-        dropped += pseudo_inverse(k, fac_diag, asm_diag, active, dep_tol, fac_diag_inv)
+        dropped += pseudo_inverse(k, fac_diag, asm_diag, dep_tol, fac_diag_inv)
         c0 = col_ptr[k]
         # L_ik = A_ik D_k⁺ for the blocks below the diagonal
         for t in range(c0, col_ptr[k + 1]):
@@ -237,10 +239,10 @@ def apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_ma
 
 
 @njit(cache=True)
-def build_and_factorize(node_prim, node_position, node_trans, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
+def build_and_factorize(node_prim, node_trans, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
                         prim_anchor_b, prim_axis_a, prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
                         term_target, term_row, term_row_side, term_col, term_col_side, col_ptr, off_row, upd_ptr,
-                        upd_a, upd_b, upd_target, position_system, dep_tol,
+                        upd_a, upd_b, upd_target, dep_tol,
                         # outputs
                         row_ra, row_rb, row_P, row_dim, node_lin, node_ang, node_angw, asm_diag, asm_off,
                         fac_diag_inv, fac_off, tmp, fac_diag):
@@ -251,8 +253,8 @@ def build_and_factorize(node_prim, node_position, node_trans, prim_kind, prim_bo
                    node_angw)
     assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw,
              term_target, term_row, term_row_side, term_col, term_col_side, asm_diag, asm_off)
-    return factorize(0, node_prim.shape[0], asm_diag, asm_off, node_position, position_system, col_ptr, off_row,
-                     upd_ptr, upd_a, upd_b, upd_target, dep_tol, fac_diag_inv, fac_off, tmp, fac_diag)
+    return factorize(0, node_prim.shape[0], asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target,
+                     dep_tol, fac_diag_inv, fac_off, tmp, fac_diag)
 
 
 @njit(cache=True)

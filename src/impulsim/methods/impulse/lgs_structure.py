@@ -29,10 +29,9 @@ class LgsStructure:
     """Index arrays of one block system over ``n_nodes`` primitives (all chains, contiguous)."""
     node_prim: np.ndarray
     """Primitive of each node, shape [n_nodes], int64."""
-    node_position: np.ndarray
-    """1 if the node takes part in the position correction (0 for velocity-only rows), int8."""
     node_trans: np.ndarray
-    """1 if the node's primitive is translational (acts with a linear impulse), int8."""
+    """0: rotational primitive; 1: translational (a linear impulse at a point); 2: translational with the
+    identity as projection (ball), int8."""
     chain_node_start: np.ndarray
     """Nodes of chain c are chain_node_start[c] .. chain_node_start[c+1]-1, shape [n_chains + 1]."""
     col_ptr: np.ndarray
@@ -153,9 +152,8 @@ def analyse(model, chain_nodes: list[list[int]]) -> LgsStructure:
     node_prim = np.array([i for nodes in chain_nodes for i in nodes], np.int64)
     starts = np.zeros(len(chain_nodes) + 1, np.int64)
     starts[1:] = np.cumsum([len(nodes) for nodes in chain_nodes])
-    velocity_only = (Prim.VEL_POINT, Prim.VEL_ANGULAR)
-    node_position = np.array([model.prim_kind[i] not in velocity_only for i in node_prim], np.int8)
-    node_trans = np.array([Prim(model.prim_kind[i]) in TRANSLATIONAL for i in node_prim], np.int8)
+    node_trans = np.array([2 if Prim(model.prim_kind[i]) == Prim.BALL else
+                           int(Prim(model.prim_kind[i]) in TRANSLATIONAL) for i in node_prim], np.int8)
     inc = _incident_nodes(model, node_prim)
     lower = _matrix_pattern(len(node_prim), inc)
     matrix_off = sum(len(s) for s in lower)
@@ -164,5 +162,5 @@ def analyse(model, chain_nodes: list[list[int]]) -> LgsStructure:
     upd = _updates(cols, slot)
     terms = _terms(inc, slot)
     max_col = int(np.max(np.diff(col_ptr))) if len(node_prim) else 0
-    return LgsStructure(node_prim, node_position, node_trans, starts, col_ptr, off_row, *terms, *upd,
+    return LgsStructure(node_prim, node_trans, starts, col_ptr, off_row, *terms, *upd,
                         max_col=max(max_col, 1), _matrix_off=matrix_off)

@@ -103,7 +103,7 @@ class ImpulseMethod(Method):
         rest = [i for i in range(m.n_prims) if i not in in_lgs]
         self._iter_prims = np.array(rest, np.int64) if rest else None
         # primitives corrected one at a time need their full rows (with (P K Pᵀ)⁻¹); LGS nodes only geometry
-        one_by_one = rest + ([] if self._lgs is None else self._lgs.cut_prims.tolist())
+        one_by_one = rest + ([] if self._lgs is None else self._lgs.cut_prims.tolist() + self._lgs.soft_prims.tolist())
         self._row_prims = np.array(sorted(one_by_one), np.int64) if one_by_one else None
 
     # the step ---------------------------------------------------------------------------------------
@@ -127,7 +127,7 @@ class ImpulseMethod(Method):
                      m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass, self.Iinv,
                      self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv)
 
-    def _update_rows(self, s, position_system: bool):
+    def _update_rows(self, s):
         """Rows of the iteratively corrected primitives and the LGS factorization at the current poses,
         remembered for the next step."""
         m = self.model
@@ -137,7 +137,7 @@ class ImpulseMethod(Method):
                             m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass,
                             self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv)
         if self._lgs is not None:
-            self._lgs.build(s, self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, position_system)
+            self._lgs.build(s, self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim)
         self._rows_pos[...] = s.body_pos
         self._rows_quat[...] = s.body_quat
 
@@ -145,9 +145,7 @@ class ImpulseMethod(Method):
         """Rows and factorization for a joint correction at the current poses; reused when the poses are
         exactly those of the last velocity correction."""
         if not same_poses(s.body_pos, s.body_quat, self._rows_pos, self._rows_quat):
-            self._update_rows(s, position_system=True)
-        elif self._lgs is not None and not self._lgs.factored_position:
-            self._lgs.refactor_for_positions()
+            self._update_rows(s)
 
     def _correct_positions(self, s, h, info):
         m = self.model
@@ -195,7 +193,7 @@ class ImpulseMethod(Method):
     # description --------------------------------------------------------------------------------------
     @property
     def factorizations(self) -> int:
-        """LGS factorizations so far (one per step in a continuous run without velocity-only joints)."""
+        """LGS factorizations so far (one per step in a continuous run)."""
         return 0 if self._lgs is None else self._lgs.factorizations
 
     @property
