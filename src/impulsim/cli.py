@@ -5,6 +5,7 @@ Subcommands::
     impulsim run SCENE [options]     simulate a scene file, write a recording and a checkpoint
     impulsim check SCENE             load and compile a scene file, print what it holds
     impulsim bench NAME [--quick]    run a registered benchmark
+    impulsim view SCENE [--port N]   show a scene live in the browser (needs the viewer extra)
 
 Errors print one line (``impulsim: error: ...``) and exit with code 2; ``--debug`` shows the traceback.
 """
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub, common)
     _add_check(sub, common)
     _add_bench(sub, common)
+    _add_view(sub, common)
     return parser
 
 
@@ -73,6 +75,18 @@ def _add_bench(sub, common) -> None:
     p.add_argument("--json", metavar="PATH", help="also write the records as JSON")
     p.add_argument("--list", action="store_true", help="list the registered benchmarks")
     p.set_defaults(func=cmd_bench)
+
+
+def _add_view(sub, common) -> None:
+    p = sub.add_parser("view", parents=[common], help="show a scene live in the browser",
+                       description="Simulate a scene in its own thread and show it live in the browser, "
+                                   "with play, pause, step, reset, real-time factor, step size and method.")
+    p.add_argument("scene", help="scene file (YAML)")
+    p.add_argument("--port", type=int, default=8080, help="HTTP port of the view (default 8080)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser window")
+    p.add_argument("--h", type=float, dest="h", help="step size [s] (default: the scene's)")
+    p.add_argument("--method", help="solver method (default: the scene's)")
+    p.set_defaults(func=cmd_view)
 
 
 # ------------------------------------------------------------------------------------------ commands
@@ -170,6 +184,26 @@ def cmd_bench(args) -> int:
         return EXIT_OK if args.list else EXIT_ERROR
     bench.run(args.name, quick=args.quick, json_path=args.json)
     return EXIT_OK
+
+
+def cmd_view(args) -> int:
+    """``impulsim view``: serve the live view until interrupted."""
+    import time
+    try:
+        from impulsim.viewer import view_scene
+        import viser  # noqa: F401  (checked here for a one-line message)
+    except ImportError:
+        raise ValueError("impulsim view needs viser: pip install 'impulsim[viewer]'") from None
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be between 1 and 65535, got {args.port}")
+    h = None if args.h is None else _positive(args.h, "--h")
+    viewer = view_scene(args.scene, port=args.port, open_browser=not args.no_browser, h=h, method=args.method)
+    print(f"impulsim view: http://localhost:{viewer.port} (Ctrl+C to stop)", flush=True)
+    try:
+        while True:
+            time.sleep(1.0)
+    finally:
+        viewer.stop()
 
 
 # ------------------------------------------------------------------------------------------ helpers

@@ -1,0 +1,172 @@
+"""The live 3D view: a viser server showing the bodies, with controls that send commands.
+
+The view only reads :class:`~impulsim.viewer.engine.Snapshot` objects and sends commands; it never
+steps or changes the simulation itself.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Optional
+
+import numpy as np
+
+from impulsim.io.shape_meshes import body_meshes
+from impulsim.methods import METHODS
+from impulsim.viewer.engine import SimulationThread
+
+FRAME_INTERVAL = 1.0 / 60.0
+"""Wall time [s] between pose updates sent to the browser."""
+DRAG_TIME = 0.25
+"""A mouse drag of d metres gives the grabbed point the velocity d / DRAG_TIME [m/s] (Bender's impulse)."""
+COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220, 200, 80), (120, 120, 220))
+STATIC_COLOR = (150, 150, 150)
+
+
+class Viewer:
+    """A scene shown live in the browser; ``make_sim(state, h, method)`` builds its Simulation."""
+
+    def __init__(self, make_sim, model, *, h: float, method: str, port: int = 8080,
+                 host: str = "127.0.0.1", title: str = "impulsim"):
+        import viser
+
+        self.model = model
+        self.engine = SimulationThread(make_sim, h, method)
+        self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
+        self.server.scene.set_up_direction("+z")
+        self.handles: dict[int, object] = {}
+        self.frames_sent = 0
+        self._last_snapshot = None
+        self._stop = threading.Event()
+        self._add_bodies()
+        self._frame_camera()
+        self._add_controls(h, method)
+        self._pusher = threading.Thread(target=self._push_loop, name="impulsim-view", daemon=True)
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        return self.server.get_port()
+
+    def start(self) -> "Viewer":
+        """Start the simulation thread (paused) and the pose updates."""
+        self.engine.start()
+        self._pusher.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop both threads and the server."""
+        self._stop.set()
+        self.engine.stop()
+        self._pusher.join(timeout=5.0)
+        self.server.stop()
+
+    # scene ------------------------------------------------------------------------------------
+    def _add_bodies(self) -> None:
+        """One mesh node per body, placed at the body's principal frame."""
+        state = self.engine.snapshot()
+        for i, mesh in enumerate(body_meshes(self.model)):
+            k = mesh.body
+            static = bool(self.model.body_static[k])
+            handle = self.server.scene.add_mesh_simple(
+                f"/bodies/{mesh.name}", mesh.vertices.astype(np.float32), mesh.faces,
+                color=STATIC_COLOR if static else COLORS[i % len(COLORS)], flat_shading=True,
+                position=state.body_pos[k], wxyz=state.body_quat[k])
+            if not static and self.model.body_inv_mass[k] > 0:
+                self._make_draggable(handle, k)
+            self.handles[k] = handle
+        self.server.scene.add_grid("/grid", width=4.0, height=4.0, plane="xy", position=(0, 0, -1e-3))
+
+    def _frame_camera(self) -> None:
+        """Look at the moving bodies from the front right, far enough to see them all."""
+        pos = self.engine.snapshot().body_pos
+        moving = [k for k in self.handles if not self.model.body_static[k]] or list(self.handles)
+        lo, hi = pos[moving].min(axis=0), pos[moving].max(axis=0)
+        center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)), 0.5)
+        cam = self.server.initial_camera
+        cam.look_at = tuple(center)
+        cam.position = tuple(center + 2.5 * size * np.array([1.0, -1.2, 0.6]))
+        cam.up = (0.0, 0.0, 1.0)
+
+    def _make_draggable(self, handle, body: int) -> None:
+        """Left-drag on a body: on release apply the impulse that moves the grabbed point along the drag."""
+        grab: dict = {}
+
+        @handle.on_drag("left")
+        async def _(event) -> None:
+            if event.phase == "start":
+                grab["start"] = np.asarray(event.start_position, float)
+            elif event.phase == "end" and "start" in grab:
+                start = grab.pop("start")
+                mass = 1.0 / self.model.body_inv_mass[body]
+                p = mass * (np.asarray(event.end_position, float) - start) / DRAG_TIME
+                self.engine.send("impulse", body, start, p)
+
+    # controls ---------------------------------------------------------------------------------
+    def _add_controls(self, h: float, method: str) -> None:
+        gui = self.server.gui
+        self.status = gui.add_text("Time", _status_text(self.engine.snapshot()), disabled=True)
+        buttons = gui.add_button_group("Run", ("Play", "Pause", "Step", "Reset"))
+        buttons.on_click(lambda event: self.engine.send(event.target.value.lower()))
+        speed = gui.add_slider("Real-time factor", min=0.05, max=4.0, step=0.05, initial_value=1.0)
+        speed.on_update(lambda _: self.engine.send("speed", float(speed.value)))
+        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=1e-6, max=0.1, step=1e-4)
+        step_size.on_update(lambda _: self.engine.send("h", float(step_size.value)))
+        chooser = gui.add_dropdown("Method", tuple(sorted(METHODS)), initial_value=method)
+        chooser.on_update(lambda _: self.engine.send("method", chooser.value))
+        bodies = gui.add_checkbox("Show bodies", True)
+        bodies.on_update(lambda _: self.show_bodies(bodies.value))
+        self.message = gui.add_markdown("")
+
+    def show_bodies(self, visible: bool) -> None:
+        """Show or hide every body (the grid stays)."""
+        for handle in self.handles.values():
+            handle.visible = bool(visible)
+
+    # pose updates -----------------------------------------------------------------------------
+    def _push_loop(self) -> None:
+        """Send the bodies' poses and the status whenever a new snapshot has been published."""
+        while not self._stop.is_set():
+            tick = time.perf_counter()
+            snap = self.engine.snapshot()
+            if snap is not self._last_snapshot:     # every command and every batch publishes anew
+                self._push(snap)
+            time.sleep(max(0.0, FRAME_INTERVAL - (time.perf_counter() - tick)))
+
+    def _push(self, snap) -> None:
+        with self.server.atomic():
+            for k, handle in self.handles.items():
+                if not self.model.body_static[k]:
+                    handle.position = snap.body_pos[k]
+                    handle.wxyz = snap.body_quat[k]
+            self.status.value = _status_text(snap)
+            self.message.content = f"**Error:** {snap.error}" if snap.error else ""
+        self._last_snapshot = snap
+        self.frames_sent += 1
+
+
+def _status_text(snap) -> str:
+    """The status line; tests read it from the page, so its format is part of the interface."""
+    state = "playing" if snap.playing else "paused"
+    return f"t = {snap.t:.6f} s  step {snap.step}  ({state})"
+
+
+def view_scene(path: str, *, port: int = 8080, open_browser: bool = True, h: Optional[float] = None,
+               method: Optional[str] = None) -> Viewer:
+    """Load a scene file and show it; returns the started :class:`Viewer`."""
+    from impulsim.io import load_scene
+
+    scene = load_scene(path)
+    h = scene.settings.h if h is None else h
+    method = method or scene.settings.method
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (available: {', '.join(sorted(METHODS))})")
+
+    def make_sim(state, step, name):
+        return scene.simulation(state=None if state is None else state.copy(), h=step, method=name)
+
+    viewer = Viewer(make_sim, scene.model, h=h, method=method, port=port, title=scene.name).start()
+    if open_browser:
+        import webbrowser
+        webbrowser.open(f"http://localhost:{viewer.port}")
+    return viewer

@@ -1,0 +1,165 @@
+"""End to end: ``impulsim view`` served by viser, driven in headless Chromium through Playwright.
+
+Skipped (with the reason) where viser, Playwright or a Chromium binary is missing.
+"""
+import os
+import re
+import shutil
+import socket
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+viser = pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
+playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CHROMIUM = os.environ.get("IMPULSIM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
+WAIT = 30.0
+"""Longest wait [s] for the page to reflect a command (software WebGL in CI is slow)."""
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (apt-get install chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def viewer():
+    from impulsim.viewer.app import view_scene
+    v = view_scene(str(EXAMPLES / "pendulum.yaml"), port=_free_port(), open_browser=False)
+    yield v
+    v.stop()
+
+
+@pytest.fixture(scope="module")
+def page(viewer):
+    with playwright_api.sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            tempfile.mkdtemp(prefix="impulsim-chromium-"), executable_path=CHROMIUM, headless=True,
+            args=CHROMIUM_ARGS, viewport={"width": 1000, "height": 700})
+        pg = ctx.new_page()
+        pg.goto(f"http://127.0.0.1:{viewer.port}")
+        pg.wait_for_selector("canvas", timeout=WAIT * 1000)
+        _wait_status(pg, lambda t, step, state: state == "paused")
+        time.sleep(1.0)      # first render of the meshes
+        yield pg
+        ctx.close()
+
+
+def _status(pg):
+    """(t, step, 'paused'|'playing') as the page shows it."""
+    values = pg.locator("input").evaluate_all("els => els.map(e => e.value)")
+    for text in values:
+        m = STATUS.search(text or "")
+        if m:
+            return float(m.group(1)), int(m.group(2)), m.group(3)
+    raise AssertionError(f"no status line on the page (inputs: {values})")
+
+
+def _wait_status(pg, cond, timeout=WAIT):
+    end = time.time() + timeout
+    while time.time() < end:
+        st = _status(pg)
+        if cond(*st):
+            return st
+        time.sleep(0.05)
+    raise AssertionError(f"page status {_status(pg)} did not reach the expected condition in {timeout} s")
+
+
+def _canvas_png(pg) -> np.ndarray:
+    import io
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(pg.locator("canvas").first.screenshot())).convert("RGB"), float)
+
+
+def _click(pg, label):
+    pg.get_by_role("button", name=label, exact=True).click()
+
+
+def test_canvas_shows_the_bodies(viewer, page):
+    with_bodies = _canvas_png(page)
+    viewer.show_bodies(False)
+    time.sleep(1.0)
+    empty = _canvas_png(page)
+    viewer.show_bodies(True)
+    time.sleep(1.0)
+    changed = np.abs(with_bodies - empty).sum(axis=2) > 30
+    # the bob (r = 5 cm about 2 m from the camera) covers some hundred pixels
+    assert changed.sum() > 100, "the canvas with the bodies looks like the empty scene"
+    assert np.abs(_canvas_png(page) - with_bodies).sum(axis=2).__gt__(30).sum() < 0.1 * changed.sum()
+
+
+def test_play_pause_and_single_step_advance_by_exactly_one_step(viewer, page):
+    _click(page, "Play")
+    _wait_status(page, lambda t, step, state: state == "playing" and t > 0.05)
+    _click(page, "Pause")
+    t0, step0, _ = _wait_status(page, lambda t, step, state: state == "paused")
+    snap0 = viewer.engine.snapshot()
+    assert snap0.step == step0 and not snap0.playing
+    _click(page, "Step")
+    t1, step1, _ = _wait_status(page, lambda t, step, state: step != step0)
+    snap1 = viewer.engine.snapshot()
+    assert step1 == step0 + 1 and snap1.step == step0 + 1
+    assert snap1.t - snap0.t == pytest.approx(snap0.h, rel=1e-9)
+    assert t1 - t0 == pytest.approx(snap0.h, abs=1.5e-6)   # the page prints t with 6 decimals
+    time.sleep(0.3)
+    assert _status(page)[1] == step1, "the simulation kept running after a single step"
+
+
+def test_dragging_a_body_changes_its_motion(viewer, page):
+    _click(page, "Pause")
+    _wait_status(page, lambda t, step, state: state == "paused")
+    bob = viewer.model.body("bob")
+    x, y = _body_on_screen(viewer, page)
+    before = viewer.engine.snapshot()
+    reference = viewer.engine.sim.state.copy()
+    box = page.locator("canvas").first.bounding_box()
+    page.mouse.move(box["x"] + x, box["y"] + y)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(box["x"] + x + 8 * i, box["y"] + y, steps=2)
+        time.sleep(0.03)
+    page.mouse.up()
+    _wait_until(lambda: np.linalg.norm(viewer.engine.sim.state.body_vel[bob]
+                                       - reference.body_vel[bob]) > 1e-3)
+    viewer.engine.send("step", 50, wait=True)
+    after = viewer.engine.snapshot()
+    # the same 50 steps without the drag, from the same state
+    sim = viewer.engine.make_sim(reference, before.h, before.method)
+    sim.run(50 * before.h)
+    moved = np.linalg.norm(after.body_pos[bob] - sim.state.body_pos[bob])
+    assert moved > 1e-3, f"the drag moved the bob by only {moved} m"
+    _wait_status(page, lambda t, step, state: step == after.step)
+
+
+def _body_on_screen(viewer, pg):
+    """Pixel (x, y) in the canvas at the centre of the pixels the bodies cover."""
+    shown = _canvas_png(pg)
+    viewer.show_bodies(False)
+    time.sleep(1.0)
+    hidden = _canvas_png(pg)
+    viewer.show_bodies(True)
+    time.sleep(1.0)
+    ys, xs = np.nonzero(np.abs(shown - hidden).sum(axis=2) > 30)
+    assert len(xs) > 0, "no body visible on the canvas"
+    return float(np.median(xs)), float(np.median(ys))
+
+
+def _wait_until(cond, timeout=WAIT):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError("the drag did not reach the simulation")
