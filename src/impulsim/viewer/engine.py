@@ -131,7 +131,8 @@ class SimulationThread:
         try:
             getattr(self, f"_do_{cmd.name}")(*cmd.args)
         except Exception as exc:   # a bad command must not kill the thread: show it in the view
-            self.error = f"{cmd.name}: {exc}"
+            text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            self.error = f"{cmd.name}: {text}"
         finally:
             self._publish(0.0)
             if cmd.done is not None:
@@ -200,6 +201,9 @@ class SimulationThread:
         self.sim.h = float(h)
 
     def _do_method(self, name: str) -> None:
+        from impulsim.methods import METHODS
+        if name not in METHODS:
+            raise ValueError(f"unknown method {name!r} (available: {', '.join(sorted(METHODS))})")
         self.sim = self.make_sim(self.sim.state, self.sim.h, name)
         self.method_name = name
 

@@ -1,0 +1,119 @@
+"""The viewer's simulation thread: commands between steps, exact single steps, errors kept in the view."""
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from impulsim.cli import main
+from impulsim.dynamics import diagnostics
+from impulsim.io import load_scene
+from impulsim.viewer.engine import SimulationThread, apply_impulse
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture
+def engine():
+    scene = load_scene(EXAMPLES / "double_pendulum.yaml")
+
+    def make_sim(state, h, method):
+        return scene.simulation(state=None if state is None else state.copy(), h=h, method=method)
+
+    eng = SimulationThread(make_sim, scene.settings.h, scene.settings.method).start()
+    yield eng
+    eng.stop()
+
+
+def test_step_command_advances_exactly_n_steps_and_stays_paused(engine):
+    engine.send("step", 1, wait=True)
+    s1 = engine.snapshot()
+    engine.send("step", 7, wait=True)
+    s2 = engine.snapshot()
+    assert (s1.step, s2.step) == (1, 8) and not s2.playing
+    assert s2.t - s1.t == pytest.approx(7 * s1.h, rel=1e-9)
+    time.sleep(0.1)
+    assert engine.snapshot().step == 8
+
+
+def test_play_follows_the_wall_clock_and_pause_stops(engine):
+    engine.send("speed", 0.5, wait=True)
+    start = time.perf_counter()
+    engine.send("play", wait=True)
+    time.sleep(0.4)
+    engine.send("pause", wait=True)
+    wall = time.perf_counter() - start
+    t = engine.snapshot().t
+    # never ahead of 0.5 × wall time (plus one batch); behind only when the machine is slower than that
+    assert 0.0 < t <= 0.5 * wall + 0.05
+    time.sleep(0.1)
+    assert engine.snapshot().t == t
+
+
+def test_reset_restores_the_initial_state_and_method_switch_keeps_the_state(engine):
+    engine.send("step", 20, wait=True)
+    pos = engine.snapshot().body_pos.copy()
+    engine.send("method", "lagrange", wait=True)
+    snap = engine.snapshot()
+    assert snap.method == "lagrange" and snap.step == 20 and np.array_equal(snap.body_pos, pos)
+    engine.send("reset", wait=True)
+    snap = engine.snapshot()
+    assert snap.step == 0 and snap.t == 0.0 and snap.method == "lagrange"
+
+
+def test_bad_commands_are_reported_and_the_thread_keeps_running(engine):
+    engine.send("speed", -1.0, wait=True)
+    assert "real-time factor must be positive" in engine.snapshot().error
+    engine.send("h", 0.0, wait=True)
+    assert "step size" in engine.snapshot().error
+    engine.send("method", "nonsense", wait=True)
+    assert "unknown method" in engine.snapshot().error
+    engine.send("step", 1, wait=True)
+    assert engine.snapshot().step == 1
+    with pytest.raises(ValueError, match="unknown viewer command"):
+        engine.send("explode")
+
+
+def test_impulse_changes_momentum_by_p_and_angular_momentum_by_r_cross_p():
+    scene = load_scene(EXAMPLES / "double_pendulum.yaml")
+    m, s = scene.model, scene.state.copy()
+    k = m.body("lower")
+    p, point = np.array([0.3, -0.2, 0.5]), s.body_pos[k] + np.array([0.01, 0.02, 0.4])
+    lin0, ang0 = diagnostics.linear_momentum(m, s), diagnostics.angular_momentum(m, s)
+    apply_impulse(m, s, k, point, p)
+    assert np.allclose(diagnostics.linear_momentum(m, s) - lin0, p, atol=1e-12)
+    # about the origin: ΔL = point × p
+    assert np.allclose(diagnostics.angular_momentum(m, s) - ang0, np.cross(point, p), atol=1e-12)
+    with pytest.raises(ValueError, match="static or kinematic"):
+        apply_impulse(m, s, 0, point, p)
+
+
+def test_view_command_rejects_bad_input_in_one_line(tmp_path, capsys):
+    assert main(["view", str(tmp_path / "missing.yaml"), "--no-browser"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("impulsim: error:") and "missing.yaml" in err and "\n" not in err
+    assert main(["view", str(EXAMPLES / "pendulum.yaml"), "--port", "70000", "--no-browser"]) == 2
+    assert "--port" in capsys.readouterr().err
+
+
+def test_view_command_serves_the_page(tmp_path):
+    pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
+    import socket
+    import urllib.request
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "impulsim.cli", "view", str(EXAMPLES / "pendulum.yaml"),
+                             "--port", str(port), "--no-browser"], stdout=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while not any(f"impulsim view: http://localhost:{port}" in line for line in lines):
+            lines.append(proc.stdout.readline())     # viser prints its own banner first
+            assert lines[-1] and len(lines) < 50, f"no address printed: {lines}"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
+            assert b"<html" in page.read().lower()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
