@@ -2,11 +2,8 @@
 
 Skipped (with the reason) where viser, Playwright or a Chromium binary is missing.
 """
-import os
 import re
-import shutil
 import socket
-import tempfile
 import time
 from pathlib import Path
 
@@ -16,16 +13,14 @@ import pytest
 viser = pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
 
+from tests.viewer.browser import CHROMIUM, NO_CHROMIUM, canvas_png as _canvas_png, changed_pixels, launch, PIXEL_CHANGE
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CHROMIUM = os.environ.get("IMPULSIM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
 WAIT = 30.0
 """Longest wait [s] for the page to reflect a command (software WebGL in CI is slow)."""
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (apt-get install chromium)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 def _free_port() -> int:
@@ -45,9 +40,7 @@ def viewer():
 @pytest.fixture(scope="module")
 def page(viewer):
     with playwright_api.sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(
-            tempfile.mkdtemp(prefix="impulsim-chromium-"), executable_path=CHROMIUM, headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 1000, "height": 700})
+        ctx = launch(p)
         pg = ctx.new_page()
         pg.goto(f"http://127.0.0.1:{viewer.port}")
         pg.wait_for_selector("canvas", timeout=WAIT * 1000)
@@ -77,12 +70,6 @@ def _wait_status(pg, cond, timeout=WAIT):
     raise AssertionError(f"page status {_status(pg)} did not reach the expected condition in {timeout} s")
 
 
-def _canvas_png(pg) -> np.ndarray:
-    import io
-    from PIL import Image
-    return np.asarray(Image.open(io.BytesIO(pg.locator("canvas").first.screenshot())).convert("RGB"), float)
-
-
 def _click(pg, label):
     pg.get_by_role("button", name=label, exact=True).click()
 
@@ -94,10 +81,10 @@ def test_canvas_shows_the_bodies(viewer, page):
     empty = _canvas_png(page)
     viewer.show_bodies(True)
     time.sleep(1.0)
-    changed = np.abs(with_bodies - empty).sum(axis=2) > 30
+    changed = changed_pixels(with_bodies, empty)
     # the bob (r = 5 cm about 2 m from the camera) covers some hundred pixels
-    assert changed.sum() > 100, "the canvas with the bodies looks like the empty scene"
-    assert np.abs(_canvas_png(page) - with_bodies).sum(axis=2).__gt__(30).sum() < 0.1 * changed.sum()
+    assert changed > 100, "the canvas with the bodies looks like the empty scene"
+    assert changed_pixels(_canvas_png(page), with_bodies) < 0.1 * changed
 
 
 def test_play_pause_and_single_step_advance_by_exactly_one_step(viewer, page):
@@ -151,7 +138,7 @@ def _body_on_screen(viewer, pg):
     hidden = _canvas_png(pg)
     viewer.show_bodies(True)
     time.sleep(1.0)
-    ys, xs = np.nonzero(np.abs(shown - hidden).sum(axis=2) > 30)
+    ys, xs = np.nonzero(np.abs(shown - hidden).sum(axis=2) > PIXEL_CHANGE)
     assert len(xs) > 0, "no body visible on the canvas"
     return float(np.median(xs)), float(np.median(ys))
 

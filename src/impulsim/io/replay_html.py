@@ -1,0 +1,99 @@
+"""A standalone replay page: one HTML file that plays a recording offline, without a Python process.
+
+The page is viser's own static player with the scene (body meshes, then their poses at ``fps`` frames
+per second of simulated time) embedded; it has a timeline to scrub and loops. Needs viser.
+
+    python -m impulsim.io.replay_html SCENE RECORDING OUT.html [--fps 30]
+"""
+from __future__ import annotations
+
+import os
+import socket
+from typing import Optional
+
+import numpy as np
+
+from impulsim.io.gltf import recording_poses, resample
+from impulsim.io.shape_meshes import body_meshes
+
+COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220, 200, 80), (120, 120, 220))
+STATIC_COLOR = (150, 150, 150)
+
+
+def replay_html(model, table, static_state, fps: float = 30.0, dark_mode: bool = False) -> str:
+    """The HTML text of a self-contained page replaying ``table`` (a recording of ``model``)."""
+    import viser
+
+    t, pos, quat = recording_poses(model, table, static_state)
+    if len(t) == 0:
+        raise ValueError("the recording has no rows")
+    rows = resample(t, fps)
+    server = viser.ViserServer(host="127.0.0.1", port=_free_port(), verbose=False)
+    try:
+        server.scene.set_up_direction("+z")
+        _frame_camera(server, model, pos[rows[0]])
+        serializer = server.get_scene_serializer()
+        handles = _add_meshes(server, model, pos[rows[0]], quat[rows[0]])
+        for prev, row in zip(rows[:-1], rows[1:]):
+            serializer.insert_sleep(float(t[row] - t[prev]))
+            for k, handle in handles.items():
+                if not model.body_static[k]:
+                    handle.position, handle.wxyz = pos[row, k], quat[row, k]
+        return serializer.as_html(dark_mode=dark_mode)
+    finally:
+        server.stop()
+
+
+def _add_meshes(server, model, pos: np.ndarray, quat: np.ndarray) -> dict:
+    handles = {}
+    for i, mesh in enumerate(body_meshes(model)):
+        k, static = mesh.body, bool(model.body_static[mesh.body])
+        handles[k] = server.scene.add_mesh_simple(
+            f"/bodies/{mesh.name}", mesh.vertices.astype(np.float32), mesh.faces, flat_shading=True,
+            color=STATIC_COLOR if static else COLORS[i % len(COLORS)], position=pos[k], wxyz=quat[k])
+    server.scene.add_grid("/grid", width=4.0, height=4.0, plane="xy")
+    return handles
+
+
+def _frame_camera(server, model, pos: np.ndarray) -> None:
+    """Look at the moving bodies from the front right."""
+    moving = [k for k in range(model.n_bodies) if not model.body_static[k]] or [0]
+    lo, hi = pos[moving].min(axis=0), pos[moving].max(axis=0)
+    center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)), 0.5)
+    cam = server.initial_camera
+    cam.look_at = tuple(center)
+    cam.position = tuple(center + 2.5 * size * np.array([1.0, -1.2, 0.6]))
+    cam.up = (0.0, 0.0, 1.0)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_replay_html(path: str | os.PathLike, model, table, static_state, fps: float = 30.0) -> None:
+    """Write the standalone replay page of a recording to ``path``."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(replay_html(model, table, static_state, fps))
+
+
+def main(argv: Optional[list] = None) -> int:
+    """``python -m impulsim.io.replay_html SCENE RECORDING OUT.html``."""
+    import argparse
+    from impulsim.io import load_scene
+    from impulsim.io.recording import read_recording
+    p = argparse.ArgumentParser(prog="python -m impulsim.io.replay_html", description=__doc__.splitlines()[0])
+    p.add_argument("scene")
+    p.add_argument("recording")
+    p.add_argument("output")
+    p.add_argument("--fps", type=float, default=30.0, help="frames per second of simulated time (default 30)")
+    args = p.parse_args(argv)
+    scene = load_scene(args.scene)
+    write_replay_html(args.output, scene.model, read_recording(args.recording), scene.state, args.fps)
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

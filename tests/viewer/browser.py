@@ -1,0 +1,34 @@
+"""Headless Chromium for the viewer tests: the binary, its flags, and canvas screenshots."""
+import io
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+CHROMIUM = os.environ.get("IMPULSIM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+NO_CHROMIUM = "no chromium binary (apt-get install chromium, or set IMPULSIM_CHROMIUM)"
+PIXEL_CHANGE = 30
+"""Summed RGB difference (of 765) above which a pixel counts as changed (anti-aliasing noise is below)."""
+
+
+def launch(playwright):
+    """A fresh headless Chromium context with a throw-away profile, 1000×700 viewport."""
+    return playwright.chromium.launch_persistent_context(
+        tempfile.mkdtemp(prefix="impulsim-chromium-"), executable_path=CHROMIUM, headless=True,
+        args=CHROMIUM_ARGS, viewport={"width": 1000, "height": 700})
+
+
+def canvas_png(page) -> np.ndarray:
+    """The first canvas of the page as an RGB float array."""
+    from PIL import Image
+    png = page.locator("canvas").first.screenshot()
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), float)
+
+
+def changed_pixels(a: np.ndarray, b: np.ndarray) -> int:
+    """How many pixels differ noticeably between two screenshots."""
+    return int((np.abs(a - b).sum(axis=2) > PIXEL_CHANGE).sum())
