@@ -31,7 +31,7 @@ def replay_html(model, table, static_state, fps: float = 30.0, dark_mode: bool =
     server = viser.ViserServer(host="127.0.0.1", port=_free_port(), verbose=False)
     try:
         server.scene.set_up_direction("+z")
-        _frame_camera(server, model, pos[rows[0]])
+        frame_camera(server, model, pos[rows[0]])
         serializer = server.get_scene_serializer()
         handles = _add_meshes(server, model, pos[rows[0]], quat[rows[0]])
         for prev, row in zip(rows[:-1], rows[1:]):
@@ -51,15 +51,17 @@ def _add_meshes(server, model, pos: np.ndarray, quat: np.ndarray) -> dict:
         handles[k] = server.scene.add_mesh_simple(
             f"/bodies/{mesh.name}", mesh.vertices.astype(np.float32), mesh.faces, flat_shading=True,
             color=STATIC_COLOR if static else COLORS[i % len(COLORS)], position=pos[k], wxyz=quat[k])
-    server.scene.add_grid("/grid", width=4.0, height=4.0, plane="xy")
     return handles
 
 
-def _frame_camera(server, model, pos: np.ndarray) -> None:
-    """Look at the moving bodies from the front right."""
+def frame_camera(server, model, pos: np.ndarray) -> None:
+    """Look at the moving bodies (centres ``pos`` [m]) from the front right; a grid under them."""
     moving = [k for k in range(model.n_bodies) if not model.body_static[k]] or [0]
     lo, hi = pos[moving].min(axis=0), pos[moving].max(axis=0)
     center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)), 0.5)
+    extent = float(np.ceil(2.0 * size + 2.0))
+    server.scene.add_grid("/grid", width=extent, height=extent, plane="xy",
+                          position=(center[0], center[1], -1e-3))
     cam = server.initial_camera
     cam.look_at = tuple(center)
     cam.position = tuple(center + 2.5 * size * np.array([1.0, -1.2, 0.6]))

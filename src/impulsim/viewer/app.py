@@ -11,6 +11,7 @@ from typing import Optional
 
 import numpy as np
 
+from impulsim.io.replay_html import frame_camera
 from impulsim.io.shape_meshes import body_meshes
 from impulsim.methods import METHODS
 from impulsim.viewer.engine import SimulationThread
@@ -75,18 +76,10 @@ class Viewer:
             if not static and self.model.body_inv_mass[k] > 0:
                 self._make_draggable(handle, k)
             self.handles[k] = handle
-        self.server.scene.add_grid("/grid", width=4.0, height=4.0, plane="xy", position=(0, 0, -1e-3))
 
     def _frame_camera(self) -> None:
         """Look at the moving bodies from the front right, far enough to see them all."""
-        pos = self.engine.snapshot().body_pos
-        moving = [k for k in self.handles if not self.model.body_static[k]] or list(self.handles)
-        lo, hi = pos[moving].min(axis=0), pos[moving].max(axis=0)
-        center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)), 0.5)
-        cam = self.server.initial_camera
-        cam.look_at = tuple(center)
-        cam.position = tuple(center + 2.5 * size * np.array([1.0, -1.2, 0.6]))
-        cam.up = (0.0, 0.0, 1.0)
+        frame_camera(self.server, self.model, self.engine.snapshot().body_pos)
 
     def _make_draggable(self, handle, body: int) -> None:
         """Left-drag on a body: on release apply the impulse that moves the grabbed point along the drag."""
