@@ -1,41 +1,53 @@
-"""Broad phase: shape poses, world AABBs, the collision filter and sweep-and-prune.
+"""Broad phase: shape poses, world AABBs, the collision filter and a hashed uniform grid.
 
-Sweep-and-prune keeps the shapes sorted by their boxes' lower bound on one axis from step to step and
-restores the order with insertion sort, which costs O(n + swaps): with temporal coherence the swaps are
-few, so a step is expected linear in the number of shapes (Bender 2.2; Cohen et al., I-Collide). The
-sweep then tests each box only against the boxes that start before it ends on that axis. Half-spaces
-have unbounded boxes and are tested against every box directly.
+Sweep-and-prune along one axis (Bender 2.2) tests each box against every box whose interval overlaps
+on that axis: in a scene scattered through a volume that is a slab holding O(n^(2/3)) boxes, so a step
+costs O(n^(5/3)). A uniform grid whose cell is at least the largest box (Teschner et al. 2003, spatial
+hashing) finds the same pairs in O(n + pairs): each box is filed under the cell of its lower corner; two
+boxes can overlap only if those cells are neighbours, so each box looks into its own cell and 13 of its
+26 neighbours (the other 13 look back at it). Cells are hashed into a table of 2^k buckets filled by a
+counting sort each step; a bucket shared by two cells is told apart by the stored cell coordinates.
+Shapes much larger than the typical one ("big") would inflate the cell: they are tested against every
+box, and so are half-spaces (unbounded boxes).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from impulsim.collision.core import BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, MESH, SPHERE
+from impulsim.collision.core import BOX, CAPSULE, CYLINDER, HALFSPACE, SPHERE
 from impulsim.collision.vec import dot, row
+
+GRID_DIM = 1024
+"""Cells per axis at most: the scene's box is cut into at most 1024³ cells; cells beyond are merged into
+the last one (still correct: merged cells stay neighbours; only the pair tests of outliers slow down)."""
+RADIX_BITS = 10
+"""The sort of cell keys (30 bits) runs as three counting passes over 10-bit digits."""
+ROWS = ((0, 1), (1, -1), (1, 0), (1, 1))
+"""(dx, dy) of the neighbour rows after a cell's own row in key order; each row spans dz = −1 .. 1."""
 
 
 @njit(cache=True)
-def shape_poses(geo, body_pos, body_quat,
+def shape_poses(kind, body, local_pos, local_mat, body_pos, body_quat,
                 # outputs
                 xpos, xmat):
     """World pose of every shape frame: position [m] and rotation matrix (shape axes as columns)."""
-    for s in range(geo.kind.shape[0]):
-        b = geo.body[s]
+    for s in range(kind.shape[0]):
+        b = body[s]
         w, x, y, z = body_quat[b, 0], body_quat[b, 1], body_quat[b, 2], body_quat[b, 3]
         r = ((1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
              (2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)),
              (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)))
-        lp = geo.local_pos[s]
-        lm = geo.local_mat[s]
         for i in range(3):
             ri = r[i]
-            xpos[s, i] = body_pos[b, i] + ri[0] * lp[0] + ri[1] * lp[1] + ri[2] * lp[2]
+            xpos[s, i] = (body_pos[b, i] + ri[0] * local_pos[s, 0] + ri[1] * local_pos[s, 1]
+                          + ri[2] * local_pos[s, 2])
             for j in range(3):
-                xmat[s, i, j] = ri[0] * lm[0, j] + ri[1] * lm[1, j] + ri[2] * lm[2, j]
+                xmat[s, i, j] = ri[0] * local_mat[s, 0, j] + ri[1] * local_mat[s, 1, j] + ri[2] * local_mat[s, 2, j]
+
 
 @njit(cache=True)
-def shape_boxes(geo, xpos, xmat, local_lo, local_hi, margin,
+def shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin,
                 # outputs
                 lo, hi):
     """World AABB of every shape, enlarged by ``margin`` [m] on each side (half-spaces: unbounded).
@@ -43,30 +55,28 @@ def shape_boxes(geo, xpos, xmat, local_lo, local_hi, margin,
     Hulls and meshes use their box in the shape frame (``local_lo``/``local_hi``), carried to the world
     as the box enclosing the rotated box.
     """
-    for s in range(geo.kind.shape[0]):
-        k = geo.kind[s]
-        m = xmat[s]
-        p = geo.params[s]
+    for s in range(kind.shape[0]):
+        k = kind[s]
         for i in range(3):
             c = xpos[s, i]
             if k == SPHERE:
-                ext = p[0]
+                ext = params[s, 0]
             elif k == BOX:
-                ext = abs(m[i, 0]) * p[0] + abs(m[i, 1]) * p[1] + abs(m[i, 2]) * p[2]
+                ext = abs(xmat[s, i, 0]) * params[s, 0] + abs(xmat[s, i, 1]) * params[s, 1] + \
+                    abs(xmat[s, i, 2]) * params[s, 2]
             elif k == CAPSULE:
-                ext = abs(m[i, 2]) * p[1] + p[0]
+                ext = abs(xmat[s, i, 2]) * params[s, 1] + params[s, 0]
             elif k == CYLINDER:
-                a = m[i, 2]
-                ext = abs(a) * p[1] + p[0] * np.sqrt(max(0.0, 1.0 - a * a))
+                a = xmat[s, i, 2]
+                ext = abs(a) * params[s, 1] + params[s, 0] * np.sqrt(max(0.0, 1.0 - a * a))
             elif k == HALFSPACE:
                 lo[s, i], hi[s, i] = -np.inf, np.inf
                 continue
             else:
                 ext = 0.0
                 for j in range(3):
-                    cj = 0.5 * (local_lo[s, j] + local_hi[s, j])
-                    c += m[i, j] * cj
-                    ext += abs(m[i, j]) * 0.5 * (local_hi[s, j] - local_lo[s, j])
+                    c += xmat[s, i, j] * 0.5 * (local_lo[s, j] + local_hi[s, j])
+                    ext += abs(xmat[s, i, j]) * 0.5 * (local_hi[s, j] - local_lo[s, j])
             lo[s, i] = c - ext - margin
             hi[s, i] = c + ext + margin
 
@@ -81,60 +91,150 @@ def may_collide(ba, bb, body_fixed, group, mask, exclude_keys, matrix, n_bodies)
         return matrix[ba, bb] != 0
     if (group[ba] & mask[bb]) == 0 or (group[bb] & mask[ba]) == 0:
         return False
+    if exclude_keys.shape[0] == 0:
+        return True
     key = min(ba, bb) * n_bodies + max(ba, bb)
     i = np.searchsorted(exclude_keys, key)
     return not (i < exclude_keys.shape[0] and exclude_keys[i] == key)
 
 
 @njit(cache=True)
-def insertion_sort(keys, axis, order):
-    """Sort ``order`` (indices into keys) by keys[., axis] in place; returns the number of moves."""
-    moves = 0
-    for i in range(1, order.shape[0]):
-        s = order[i]
-        v = keys[s, axis]
-        j = i - 1
-        while j >= 0 and keys[order[j], axis] > v:
-            order[j + 1] = order[j]
-            j -= 1
-            moves += 1
-        order[j + 1] = s
-    return moves
+def _overlap(lo, hi, a, b):
+    return not (lo[a, 0] > hi[b, 0] or lo[b, 0] > hi[a, 0] or lo[a, 1] > hi[b, 1] or lo[b, 1] > hi[a, 1]
+                or lo[a, 2] > hi[b, 2] or lo[b, 2] > hi[a, 2])
 
 
 @njit(cache=True)
-def sweep(lo, hi, order, axis, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
-          # outputs
-          pairs):
-    """Overlapping box pairs (shape indices, smaller first) that pass the filter, into ``pairs``.
-
-    ``order`` must be sorted by lo[., axis]. Returns the number of pairs found; if that exceeds
-    ``len(pairs)`` only the first ``len(pairs)`` are written (the caller grows the buffer and retries).
-    """
-    count = 0
-    n = order.shape[0]
-    a1, a2 = (axis + 1) % 3, (axis + 2) % 3
+def grid_keys(lo, shapes, inv_cell,
+              # outputs
+              cell, keys):
+    """Cell of each box's lower corner (cell size 1 / inv_cell [m]) relative to the scene's lowest cell,
+    into ``cell[i]``, and its key (cx·ny + cy)·nz + cz into ``keys[i]``. Returns (ny, nz)."""
+    n = shapes.shape[0]
+    base = np.full(3, np.inf)
     for i in range(n):
-        si = order[i]
-        top = hi[si, axis]
-        for j in range(i + 1, n):
-            sj = order[j]
-            if lo[sj, axis] > top:
-                break
-            if (lo[sj, a1] > hi[si, a1] or hi[sj, a1] < lo[si, a1] or lo[sj, a2] > hi[si, a2]
-                    or hi[sj, a2] < lo[si, a2]):
+        for a in range(3):
+            base[a] = min(base[a], lo[shapes[i], a])
+    dims = np.ones(3, np.int64)
+    for i in range(n):
+        for a in range(3):
+            c = np.floor(lo[shapes[i], a] * inv_cell) - np.floor(base[a] * inv_cell)
+            cell[i, a] = int(min(c, GRID_DIM - 1))
+            dims[a] = max(dims[a], cell[i, a] + 1)
+    for i in range(n):
+        keys[i] = (cell[i, 0] * dims[1] + cell[i, 1]) * dims[2] + cell[i, 2]
+    return dims[1], dims[2]
+
+
+@njit(cache=True)
+def radix_sort(keys, n,
+               # outputs (and scratch)
+               order, tmp_keys, tmp_order, counts):
+    """Sort keys[:n] (< 2^30) ascending in place, ``order[:n]`` the original positions (stable LSD radix
+    sort, three 10-bit passes: O(n + 1024) each)."""
+    for i in range(n):
+        order[i] = i
+    radix = 1 << RADIX_BITS
+    for shift in range(0, 3 * RADIX_BITS, RADIX_BITS):
+        counts[:] = 0
+        for i in range(n):
+            counts[((keys[i] >> shift) & (radix - 1)) + 1] += 1
+        for d in range(radix):
+            counts[d + 1] += counts[d]
+        for i in range(n):
+            d = (keys[i] >> shift) & (radix - 1)
+            tmp_keys[counts[d]] = keys[i]
+            tmp_order[counts[d]] = order[i]
+            counts[d] += 1
+        for i in range(n):
+            keys[i], order[i] = tmp_keys[i], tmp_order[i]
+
+
+@njit(cache=True)
+def _admit(si, sj, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies, count, pairs):
+    """Append (si, sj) if the filter lets their bodies collide; returns the new count."""
+    if not may_collide(shape_body[si], shape_body[sj], body_fixed, group, mask, exclude_keys, matrix, n_bodies):
+        return count
+    if count < pairs.shape[0]:
+        pairs[count, 0], pairs[count, 1] = min(si, sj), max(si, sj)
+    return count + 1
+
+
+@njit(cache=True)
+def _apart(box, p, q):
+    """True if sorted boxes p and q do not overlap (no early exit: the outcome is hard to predict, so
+    one branch on all six comparisons is cheaper than six)."""
+    return ((box[p, 0] > box[q, 3]) | (box[q, 0] > box[p, 3]) | (box[p, 1] > box[q, 4]) | (box[q, 1] > box[p, 4])
+            | (box[p, 2] > box[q, 5]) | (box[q, 2] > box[p, 5]))
+
+
+@njit(cache=True)
+def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed, group, mask, exclude_keys,
+               matrix, n_bodies, count, ptr, box,
+               # outputs
+               pairs):
+    """Append the overlapping, admitted box pairs of ``shapes`` given their cell keys sorted ascending
+    (``keys``, with ``order`` into shapes and ``cell`` as from grid_keys). Each box looks at the rest of its
+    own row of 2 cells (dz = 0, 1) and at 4 rows of 3 cells ahead in key order; as the boxes are visited
+    in key order, the start of each row only moves forward, so one pointer per row sweeps the list once.
+    The boxes are first copied in key order into ``box`` [n, 6] (lo, hi) so the scans read memory in
+    sequence. Returns the new count (rows past len(pairs) are only counted)."""
+    n = shapes.shape[0]
+    for p in range(n):
+        s = shapes[order[p]]
+        for a in range(3):
+            box[p, a], box[p, 3 + a] = lo[s, a], hi[s, a]
+    ptr[:] = 0
+    for p in range(n):
+        cy, cz = cell[order[p], 1], cell[order[p], 2]
+        end = keys[p] + (1 if cz + 1 < nz else 0)
+        q = p + 1
+        while q < n and keys[q] <= end:
+            if not _apart(box, p, q):
+                count = _admit(shapes[order[p]], shapes[order[q]], shape_body, body_fixed, group, mask,
+                               exclude_keys, matrix, n_bodies, count, pairs)
+            q += 1
+        for r in range(4):
+            dy = ROWS[r][1]
+            if cy + dy < 0 or cy + dy >= ny:
                 continue
-            if not may_collide(shape_body[si], shape_body[sj], body_fixed, group, mask, exclude_keys,
-                               matrix, n_bodies):
-                continue
-            if count < pairs.shape[0]:
-                pairs[count, 0], pairs[count, 1] = min(si, sj), max(si, sj)
-            count += 1
+            row_key = keys[p] + (ROWS[r][0] * ny + dy) * nz
+            start = row_key - (1 if cz > 0 else 0)
+            end = row_key + (1 if cz + 1 < nz else 0)
+            while ptr[r] < n and keys[ptr[r]] < start:
+                ptr[r] += 1
+            q = ptr[r]
+            while q < n and keys[q] <= end:
+                if not _apart(box, p, q):
+                    count = _admit(shapes[order[p]], shapes[order[q]], shape_body, body_fixed, group, mask,
+                                   exclude_keys, matrix, n_bodies, count, pairs)
+                q += 1
     return count
 
 
 @njit(cache=True)
-def halfspace_pairs(geo, planes, others, xpos, xmat, lo, hi, body_fixed, group, mask, exclude_keys,
+def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
+              count,
+              # outputs
+              pairs):
+    """Append the pairs of each big shape with every other bounded shape (grid shapes and the big ones
+    after it) whose boxes overlap and that pass the filter; returns the new count."""
+    for q in range(big.shape[0]):
+        sb = big[q]
+        for lst in range(2):
+            group_list = others if lst == 0 else big[q + 1:]
+            for s in group_list:
+                if not _overlap(lo, hi, s, sb) or not may_collide(shape_body[s], shape_body[sb], body_fixed,
+                                                                  group, mask, exclude_keys, matrix, n_bodies):
+                    continue
+                if count < pairs.shape[0]:
+                    pairs[count, 0], pairs[count, 1] = min(s, sb), max(s, sb)
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, body_fixed, group, mask, exclude_keys,
                     matrix, n_bodies, count,
                     # outputs
                     pairs):
@@ -149,7 +249,7 @@ def halfspace_pairs(geo, planes, others, xpos, xmat, lo, hi, body_fixed, group, 
                 h += n[i] * (lo[s, i] if n[i] > 0.0 else hi[s, i])
             if h > off:
                 continue
-            if not may_collide(geo.body[s], geo.body[p], body_fixed, group, mask, exclude_keys, matrix,
+            if not may_collide(shape_body[s], shape_body[p], body_fixed, group, mask, exclude_keys, matrix,
                                n_bodies):
                 continue
             if count < pairs.shape[0]:
@@ -158,14 +258,61 @@ def halfspace_pairs(geo, planes, others, xpos, xmat, lo, hi, body_fixed, group, 
     return count
 
 
-def pick_axis(lo: np.ndarray, hi: np.ndarray, shapes: np.ndarray) -> int:
-    """Sweep axis: the one along which the box centres are most spread (fewest overlaps)."""
-    if shapes.size == 0:
-        return 0
-    centre = 0.5 * (lo[shapes] + hi[shapes])
-    centre = centre[np.all(np.isfinite(centre), axis=1)]
-    return int(np.argmax(centre.var(axis=0))) if len(centre) else 0
+@njit(cache=True)
+def broad_phase(kind, body, local_pos, local_mat, params, local_lo, local_hi, body_pos, body_quat, margin,
+                small, big, bounded, planes, inv_cell, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
+                cell, keys, order, tmp_keys, tmp_order, counts, ptr, box,
+                # outputs
+                xpos, xmat, lo, hi, pairs):
+    """One broad-phase step: shape poses, AABBs (enlarged by ``margin`` [m]), grid pairs of the ``small``
+    shapes, pairs of the ``big`` ones, and the ``bounded`` shapes against the half-spaces ``planes``.
+    Returns the number of pairs (may exceed len(pairs): then grow the buffer and call again)."""
+    shape_poses(kind, body, local_pos, local_mat, body_pos, body_quat, xpos, xmat)
+    shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin, lo, hi)
+    ny, nz = grid_keys(lo, small, inv_cell, cell, keys)
+    radix_sort(keys, small.shape[0], order, tmp_keys, tmp_order, counts)
+    count = grid_sweep(lo, hi, small, keys, order, cell, ny, nz, body, body_fixed, group, mask, exclude_keys,
+                       matrix, n_bodies, 0, ptr, box, pairs)
+    count = big_pairs(lo, hi, big, small, body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
+                      count, pairs)
+    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, body_fixed, group, mask, exclude_keys,
+                           matrix, n_bodies, count, pairs)
 
 
-__all__ = ["shape_poses", "shape_boxes", "may_collide", "insertion_sort", "sweep", "halfspace_pairs",
-           "pick_axis", "CONVEX", "MESH"]
+BIG_FACTOR = 4.0
+"""A shape whose box can be wider than this many times the median shape's is "big" (tested against all)."""
+
+
+def extent_bound(kind: np.ndarray, params: np.ndarray, local_lo: np.ndarray, local_hi: np.ndarray) -> np.ndarray:
+    """Largest width [m] a shape's world AABB can have in any orientation (before the margin), per shape."""
+    ext = np.zeros(len(kind))
+    for s, k in enumerate(kind):
+        p = params[s]
+        if k == SPHERE:
+            ext[s] = 2 * p[0]
+        elif k == BOX:
+            ext[s] = 2 * np.linalg.norm(p)
+        elif k == CAPSULE:
+            ext[s] = 2 * (p[0] + p[1])
+        elif k == CYLINDER:
+            ext[s] = 2 * np.hypot(p[0], p[1])
+        elif k == HALFSPACE:
+            ext[s] = np.inf
+        else:
+            ext[s] = np.linalg.norm(local_hi[s] - local_lo[s])
+    return ext
+
+
+def grid_layout(ext: np.ndarray, bounded: np.ndarray, margin: float):
+    """(small shapes, big shapes, cell size [m]) for the bounded shapes' widths ``ext`` [m]."""
+    if bounded.size == 0:
+        return bounded, bounded, 1.0
+    widths = ext[bounded]
+    big = widths > BIG_FACTOR * np.median(widths)
+    small_shapes = bounded[~big].astype(np.int64)
+    cell = float(widths[~big].max()) + 2 * margin if small_shapes.size else 1.0
+    return small_shapes, bounded[big].astype(np.int64), max(cell, 1e-9)
+
+
+__all__ = ["shape_poses", "shape_boxes", "may_collide", "grid_keys", "radix_sort", "grid_sweep", "big_pairs",
+           "halfspace_pairs", "broad_phase", "extent_bound", "grid_layout"]

@@ -1,8 +1,8 @@
 """The collision detector: built once from a Model, then ``detect(state) -> Contacts`` every step.
 
-Three phases (Bender 4.3): broad phase (sweep-and-prune over AABBs and the collision filter), narrow phase
-(signed distance, normal and closest points per pair) and contact region (all points within eps_c).
-The detector owns its workspace: collision geometry (hull topology, BVHs), the SAP order, pair and
+Three phases (Bender 4.3): broad phase (hashed uniform grid over AABBs and the collision filter), narrow
+phase (signed distance, normal and closest points per pair) and contact region (all points within eps_c).
+The detector owns its workspace: collision geometry (hull topology, BVHs), the grid tables, pair and
 contact buffers; nothing is allocated per step unless a buffer has to grow.
 """
 from __future__ import annotations
@@ -64,9 +64,15 @@ class Detector:
         self.xpos, self.xmat = np.zeros((ns, 3)), np.zeros((ns, 3, 3))
         self.lo, self.hi = np.zeros((ns, 3)), np.zeros((ns, 3))
         self.planes = np.nonzero(self.geo.kind == HALFSPACE)[0].astype(np.int64)
-        self.sap_shapes = np.nonzero(self.geo.kind != HALFSPACE)[0].astype(np.int64)
-        self.order = self.sap_shapes.copy()
-        self.axis = -1
+        self.bounded = np.nonzero(self.geo.kind != HALFSPACE)[0].astype(np.int64)
+        ext = bp.extent_bound(self.geo.kind, self.geo.params, self.local_lo, self.local_hi)
+        self.small, self.big, self.cell_size = bp.grid_layout(ext, self.bounded, 0.5 * self.eps_c)
+        n_small = len(self.small)
+        self.cell = np.zeros((n_small, 3), np.int64)
+        self.keys, self.order, self.tmp_keys, self.tmp_order = (np.zeros(n_small, np.int64) for _ in range(4))
+        self.counts = np.zeros((1 << bp.RADIX_BITS) + 1, np.int64)
+        self.ptr = np.zeros(len(bp.ROWS), np.int64)
+        self.box = np.zeros((n_small, 6))
         self.pairs = np.zeros((max(64, 8 * ns), 2), np.int64)
         self.buffers = make_buffers(capacity or max(256, 8 * ns))
         self.grow_count = 0
@@ -76,23 +82,22 @@ class Detector:
     # phases --------------------------------------------------------------------------------------
     def update_poses(self, state) -> None:
         """World poses and AABBs of all shapes from the state's body poses."""
-        bp.shape_poses(self.geo, state.body_pos, state.body_quat, self.xpos, self.xmat)
-        bp.shape_boxes(self.geo, self.xpos, self.xmat, self.local_lo, self.local_hi, 0.5 * self.eps_c,
-                       self.lo, self.hi)
+        geo = self.geo
+        bp.shape_poses(geo.kind, geo.body, geo.local_pos, geo.local_mat, state.body_pos, state.body_quat,
+                       self.xpos, self.xmat)
+        bp.shape_boxes(geo.kind, geo.params, self.xpos, self.xmat, self.local_lo, self.local_hi,
+                       0.5 * self.eps_c, self.lo, self.hi)
 
     def broad_phase(self, state) -> int:
-        """Candidate shape pairs into ``self.pairs``; returns their number."""
-        self.update_poses(state)
-        if self.axis < 0:
-            self.axis = bp.pick_axis(self.lo, self.hi, self.sap_shapes)
-        bp.insertion_sort(self.lo, self.axis, self.order)
-        n_bodies = self.model.n_bodies
+        """Shape poses and boxes, then the candidate shape pairs into ``self.pairs``; returns their number."""
+        geo = self.geo
         while True:
-            n = bp.sweep(self.lo, self.hi, self.order, self.axis, self.geo.body, self.body_fixed, self.group,
-                         self.mask, self.exclude_keys, self.matrix, n_bodies, self.pairs)
-            n = bp.halfspace_pairs(self.geo, self.planes, self.sap_shapes, self.xpos, self.xmat, self.lo,
-                                   self.hi, self.body_fixed, self.group, self.mask, self.exclude_keys,
-                                   self.matrix, n_bodies, n, self.pairs)
+            n = bp.broad_phase(geo.kind, geo.body, geo.local_pos, geo.local_mat, geo.params, self.local_lo,
+                               self.local_hi, state.body_pos, state.body_quat, 0.5 * self.eps_c, self.small,
+                               self.big, self.bounded, self.planes, 1.0 / self.cell_size, self.body_fixed,
+                               self.group, self.mask, self.exclude_keys, self.matrix, self.model.n_bodies,
+                               self.cell, self.keys, self.order, self.tmp_keys, self.tmp_order, self.counts,
+                               self.ptr, self.box, self.xpos, self.xmat, self.lo, self.hi, self.pairs)
             if n <= len(self.pairs):
                 self.n_pairs = n
                 return n
