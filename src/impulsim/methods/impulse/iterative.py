@@ -59,13 +59,14 @@ def projected_norm(P, f, d):
 @njit(cache=True)
 def predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
                  body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat):
-    """Pose of body k at t0+h if it moved freely from its current velocities."""
+    """Pose of body k at t0+h if it moved freely from its current velocities (the free step's own function,
+    called with tuples like the LGS prediction and the step itself, so all share one compiled version)."""
     if body_static[k]:
-        pred_pos[k] = body_pos[k]
-        pred_quat[k] = body_quat[k]
-        return
-    p, q, _, _ = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
-                                body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k], h, scheme)
+        p, q = v3(body_pos[k]), q4(body_quat[k])
+    else:
+        p, q, _, _ = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
+                                    v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
+                                    body_inv_mass[k], h, scheme)
     for i in range(3):
         pred_pos[k, i] = p[i]
     for i in range(4):

@@ -127,6 +127,13 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
 
 
 @njit(cache=True)
+def _mark(bodies, value, flags):
+    """flags[k] = value for the listed bodies."""
+    for k in bodies:
+        flags[k] = value
+
+
+@njit(cache=True)
 def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, node_prim,
                           prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                           prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
@@ -146,7 +153,7 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
         n0, n1 = chain_node_start[c], chain_node_start[c + 1]
         bodies = chain_bodies[chain_body_start[c]:chain_body_start[c + 1]]
         cuts = cut_prims[chain_cut_start[c]:chain_cut_start[c + 1]]
-        pred_valid[bodies] = 0
+        _mark(bodies, 0, pred_valid)
         solves = 0
         residual = 0.0
         for it in range(max_iter + 1):
@@ -159,7 +166,7 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
                 pred_quat, step_tol, x[n0:n1])
             clamped_all += clamped
             if not violated:
-                pred_valid[bodies] = 1
+                _mark(bodies, 1, pred_valid)
                 break
             if solves == max_iter:
                 break
@@ -169,7 +176,7 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
             solves += 1
             if cuts.shape[0] > 0:
                 # hybrid: one impulse per loop-closing primitive, as in the iterative method
-                dirty[bodies] = 1
+                _mark(bodies, 1, dirty)
                 sweep_positions(cuts, False, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
                                 prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc,
                                 body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,

@@ -159,6 +159,15 @@ def pseudo_inverse(k, fac_diag, asm_diag, dep_tol,
 
 
 @njit(cache=True)
+def _copy_blocks(src, b0, b1, dst):
+    """dst[b0:b1] = src[b0:b1] for arrays of 3×3 blocks (element loops: no shape checks to compile)."""
+    for t in range(b0, b1):
+        for a in range(3):
+            for b in range(3):
+                dst[t, a, b] = src[t, a, b]
+
+
+@njit(cache=True)
 def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target, dep_tol,
               # outputs
               fac_diag_inv, fac_off, tmp, fac_diag):
@@ -168,8 +177,8 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
     serves the joint and the velocity correction (Bender 3.3.2.1).
     """
     dropped = 0
-    fac_diag[n0:n1] = asm_diag[n0:n1]
-    fac_off[col_ptr[n0]:col_ptr[n1]] = asm_off[col_ptr[n0]:col_ptr[n1]]
+    _copy_blocks(asm_diag, n0, n1, fac_diag)
+    _copy_blocks(asm_off, col_ptr[n0], col_ptr[n1], fac_off)
     for k in range(n0, n1):
         dropped += pseudo_inverse(k, fac_diag, asm_diag, dep_tol, fac_diag_inv)
         c0 = col_ptr[k]
@@ -194,7 +203,9 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
                     else:
                         fac_off[tg, a, b] -= v
         for t in range(c0, col_ptr[k + 1]):
-            fac_off[t] = tmp[t - c0]
+            for a in range(3):
+                for b in range(3):
+                    fac_off[t, a, b] = tmp[t - c0, a, b]
     return dropped
 
 

@@ -20,7 +20,6 @@ import numpy as np
 from numba import njit
 
 from impulsim.dynamics.forces import compute_loads
-from impulsim.dynamics.integrate import free_step_all
 
 EXTRAPOLATION_WEIGHTS = {
     "order4": (-1.0 / 3.0, 4.0 / 3.0),                       # Bender 3.4.2
@@ -74,10 +73,8 @@ def standard(method, s, h, info, timer):
 
 def _midpoint_step(method, s, h, info, timer):
     """One second-order sub-step: loads, free half step, correction aiming at t0+h, half step, velocities."""
-    m = method.model
     _loads(method, s, h, timer)
-    free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, method.acc, method.tau, m.body_inertia,
-                  m.body_inv_inertia, m.body_inv_mass, m.body_static, 0.5 * h, int(method.integrator))
+    method._advance(s, 0.5 * h)          # no prediction is pending here: a plain free half step
     timer.lap("free_step")
     _core(method, s, 0.5 * h, info, timer)
 
