@@ -123,6 +123,22 @@ def test_static_and_fixed_pairs_are_never_tested():
     assert pairs == {(0, 2), (1, 2)}
 
 
+@pytest.mark.parametrize("gap_in_eps_c, found", [(0.9, True), (1.1, False)])
+def test_box_within_eps_c_above_the_ground_is_a_pair(gap_in_eps_c, found):
+    """Regression: the ground's side of eps_c was missing, so a box 0.5–1 eps_c above it was not tested."""
+    eps_c = 1e-3
+    b = ims.ModelBuilder("above", gravity=(0, 0, 0))
+    b.add_body("ground", shapes=[HalfSpace()], static=True)
+    b.add_body("box", shapes=[ims.Box(size=(1, 1, 1))], position=(0, 0, 0.5 + gap_in_eps_c * eps_c))
+    model, state = b.build()
+    det = Detector(model, eps_c=eps_c)
+    assert (det.broad_phase(state) == 1) == found
+    c = det.detect(state)
+    assert (c.n_pairs == 1) == found
+    if found:
+        np.testing.assert_allclose(c.distance, gap_in_eps_c * eps_c, atol=1e-12)
+
+
 def test_half_space_on_a_moving_body_is_refused_with_the_body_named():
     b = ims.ModelBuilder()
     b.add_body("floater", shapes=[HalfSpace()], mass=1.0, inertia=(1, 1, 1))

@@ -234,11 +234,12 @@ def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_
 
 
 @njit(cache=True)
-def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, body_fixed, group, mask, exclude_keys,
-                    matrix, n_bodies, count,
+def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, body_fixed, group, mask,
+                    exclude_keys, matrix, n_bodies, count,
                     # outputs
                     pairs):
-    """Append (shape, half-space) pairs whose box reaches below the plane; returns the new count."""
+    """Append (shape, half-space) pairs whose box reaches below the plane raised by ``margin`` [m] (the
+    boxes carry the other half of eps_c); returns the new count."""
     for p in planes:
         n = (xmat[p, 0, 2], xmat[p, 1, 2], xmat[p, 2, 2])
         off = dot(n, row(xpos, p))
@@ -247,7 +248,7 @@ def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, body_fixed, 
             h = 0.0
             for i in range(3):
                 h += n[i] * (lo[s, i] if n[i] > 0.0 else hi[s, i])
-            if h > off:
+            if h > off + margin:
                 continue
             if not may_collide(shape_body[s], shape_body[p], body_fixed, group, mask, exclude_keys, matrix,
                                n_bodies):
@@ -275,8 +276,8 @@ def broad_phase(kind, body, local_pos, local_mat, params, local_lo, local_hi, bo
                        matrix, n_bodies, 0, ptr, box, pairs)
     count = big_pairs(lo, hi, big, small, body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
                       count, pairs)
-    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, body_fixed, group, mask, exclude_keys,
-                           matrix, n_bodies, count, pairs)
+    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, margin, body_fixed, group, mask,
+                           exclude_keys, matrix, n_bodies, count, pairs)
 
 
 BIG_FACTOR = 4.0
