@@ -119,7 +119,7 @@ def test_dragging_a_body_changes_its_motion(viewer, page):
         time.sleep(0.03)
     page.mouse.up()
     _wait_until(lambda: np.linalg.norm(viewer.engine.sim.state.body_vel[bob]
-                                       - reference.body_vel[bob]) > 1e-3)
+                                       - reference.body_vel[bob]) > 1e-3, "the drag")
     viewer.engine.send("step", 50, wait=True)
     after = viewer.engine.snapshot()
     # the same 50 steps without the drag, from the same state
@@ -143,10 +143,21 @@ def _body_on_screen(viewer, pg):
     return float(np.median(xs)), float(np.median(ys))
 
 
-def _wait_until(cond, timeout=WAIT):
+def _wait_until(cond, what="the command", timeout=WAIT):
     end = time.time() + timeout
     while time.time() < end:
         if cond():
             return
         time.sleep(0.05)
-    raise AssertionError("the drag did not reach the simulation")
+    raise AssertionError(f"{what} did not reach the simulation within {timeout} s")
+
+
+def test_gravity_edited_in_the_parameter_panel_reaches_the_running_model(viewer, page):
+    page.get_by_text("Parameters", exact=True).click()
+    box = page.get_by_label("Gravity z [m/s²]")
+    box.fill("-1.62")
+    box.press("Enter")
+    _wait_until(lambda: viewer.engine.sim.model.gravity[2] == -1.62, "the gravity edit")
+    step = viewer.engine.snapshot().step
+    viewer.engine.send("step", 1, wait=True)
+    assert viewer.engine.sim.method.model.gravity[2] == -1.62 and viewer.engine.snapshot().step == step + 1

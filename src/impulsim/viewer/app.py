@@ -15,11 +15,14 @@ from impulsim.io.replay_html import frame_camera
 from impulsim.io.shape_meshes import body_meshes
 from impulsim.methods import METHODS
 from impulsim.viewer.engine import SimulationThread
+from impulsim.viewer.panels import LivePlots, add_parameter_panel
 
 FRAME_INTERVAL = 1.0 / 60.0
 """Wall time [s] between pose updates sent to the browser."""
 DRAG_TIME = 0.25
 """A mouse drag of d metres gives the grabbed point the velocity d / DRAG_TIME [m/s] (Bender's impulse)."""
+PLOT_EVERY = 10
+"""Pose updates between two refreshes of the plots and the selected body's state (plots are heavier)."""
 COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220, 200, 80), (120, 120, 220))
 STATIC_COLOR = (150, 150, 150)
 
@@ -75,6 +78,7 @@ class Viewer:
                 position=state.body_pos[k], wxyz=state.body_quat[k])
             if not static and self.model.body_inv_mass[k] > 0:
                 self._make_draggable(handle, k)
+            handle.on_click(lambda event, k=k: self._select(k))
             self.handles[k] = handle
 
     def _frame_camera(self) -> None:
@@ -95,6 +99,20 @@ class Viewer:
                 p = mass * (np.asarray(event.end_position, float) - start) / DRAG_TIME
                 self.engine.send("impulse", body, start, p)
 
+    def _select(self, body: int) -> None:
+        self.selected_body = body
+        self._show_selected(self.engine.snapshot())
+
+    def _show_selected(self, snap) -> None:
+        """The clicked body's mass and pose in the panel."""
+        k = getattr(self, "selected_body", None)
+        if k is None:
+            return
+        m = self.model
+        mass = "static" if m.body_static[k] else f"{m.body_mass[k]:.4g} kg"
+        x = ", ".join(f"{v:.4f}" for v in snap.body_pos[k])
+        self.selected.content = f"**{m.body_names[k]}**: {mass}, centre ({x}) m"
+
     # controls ---------------------------------------------------------------------------------
     def _add_controls(self, h: float, method: str) -> None:
         gui = self.server.gui
@@ -110,6 +128,9 @@ class Viewer:
         bodies = gui.add_checkbox("Show bodies", True)
         bodies.on_update(lambda _: self.show_bodies(bodies.value))
         self.message = gui.add_markdown("")
+        self.selected = gui.add_markdown("Click a body to see its state.")
+        add_parameter_panel(gui, self.model, self.engine)
+        self.plots = LivePlots(gui)
 
     def show_bodies(self, visible: bool) -> None:
         """Show or hide every body (the grid stays)."""
@@ -124,6 +145,9 @@ class Viewer:
             snap = self.engine.snapshot()
             if snap is not self._last_snapshot:     # every command and every batch publishes anew
                 self._push(snap)
+                if self.frames_sent % PLOT_EVERY == 0:
+                    self.plots.update(list(self.engine.history))
+                    self._show_selected(snap)
             time.sleep(max(0.0, FRAME_INTERVAL - (time.perf_counter() - tick)))
 
     def _push(self, snap) -> None:
