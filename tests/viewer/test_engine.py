@@ -117,3 +117,36 @@ def test_view_command_serves_the_page(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def _pendulum_engine():
+    scene = load_scene(EXAMPLES / "pendulum.yaml")
+
+    def make_sim(state, h, method):
+        return scene.simulation(state=None if state is None else state.copy(), h=h, method=method)
+
+    eng = SimulationThread(make_sim, scene.settings.h, scene.settings.method, builder=scene.builder,
+                           options=scene.settings.options)
+    return scene, eng.start()
+
+
+def test_grabbed_body_follows_the_pointer_only_as_far_as_its_hinge_allows():
+    scene, engine = _pendulum_engine()
+    try:
+        bob = scene.model.body("bob")
+        start = engine.snapshot().body_pos[bob].copy()
+        engine.send("grab", bob, start, wait=True)
+        # pull along +y and outwards (away from the pivot at the origin): the arm keeps its length
+        engine.send("move_grab", start + np.array([0.0, 0.3, 0.0]) + 0.5 * start, wait=True)
+        engine.send("step", 500, wait=True)
+        held = engine.snapshot()
+        engine.send("release", wait=True)
+        after = engine.snapshot()
+    finally:
+        engine.stop()
+    radius = np.linalg.norm(start)
+    assert np.linalg.norm(held.body_pos[bob]) == pytest.approx(radius, abs=1e-4)
+    assert held.body_pos[bob][1] > start[1] + 0.1            # it did follow the pull sideways
+    assert held.body_pos.shape[0] == scene.model.n_bodies + 1  # the mouse body while held
+    assert after.body_pos.shape[0] == scene.model.n_bodies and after.error is None
+    assert np.array_equal(after.body_pos[bob], held.body_pos[bob])

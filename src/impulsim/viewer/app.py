@@ -31,11 +31,11 @@ class Viewer:
     """A scene shown live in the browser; ``make_sim(state, h, method)`` builds its Simulation."""
 
     def __init__(self, make_sim, model, *, h: float, method: str, port: int = 8080,
-                 host: str = "127.0.0.1", title: str = "impulsim"):
+                 host: str = "127.0.0.1", title: str = "impulsim", builder=None, options=None):
         import viser
 
         self.model = model
-        self.engine = SimulationThread(make_sim, h, method)
+        self.engine = SimulationThread(make_sim, h, method, builder=builder, options=options)
         self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
         self.server.scene.set_up_direction("+z")
         self.handles: dict[int, object] = {}
@@ -86,6 +86,19 @@ class Viewer:
         frame_camera(self.server, self.model, self.engine.snapshot().body_pos)
 
     def _make_draggable(self, handle, body: int) -> None:
+        """Left-drag on a body: impulse on release; shift + left-drag: grab through a velocity joint."""
+        self._make_impulse_drag(handle, body)
+
+        @handle.on_drag("left", modifier="shift")
+        async def _(event) -> None:
+            if event.phase == "start":
+                self.engine.send("grab", body, np.asarray(event.start_position, float))
+            elif event.phase == "update":
+                self.engine.send("move_grab", np.asarray(event.end_position, float))
+            else:
+                self.engine.send("release")
+
+    def _make_impulse_drag(self, handle, body: int) -> None:
         """Left-drag on a body: on release apply the impulse that moves the grabbed point along the drag."""
         grab: dict = {}
 
@@ -182,7 +195,8 @@ def view_scene(path: str, *, port: int = 8080, open_browser: bool = True, h: Opt
     def make_sim(state, step, name):
         return scene.simulation(state=None if state is None else state.copy(), h=step, method=name)
 
-    viewer = Viewer(make_sim, scene.model, h=h, method=method, port=port, title=scene.name).start()
+    viewer = Viewer(make_sim, scene.model, h=h, method=method, port=port, title=scene.name,
+                    builder=scene.builder, options=scene.settings.options).start()
     if open_browser:
         import webbrowser
         webbrowser.open(f"http://localhost:{viewer.port}")

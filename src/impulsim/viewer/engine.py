@@ -59,10 +59,13 @@ class SimulationThread:
     the start, on reset and when the method changes.
     """
 
-    def __init__(self, make_sim: Callable, h: float, method: str, speed: float = 1.0):
+    def __init__(self, make_sim: Callable, h: float, method: str, speed: float = 1.0, builder=None,
+                 options: Optional[dict] = None):
         self.make_sim = make_sim
+        self.builder, self.options = builder, dict(options or {})
+        self.grab = None
         self.sim = make_sim(None, h, method)
-        self.method_name = method
+        self.method_name = self._scene_method = method
         self.commands: "queue.Queue[Command]" = queue.Queue()
         self.playing = False
         self.speed = float(speed)
@@ -187,6 +190,7 @@ class SimulationThread:
                 break
 
     def _do_reset(self) -> None:
+        self.grab = None
         self.sim = self.make_sim(None, self.sim.h, self.method_name)
         self.error = None
 
@@ -204,6 +208,7 @@ class SimulationThread:
         from impulsim.methods import METHODS
         if name not in METHODS:
             raise ValueError(f"unknown method {name!r} (available: {', '.join(sorted(METHODS))})")
+        self._do_release()
         self.sim = self.make_sim(self.sim.state, self.sim.h, name)
         self.method_name = name
 
@@ -211,6 +216,27 @@ class SimulationThread:
         """Apply the impulse p [N s] (world) at the world point ``point`` [m] of ``body``."""
         apply_impulse(self.sim.model, self.sim.state, int(body), np.asarray(point, float),
                       np.asarray(impulse, float))
+
+    def _do_grab(self, body: int, point) -> None:
+        """Hold ``body`` at the world ``point`` [m] through a velocity joint (see :mod:`.grab`)."""
+        from impulsim.viewer.grab import Grab
+        if self.builder is None:
+            raise ValueError("grabbing needs the scene's builder")
+        if self.grab is not None:
+            self._do_release()
+        options = self.options if self.method_name == self._scene_method else {}
+        self.grab = Grab(self.sim, self.builder, int(body), point, self.method_name, options)
+        self.sim = self.grab.sim
+
+    def _do_move_grab(self, point) -> None:
+        """Move the pointer target of the active grab to the world ``point`` [m]."""
+        if self.grab is not None:
+            self.grab.target[:] = point
+
+    def _do_release(self) -> None:
+        if self.grab is not None:
+            self.sim = self.grab.release()
+            self.grab = None
 
     def _do_set_params(self, arrays: dict) -> None:
         self.sim.set_params(**arrays)
