@@ -161,3 +161,24 @@ def test_gravity_edited_in_the_parameter_panel_reaches_the_running_model(viewer,
     step = viewer.engine.snapshot().step
     viewer.engine.send("step", 1, wait=True)
     assert viewer.engine.sim.method.model.gravity[2] == -1.62 and viewer.engine.snapshot().step == step + 1
+
+
+def test_shift_drag_grabs_the_body_through_a_velocity_joint(viewer, page):
+    _click(page, "Pause")
+    _wait_status(page, lambda t, step, state: state == "paused")
+    x, y = _body_on_screen(viewer, page)
+    box = page.locator("canvas").first.bounding_box()
+    page.keyboard.down("Shift")
+    page.mouse.move(box["x"] + x, box["y"] + y)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(box["x"] + x + 8 * i, box["y"] + y, steps=2)
+        time.sleep(0.03)
+    _wait_until(lambda: viewer.engine.grab is not None, "the grab")
+    viewer.engine.send("step", 100, wait=True)
+    held = viewer.engine.snapshot()
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    _wait_until(lambda: viewer.engine.grab is None, "the release")
+    assert held.body_pos.shape[0] == viewer.model.n_bodies + 1      # the kinematic mouse body
+    assert viewer.engine.snapshot().error is None
