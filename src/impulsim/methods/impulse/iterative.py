@@ -117,8 +117,9 @@ def sweep_positions(prims, first_sweep, prim_kind, prim_body_a, prim_body_b, pri
                 clamped += 1
         if err <= step_tol[i]:
             continue
-        # a clamped primitive moves only to its relaxed bound; the others aim at zero error
-        shrink = 1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0
+        # a clamped primitive aims eps_d inside its relaxed bound (so the next pass finds it within);
+        # the others aim at zero error
+        shrink = 1.0 - (step_tol[i] - eps_d) / err if step_tol[i] > eps_d else 1.0
         imp = solve_row(row_P[i], row_dim[i], row_Minv[i], scale(d, shrink / h))
         apply_impulse(kind, imp, A, B, v3(row_ra[i]), v3(row_rb[i]), body_inv_mass, body_Iinv, body_vel,
                       body_omega)
