@@ -43,6 +43,7 @@ class Viewer:
         self._last_snapshot = None
         self._stop = threading.Event()
         self._add_bodies()
+        self.joint_frames = self._add_joint_frames()
         self._frame_camera()
         self._add_controls(h, method)
         self._pusher = threading.Thread(target=self._push_loop, name="impulsim-view", daemon=True)
@@ -80,6 +81,31 @@ class Viewer:
                 self._make_draggable(handle, k)
             handle.on_click(lambda event, k=k: self._select(k))
             self.handles[k] = handle
+
+    def _add_joint_frames(self) -> list:
+        """A small axes triad at every joint anchor, z along the joint axis, attached to a body's node."""
+        m, snap, frames = self.model, self.engine.snapshot(), []
+        size = 0.1 * _scene_size(snap.body_pos)
+        for j, name in enumerate(m.joint_names):
+            side = _frame_body(m, self.handles, j)
+            if side is None:
+                continue
+            k, anchor, axis = side
+            pose = {"position": anchor, "wxyz": _z_to(axis)}
+            if k in self.handles:
+                parent = f"/bodies/{m.body_names[k]}"
+            else:    # a static body without shapes (the world): place the frame in world coordinates
+                parent = "/joints"
+                pose = {"position": snap.body_pos[k] + _rotate(snap.body_quat[k], anchor),
+                        "wxyz": _quat_mul(snap.body_quat[k], pose["wxyz"])}
+            frames.append(self.server.scene.add_frame(f"{parent}/joint_{name}", axes_length=size,
+                                                      axes_radius=0.04 * size, visible=False, **pose))
+        return frames
+
+    def show_joint_frames(self, visible: bool) -> None:
+        """Show or hide the joint anchors and axes."""
+        for frame in self.joint_frames:
+            frame.visible = bool(visible)
 
     def _frame_camera(self) -> None:
         """Look at the moving bodies from the front right, far enough to see them all."""
@@ -140,6 +166,8 @@ class Viewer:
         chooser.on_update(lambda _: self.engine.send("method", chooser.value))
         bodies = gui.add_checkbox("Show bodies", True)
         bodies.on_update(lambda _: self.show_bodies(bodies.value))
+        frames = gui.add_checkbox("Joint frames", False)
+        frames.on_update(lambda _: self.show_joint_frames(frames.value))
         self.message = gui.add_markdown("")
         self.selected = gui.add_markdown("Click a body to see its state.")
         add_parameter_panel(gui, self.model, self.engine)
@@ -173,6 +201,43 @@ class Viewer:
             self.message.content = f"**Error:** {snap.error}" if snap.error else ""
         self._last_snapshot = snap
         self.frames_sent += 1
+
+
+def _frame_body(model, handles, j: int):
+    """(body, anchor, axis) of joint j on a body whose node can carry the frame, or None."""
+    for k, anchor, axis in ((model.joint_body_a[j], model.joint_anchor_a[j], model.joint_axis_a[j]),
+                            (model.joint_body_b[j], model.joint_anchor_b[j], model.joint_axis_b[j])):
+        if k in handles or model.body_static[k]:
+            return int(k), np.asarray(anchor, float), np.asarray(axis, float)
+    return None
+
+
+def _z_to(axis: np.ndarray) -> np.ndarray:
+    """The unit quaternion (w, x, y, z) turning the z axis onto ``axis`` (identity for a zero axis)."""
+    n = np.linalg.norm(axis)
+    if n == 0.0:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    a = axis / n
+    w = 1.0 + a[2]                       # q = (1 + z·a, z × a), normalized: the half-way rotation
+    if w < 1e-9:                         # a = −z: half a turn about x
+        return np.array([0.0, 1.0, 0.0, 0.0])
+    q = np.array([w, -a[1], a[0], 0.0])
+    return q / np.linalg.norm(q)
+
+
+def _rotate(q, v):
+    from impulsim.math.quaternion import quat_rotate
+    return np.asarray(quat_rotate(np.asarray(q, float), np.asarray(v, float)))
+
+
+def _quat_mul(p, q):
+    from impulsim.math.quaternion import quat_mul
+    return np.asarray(quat_mul(np.asarray(p, float), np.asarray(q, float)))
+
+
+def _scene_size(pos: np.ndarray) -> float:
+    """Extent [m] of the body centres, at least 0.5 m."""
+    return max(float(np.max(pos.max(axis=0) - pos.min(axis=0))), 0.5)
 
 
 def _status_text(snap) -> str:
