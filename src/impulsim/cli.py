@@ -86,6 +86,9 @@ def _add_view(sub, common) -> None:
     p.add_argument("--no-browser", action="store_true", help="do not open a browser window")
     p.add_argument("--h", type=float, dest="h", help="step size [s] (default: the scene's)")
     p.add_argument("--method", help="solver method (default: the scene's)")
+    p.add_argument("--replay", metavar="RECORDING",
+                   help="replay a recording of the scene instead of simulating")
+    p.add_argument("--ghost", metavar="RECORDING", help="with --replay: a second recording shown as a ghost")
     p.set_defaults(func=cmd_view)
 
 
@@ -196,8 +199,16 @@ def cmd_view(args) -> int:
         raise ValueError("impulsim view needs viser: pip install 'impulsim[viewer]'") from None
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be between 1 and 65535, got {args.port}")
+    if args.ghost and not args.replay:
+        raise ValueError("--ghost needs --replay RECORDING")
     h = None if args.h is None else _positive(args.h, "--h")
-    viewer = view_scene(args.scene, port=args.port, open_browser=not args.no_browser, h=h, method=args.method)
+    if args.replay:
+        from impulsim.viewer.replay import replay_scene
+        viewer = replay_scene(args.scene, args.replay, args.ghost, port=args.port,
+                              open_browser=not args.no_browser)
+    else:
+        viewer = view_scene(args.scene, port=args.port, open_browser=not args.no_browser, h=h,
+                            method=args.method)
     print(f"impulsim view: http://localhost:{viewer.port} (Ctrl+C to stop)", flush=True)
     try:
         while True:

@@ -2,6 +2,7 @@
 import io
 import os
 import shutil
+import socket
 import tempfile
 
 import numpy as np
@@ -32,3 +33,10 @@ def canvas_png(page) -> np.ndarray:
 def changed_pixels(a: np.ndarray, b: np.ndarray) -> int:
     """How many pixels differ noticeably between two screenshots."""
     return int((np.abs(a - b).sum(axis=2) > PIXEL_CHANGE).sum())
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

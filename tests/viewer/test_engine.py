@@ -96,6 +96,8 @@ def test_view_command_rejects_bad_input_in_one_line(tmp_path, capsys):
     assert err.startswith("impulsim: error:") and "missing.yaml" in err and "\n" not in err
     assert main(["view", str(EXAMPLES / "pendulum.yaml"), "--port", "70000", "--no-browser"]) == 2
     assert "--port" in capsys.readouterr().err
+    assert main(["view", str(EXAMPLES / "pendulum.yaml"), "--ghost", "x.parquet", "--no-browser"]) == 2
+    assert "--ghost needs --replay" in capsys.readouterr().err
 
 
 def test_view_command_serves_the_page(tmp_path):

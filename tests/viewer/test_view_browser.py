@@ -3,7 +3,6 @@
 Skipped (with the reason) where viser, Playwright or a Chromium binary is missing.
 """
 import re
-import socket
 import time
 from pathlib import Path
 
@@ -13,7 +12,8 @@ import pytest
 viser = pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
 
-from tests.viewer.browser import CHROMIUM, NO_CHROMIUM, canvas_png as _canvas_png, changed_pixels, launch, PIXEL_CHANGE
+from tests.viewer.browser import (CHROMIUM, NO_CHROMIUM, PIXEL_CHANGE, canvas_png as _canvas_png,
+                                  changed_pixels, free_port, launch)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
@@ -23,16 +23,10 @@ WAIT = 30.0
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def viewer():
     from impulsim.viewer.app import view_scene
-    v = view_scene(str(EXAMPLES / "pendulum.yaml"), port=_free_port(), open_browser=False)
+    v = view_scene(str(EXAMPLES / "pendulum.yaml"), port=free_port(), open_browser=False)
     yield v
     v.stop()
 

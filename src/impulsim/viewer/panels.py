@@ -18,7 +18,8 @@ def add_parameter_panel(gui, model, engine) -> None:
         for s, name in enumerate(model.spring_names):
             _array_input(gui, engine, f"{name}: stiffness [N/m]", "spring_stiffness", s,
                          model.spring_stiffness[s])
-            _array_input(gui, engine, f"{name}: damping [N s/m]", "spring_damping", s, model.spring_damping[s])
+            _array_input(gui, engine, f"{name}: damping [N s/m]", "spring_damping", s,
+                         model.spring_damping[s])
         for s, name in enumerate(model.servo_names):
             for c, gain in enumerate(("kp", "ki", "kd")):
                 _gain_input(gui, engine, f"{name}: {gain}", s, c, model.servo_gains[s, c])
