@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 from impulsim.bench import scenes, thesis
-from impulsim.bench.harness import Case, measure, measure_peer, finish, ours_stable_step
+from impulsim.bench.harness import Case, measure, measure_peer, finish, ours_stable_step, paired_ratio
 
 CHAIN_SIZES, QUICK_CHAIN_SIZES = (10, 20, 30, 40, 50), (10, 50)
 TREE_SIZES, QUICK_TREE_SIZES = (31, 63, 127, 255), (127, 255)
@@ -89,6 +89,8 @@ def _run_cases(cases, quick, peer_integrators=("Euler",)):
                 rec["stable_h"] = ours_stable_step(case, ladder=3 if quick else 6)
             if key not in peers:
                 peers[key] = _peers(rec, quick, peer_integrators)
+                if rec["status"] == "ok" and "peer_ms_per_step" in peers[key]:
+                    rec.update(paired_ratio(case, rec))
         records.append(rec)
     for rec in records:
         rec.update(peers.get((rec["scene"], rec["n_bodies"]), {}))

@@ -191,6 +191,31 @@ def measure_peer(rec: dict, integrator: str = "Euler", ladder: int = LADDER) -> 
     return out
 
 
+def paired_ratio(case: Case, rec: dict, blocks: int = 12, per_block: int = 20) -> dict:
+    """Ours against MuJoCo (Euler) in alternating blocks of steps, so that a change of machine load hits
+    both alike: median ms per step of each and their ratio (ours / MuJoCo)."""
+    import mujoco
+    from impulsim.bench import mujoco_peer
+    model, state1 = rec["_model"], rec["_state1"]
+    method = _method(case, model)
+    st = state1.copy()
+    method.step(st, case.h)                       # warm-up (compiled already)
+    peer = mujoco_peer.build(model, state1, case.h)
+    d = mujoco_peer.initial_data(peer, model, state1)
+    ours, theirs = [], []
+    for _ in range(blocks):
+        for _ in range(per_block):
+            t = time.perf_counter()
+            method.step(st, case.h)
+            ours.append(time.perf_counter() - t)
+        for _ in range(per_block):
+            t = time.perf_counter()
+            mujoco.mj_step(peer.mj_model, d)
+            theirs.append(time.perf_counter() - t)
+    return dict(paired_ms_per_step=_ms(ours), paired_peer_ms_per_step=_ms(theirs),
+                paired_ratio=float(np.median(ours) / np.median(theirs)))
+
+
 def finish(rec: dict) -> dict:
     """Drop the private fields and add ours-to-peer ratios."""
     for k in [k for k in rec if k.startswith("_")]:
