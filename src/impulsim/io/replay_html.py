@@ -58,13 +58,15 @@ def frame_camera(server, model, pos: np.ndarray) -> None:
     """Look at the moving bodies (centres ``pos`` [m]) from the front right; a grid under them."""
     moving = [k for k in range(model.n_bodies) if not model.body_static[k]] or [0]
     lo, hi = pos[moving].min(axis=0), pos[moving].max(axis=0)
-    center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)), 0.5)
+    reach = max([float(np.linalg.norm(m.vertices, axis=1).max()) for m in body_meshes(model)
+                 if m.body in moving] or [0.0])
+    center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)) + 2.0 * reach, 0.5)
     extent = float(np.ceil(2.0 * size + 2.0))
     server.scene.add_grid("/grid", width=extent, height=extent, plane="xy",
                           position=(center[0], center[1], -1e-3))
     cam = server.initial_camera
     cam.look_at = tuple(center)
-    cam.position = tuple(center + 2.5 * size * np.array([1.0, -1.2, 0.6]))
+    cam.position = tuple(center + 1.5 * size * np.array([1.0, -1.2, 0.6]))
     cam.up = (0.0, 0.0, 1.0)
 
 
