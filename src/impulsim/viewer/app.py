@@ -141,6 +141,33 @@ class Viewer:
     def _select(self, body: int) -> None:
         self.selected_body = body
         self._show_selected(self.engine.snapshot())
+        if self.manipulate.value:
+            self._attach_manipulator(body)
+
+    def _attach_manipulator(self, body: Optional[int]) -> None:
+        """Translate/rotate gizmo at the body's centre; dragging it holds the body through a velocity joint
+        (position and orientation) that follows the gizmo."""
+        if self.manipulator is not None:
+            self.manipulator.remove()
+            self.manipulator = None
+        if body is None or self.model.body_inv_mass[body] == 0:
+            return
+        snap = self.engine.snapshot()
+        size = 0.8 * _scene_size(snap.body_pos)
+        gizmo = self.server.scene.add_transform_controls(
+            "/manipulator", scale=size, depth_test=False, position=snap.body_pos[body],
+            wxyz=snap.body_quat[body])
+        gizmo.on_drag_start(lambda _: self.engine.send("grab", body, np.asarray(gizmo.position, float), True))
+        gizmo.on_update(lambda _: self.engine.send("move_grab", np.asarray(gizmo.position, float),
+                                                   np.asarray(gizmo.wxyz, float)))
+        gizmo.on_drag_end(lambda _: self._release_manipulator(body))
+        self.manipulator = gizmo
+
+    def _release_manipulator(self, body: int) -> None:
+        self.engine.send("release")
+        snap = self.engine.snapshot()
+        if self.manipulator is not None:     # back on the body, wherever its joints let it go
+            self.manipulator.position, self.manipulator.wxyz = snap.body_pos[body], snap.body_quat[body]
 
     def _show_selected(self, snap) -> None:
         """The clicked body's mass and pose in the panel."""
@@ -166,6 +193,11 @@ class Viewer:
         chooser.on_update(lambda _: self.engine.send("method", chooser.value))
         bodies = gui.add_checkbox("Show bodies", True)
         bodies.on_update(lambda _: self.show_bodies(bodies.value))
+        self.manipulator = None
+        self.manipulate = gui.add_checkbox("Manipulator", False,
+                                           hint="click a body to move and turn it with a gizmo")
+        self.manipulate.on_update(lambda _: self._attach_manipulator(
+            getattr(self, "selected_body", None) if self.manipulate.value else None))
         frames = gui.add_checkbox("Joint frames", False)
         frames.on_update(lambda _: self.show_joint_frames(frames.value))
         self.message = gui.add_markdown("")

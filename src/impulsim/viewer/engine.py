@@ -41,6 +41,8 @@ class Snapshot:
     constraint_error: float = 0.0
     iters_pos: int = 0
     error: Optional[str] = None
+    momentum: float = 0.0
+    """Magnitude of the total linear momentum [kg m/s]."""
     steps_per_second: float = 0.0
 
 
@@ -163,7 +165,7 @@ class SimulationThread:
 
     def _publish(self, rate: float) -> None:
         snap = self._take_snapshot(rate)
-        self.history.append((snap.t, snap.energy, snap.constraint_error, snap.iters_pos))
+        self.history.append((snap.t, snap.energy, snap.constraint_error, snap.iters_pos, snap.momentum))
         del self.history[:-HISTORY]
         with self._lock:
             self._snapshot = snap
@@ -174,7 +176,7 @@ class SimulationThread:
         return Snapshot(s.t, s.step_count, s.body_pos.copy(), s.body_quat.copy(), self.playing, self.speed,
                         self.sim.h, self.method_name, diagnostics.total_energy(m, s),
                         float(err.max(initial=0.0)), 0 if info is None else int(info.iters_pos),
-                        self.error, rate)
+                        self.error, rate, float(np.linalg.norm(diagnostics.linear_momentum(m, s))))
 
     # command handlers (run in the simulation thread, between steps) ---------------------------
     def _do_play(self) -> None:
@@ -217,21 +219,24 @@ class SimulationThread:
         apply_impulse(self.sim.model, self.sim.state, int(body), np.asarray(point, float),
                       np.asarray(impulse, float))
 
-    def _do_grab(self, body: int, point) -> None:
-        """Hold ``body`` at the world ``point`` [m] through a velocity joint (see :mod:`.grab`)."""
+    def _do_grab(self, body: int, point, rotate: bool = False) -> None:
+        """Hold ``body`` at the world ``point`` [m] through a velocity joint (see :mod:`.grab`);
+        with ``rotate`` also hold its orientation (manipulators)."""
         from impulsim.viewer.grab import Grab
         if self.builder is None:
             raise ValueError("grabbing needs the scene's builder")
         if self.grab is not None:
             self._do_release()
         options = self.options if self.method_name == self._scene_method else {}
-        self.grab = Grab(self.sim, self.builder, int(body), point, self.method_name, options)
+        self.grab = Grab(self.sim, self.builder, int(body), point, self.method_name, options, rotate)
         self.sim = self.grab.sim
 
-    def _do_move_grab(self, point) -> None:
-        """Move the pointer target of the active grab to the world ``point`` [m]."""
+    def _do_move_grab(self, point, quat=None) -> None:
+        """Move the target of the active grab to the world ``point`` [m] (and orientation ``quat``)."""
         if self.grab is not None:
             self.grab.target[:] = point
+            if quat is not None and self.grab.target_quat is not None:
+                self.grab.target_quat[:] = quat
 
     def _do_release(self) -> None:
         if self.grab is not None:

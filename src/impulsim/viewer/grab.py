@@ -13,7 +13,7 @@ import copy
 import numpy as np
 
 from impulsim.dynamics.diagnostics import body_user_pose
-from impulsim.math.quaternion import quat_rotate_inv
+from impulsim.math.quaternion import quat_conj, quat_mul, quat_rotate_inv, quat_to_rotvec
 from impulsim.methods import make
 from impulsim.model.state import State
 from impulsim.simulation import Simulation
@@ -23,14 +23,19 @@ TRACK_TIME = 0.1
 """The mouse body closes the gap to the pointer in this time [s] (a first-order follower)."""
 MAX_SPEED = 5.0
 """Largest speed [m/s] of the mouse body, so a jump of the pointer cannot fling the body."""
+MAX_TURN_RATE = 10.0
+"""Largest angular speed [rad/s] a rotate manipulator gives the held body."""
 
 
 class Grab:
     """An active grab: the extended simulation and the pointer target [m, world]."""
 
-    def __init__(self, sim: Simulation, builder, body: int, point, method: str, options: dict):
+    def __init__(self, sim: Simulation, builder, body: int, point, method: str, options: dict,
+                 rotate: bool = False):
         self.base_model = sim.model
+        self.body = body
         self.target = np.asarray(point, float).copy()
+        self.target_quat = sim.state.body_quat[body].copy() if rotate else None
         self.method, self.options = method, options
         self.sim = self._extended(sim, builder, body, self.target)
         self.mouse = self.sim.model.body(MOUSE)
@@ -41,8 +46,10 @@ class Grab:
         pos, quat = body_user_pose(m, sim.state, body)
         b = copy.deepcopy(builder)
         b.add_body(MOUSE, kinematic=True, position=tuple(point))
+        angular = {} if self.target_quat is None else {"angular_velocity": (0.0, 0.0, 0.0)}
         b.add_velocity_joint(JOINT, MOUSE, m.body_names[body], anchor_a=(0.0, 0.0, 0.0),
-                             anchor_b=tuple(quat_rotate_inv(quat, point - pos)), velocity=(0.0, 0.0, 0.0))
+                             anchor_b=tuple(quat_rotate_inv(quat, point - pos)), velocity=(0.0, 0.0, 0.0),
+                             **angular)
         model, initial = b.build()
         if model.body_names[:m.n_bodies] != m.body_names:
             raise ValueError("grab: the extended model reorders the bodies")
@@ -57,6 +64,11 @@ class Grab:
         v = (self.target - sim.state.body_pos[self.mouse]) / max(TRACK_TIME, sim.h)
         speed = np.linalg.norm(v)
         sim.state.body_vel[self.mouse] = v if speed <= MAX_SPEED else v * (MAX_SPEED / speed)
+        if self.target_quat is not None:   # turn the body towards the target orientation, same time scale
+            dq = quat_mul(self.target_quat, quat_conj(sim.state.body_quat[self.body]))
+            w = np.asarray(quat_to_rotvec(dq)) / max(TRACK_TIME, sim.h)
+            rate = np.linalg.norm(w)
+            sim.state.body_omega[self.mouse] = w if rate <= MAX_TURN_RATE else w * (MAX_TURN_RATE / rate)
 
     def release(self) -> Simulation:
         """The simulation of the scene's own model, continuing from the current state."""

@@ -79,10 +79,10 @@ def _setpoint_slider(gui, model, engine, servo: int, name: str) -> None:
 
 
 class LivePlots:
-    """uPlot charts of energy, largest constraint error and position iterations over time."""
+    """uPlot charts of energy, momentum, largest constraint error and position iterations over time."""
 
-    SERIES = (("Energy [J]", 1, "#1f77b4"), ("Constraint error [m or rad]", 2, "#d62728"),
-              ("Iterations (position)", 3, "#2ca02c"))
+    SERIES = (("Energy [J]", 1, "#1f77b4"), ("Momentum |p| [kg m/s]", 4, "#9467bd"),
+              ("Constraint error [m or rad]", 2, "#d62728"), ("Iterations (position)", 3, "#2ca02c"))
 
     def __init__(self, gui):
         from viser import uplot
@@ -94,7 +94,7 @@ class LivePlots:
                 self.plots.append((column, gui.add_uplot(data, series, aspect=2.0, title=label)))
 
     def update(self, history: list) -> None:
-        """Show the newest ``PLOT_POINTS`` samples of the engine's history (t, energy, error, iters)."""
+        """Show the newest ``PLOT_POINTS`` samples of the engine's history (t, energy, error, iters, |p|)."""
         if len(history) < 2:
             return
         rows = np.asarray(history[-PLOT_POINTS:], float)
