@@ -27,8 +27,8 @@ QUICK_STEPS = (25, 50, 100)
 SCHEMES = ("standard", "order2", "order4", "order6")
 TIGHT = 1e-12                             # eps_d, eps_v: far below the discretization error
 THEORY = {"standard": 1, "order2": 2, "order4": 4, "order6": 6}
-"""Order of the local error's leading term minus one as derived for a mass point (Bender 3.4): the
-global order the schemes would have if the impulse-based correction did not limit them."""
+"""The global order each scheme has for a mass point under a known force (Bender 3.4; the standard step
+applies the impulse at the start of the step, first order there)."""
 
 
 def reference_angles(model, t_end=T_END, theta0=THETA0, g=9.81):

@@ -28,9 +28,10 @@ from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_
 LOOP_TREATMENTS = ("drop", "cut")
 
 DEPENDENT_PIVOT = 1e-9
-"""A row is dropped as linearly dependent when elimination leaves less than this fraction of its diagonal
-entry. A redundant loop row keeps a pivot of the order of the squared misalignment of the loop's joints
-(≈ eps_d² ≤ 1e-12 relative); independent rows of the benchmark scenes keep more than 1e-3."""
+"""A row is dropped as linearly dependent when elimination leaves at most this fraction of its diagonal
+entry. Measured over 60 steps: the redundant rows of the three-loop model keep pivots ≤ 1.4e-13 of their
+diagonal, independent rows ≥ 1.3e-4 (tree 255: ≥ 3.7e-2). A loop misaligned by δ leaves a pivot of about
+δ², so rows of loops closed to better than ~3e-5 rad count as dependent."""
 
 
 class LgsSolver:
