@@ -10,8 +10,8 @@ import numpy as np
 from numba import njit
 
 from impulsim.math.vec import v3, q4, sub, scale, cross, norm, qrot, perpendicular_basis
-from impulsim.methods.impulse.prims import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
-                                            DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR, is_translational)
+from impulsim.methods.impulse.prims import (BALL, DISTANCE, PLANE, ROTATION_LOCK, DOUBLE_ROTATION, VEL_POINT,
+                                            VEL_ANGULAR, is_translational)
 from impulsim.methods.impulse.errors import impulse_points_t
 
 
