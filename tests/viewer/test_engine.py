@@ -98,6 +98,9 @@ def test_view_command_rejects_bad_input_in_one_line(tmp_path, capsys):
     assert "--port" in capsys.readouterr().err
     assert main(["view", str(EXAMPLES / "pendulum.yaml"), "--ghost", "x.parquet", "--no-browser"]) == 2
     assert "--ghost needs --replay" in capsys.readouterr().err
+    assert main(["view", str(EXAMPLES / "pendulum.yaml"), "--replay", str(tmp_path / "none.parquet"),
+                 "--no-browser"]) == 2
+    assert "none.parquet: no such recording" in capsys.readouterr().err
 
 
 def test_view_command_serves_the_page(tmp_path):

@@ -7,6 +7,7 @@ shifted by an adjustable offset so both can be seen beside each other.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Optional
@@ -132,8 +133,15 @@ def replay_scene(scene_path: str, recording: str, ghost: Optional[str] = None, *
     from impulsim.io import load_scene
     from impulsim.io.recording import read_recording
     scene = load_scene(scene_path)
-    table = read_recording(recording)
-    ghost_table = None if ghost is None else read_recording(ghost)
+    tables = []
+    for path in (recording, ghost):
+        if path is None:
+            continue
+        if not os.path.isfile(path):
+            raise ValueError(f"{path}: no such recording")
+        tables.append(read_recording(path))
+        recording_poses(scene.model, tables[-1], scene.state)      # fails early if from another scene
+    table, ghost_table = tables[0], (tables[1] if len(tables) > 1 else None)
     viewer = ReplayViewer(scene.model, scene.state, table, ghost_table, port=port,
                           title=f"{scene.name} (replay)").start()
     if open_browser:
