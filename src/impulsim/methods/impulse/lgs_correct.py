@@ -119,7 +119,9 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
         residual = max(residual, err)
         violated = violated or err > step_tol[i]
         if not cut:
-            s = (1.0 - step_tol[i] / err if step_tol[i] > eps_d else 1.0) / h
+            # a clamped primitive aims eps_d inside its relaxed bound (as in the iterative sweeps), so the
+            # next check finds it within; the others aim at zero error
+            s = (1.0 - (step_tol[i] - eps_d) / err if step_tol[i] > eps_d else 1.0) / h
             f = row_dim[i]
             for a in range(3):
                 x[j, a] = s * (row_P[i, a, 0] * d[0] + row_P[i, a, 1] * d[1] + row_P[i, a, 2] * d[2]) if a < f else 0.0
