@@ -37,25 +37,10 @@ def box_of(xpos, xmat, params, s):
 
 
 @njit(cache=True)
-def _interval(c, ax, h, u):
-    """Interval (lo, hi) [m] of a box projected on the unit axis u."""
-    m = dot(c, u)
-    r = 0.0
-    for j in range(3):
-        r += h[j] * abs(dot(ax[j], u))
-    return m - r, m + r
-
-
-@njit(cache=True)
-def _separation(ca, aa, ha, cb, ab, hb, u):
-    """(separation [m], axis oriented from B towards A) of two boxes along the unit axis u."""
-    lo_a, hi_a = _interval(ca, aa, ha, u)
-    lo_b, hi_b = _interval(cb, ab, hb, u)
-    above = lo_a - hi_b        # A on the + side
-    below = lo_b - hi_a        # A on the − side
-    if above >= below:
-        return above, u
-    return below, scale(u, -1.0)
+def _face_gap(t, ra, rb):
+    """(separation [m], −1 or +1): along a unit axis u with t = (c_B − c_A)·u and the two boxes' radii on u;
+    the sign says which way u must point to go from B towards A (−1 flips it; ties keep u, as sat.sat)."""
+    return abs(t) - ra - rb, (1.0 if t <= 0.0 else -1.0)
 
 
 @njit(cache=True)
@@ -63,28 +48,53 @@ def box_sat(ca, aa, ha, cb, ab, hb, stop_above):
     """Largest separation [m] of two boxes over the 15 candidate axes, and its unit axis (from B towards A).
 
     Same axes, order and tie rules as ``sat.sat`` (faces of A, faces of B, then edge–edge axes that must
-    beat the best by EDGE_BIAS); returns early once an axis separates by more than ``stop_above``.
+    beat the best by EDGE_BIAS), computed in A's frame from the relative rotation R = Aᵀ B (Gottschalk
+    et al. 1996); returns early once an axis separates by more than ``stop_above``.
     """
-    best, best_axis = -np.inf, (0.0, 0.0, 1.0)
-    for slot in range(2):
-        for f in range(3):
-            s, u = _separation(ca, aa, ha, cb, ab, hb, aa[f] if slot == 0 else ab[f])
-            if s > best:
-                best, best_axis = s, u
-                if best > stop_above:
-                    return best, best_axis
+    t = sub(cb, ca)
+    ta = (dot(aa[0], t), dot(aa[1], t), dot(aa[2], t))
+    tb = (dot(ab[0], t), dot(ab[1], t), dot(ab[2], t))
+    r = ((dot(aa[0], ab[0]), dot(aa[0], ab[1]), dot(aa[0], ab[2])),
+         (dot(aa[1], ab[0]), dot(aa[1], ab[1]), dot(aa[1], ab[2])),
+         (dot(aa[2], ab[0]), dot(aa[2], ab[1]), dot(aa[2], ab[2])))
+    best, which, sign = -np.inf, 0, 1.0          # which: 0..2 faces of A, 3..5 faces of B, 6 + 3i + j edges
     for i in range(3):
+        s, sg = _face_gap(ta[i], ha[i], hb[0] * abs(r[i][0]) + hb[1] * abs(r[i][1]) + hb[2] * abs(r[i][2]))
+        if s > best:
+            best, which, sign = s, i, sg
+            if best > stop_above:
+                return best, scale(aa[i], sign)
+    for j in range(3):
+        s, sg = _face_gap(tb[j], ha[0] * abs(r[0][j]) + ha[1] * abs(r[1][j]) + ha[2] * abs(r[2][j]), hb[j])
+        if s > best:
+            best, which, sign = s, 3 + j, sg
+            if best > stop_above:
+                return best, scale(ab[j], sign)
+    for i in range(3):
+        i1, i2 = (i + 1) % 3, (i + 2) % 3
         for j in range(3):
-            c = cross(aa[i], ab[j])
-            ln = norm(c)
+            j1, j2 = (j + 1) % 3, (j + 2) % 3
+            # a_i × b_j in A's frame is e_i × (column j of R): components i1, i2 are −r[i2][j], r[i1][j]
+            ln = np.sqrt(r[i1][j] * r[i1][j] + r[i2][j] * r[i2][j])
             if ln < 1e-9:
                 continue
-            s, u = _separation(ca, aa, ha, cb, ab, hb, scale(c, 1.0 / ln))
+            tc = ta[i2] * r[i1][j] - ta[i1] * r[i2][j]
+            ra = ha[i1] * abs(r[i2][j]) + ha[i2] * abs(r[i1][j])
+            rb = hb[j1] * abs(r[i][j2]) + hb[j2] * abs(r[i][j1])
+            s, sg = _face_gap(tc, ra, rb)
+            s /= ln
             if s > best + EDGE_BIAS:
-                best, best_axis = s, u
+                best, which, sign = s, 6 + 3 * i + j, sg
                 if best > stop_above:
-                    return best, best_axis
-    return best, best_axis
+                    break
+        if best > stop_above:
+            break
+    if which < 3:
+        return best, scale(aa[which], sign)
+    if which < 6:
+        return best, scale(ab[which - 3], sign)
+    c = cross(aa[(which - 6) // 3], ab[(which - 6) % 3])
+    return best, scale(c, sign / norm(c))
 
 
 @njit(cache=True)
@@ -100,6 +110,9 @@ def box_box(xpos, xmat, params, sa, sb, eps_c, region, fpts, fcode, clip, clipco
     """
     ca, aa, ha = box_of(xpos, xmat, params, sa)
     cb, ab, hb = box_of(xpos, xmat, params, sb)
+    reach = norm(ha) + norm(hb) + eps_c
+    if dot(sub(cb, ca), sub(cb, ca)) > reach * reach:       # bounding spheres apart
+        return APART, 0, (0.0, 0.0, 1.0)
     sep, n = box_sat(ca, aa, ha, cb, ab, hb, eps_c)
     if sep > eps_c:
         return APART, 0, n
