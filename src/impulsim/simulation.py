@@ -77,14 +77,15 @@ class Simulation:
         """Replace live model parameters between steps, e.g. ``set_params(spring_stiffness=[200.0])``.
 
         Only the parameters the methods read afresh in every step are accepted (``LIVE_PARAMETERS``);
-        the new model replaces ``sim.model`` and the method's model.
+        the new model replaces ``sim.model`` and the model the method and its parts (attributes that
+        held the old model) use.
         """
         unknown = sorted(set(arrays) - set(LIVE_PARAMETERS))
         if unknown:
             raise ValueError(f"set_params: {', '.join(unknown)} cannot change during a run "
                              f"(live parameters: {', '.join(LIVE_PARAMETERS)})")
-        self.model = self.model.with_params(**arrays)
-        self.method.model = self.model
+        old, self.model = self.model, self.model.with_params(**arrays)
+        _replace_model(self.method, old, self.model)
 
     def run(self, duration: float, *, progress: bool = False, every: int = 1,
             observer: Optional[Callable] = None) -> int:
@@ -110,6 +111,14 @@ def _progress(n, enabled, name):
         return None
     from tqdm import tqdm
     return tqdm(total=n, desc=name, unit="step", mininterval=0.5, leave=False)
+
+
+def _replace_model(method, old: Model, new: Model) -> None:
+    """Point the method, and each of its attributes that held ``old`` as ``.model``, at ``new``."""
+    method.model = new
+    for part in vars(method).values():
+        if getattr(part, "model", None) is old:
+            part.model = new
 
 
 # ------------------------------------------------------------------------------------------ events

@@ -37,9 +37,13 @@ def test_time_event_fires_once_at_the_requested_step():
     assert kind == "time" and step == 250 and t == pytest.approx(0.25)
 
 
-def test_hook_switching_gravity_off_mid_run_freezes_the_fall_velocity():
+RIGID_METHODS = ("impulse", "lagrange")
+
+
+@pytest.mark.parametrize("method", RIGID_METHODS)
+def test_hook_switching_gravity_off_mid_run_freezes_the_fall_velocity(method):
     model, state = _falling_ball(height=10.0)
-    sim = ims.Simulation(model, state, h=H)
+    sim = ims.Simulation(model, state, method=method, h=H)
     sim.on_time(0.3, lambda s, e: s.set_params(gravity=[0.0, 0.0, 0.0]))
     sim.run(1.0)
     k = model.body("ball")
@@ -48,12 +52,13 @@ def test_hook_switching_gravity_off_mid_run_freezes_the_fall_velocity():
     assert np.allclose(sim.model.gravity, 0.0) and np.allclose(sim.method.model.gravity, 0.0)
 
 
-def test_hook_changing_spring_stiffness_changes_the_period():
+@pytest.mark.parametrize("method", RIGID_METHODS)
+def test_hook_changing_spring_stiffness_changes_the_period(method):
     b = ims.ModelBuilder("spring", gravity=(0, 0, 0))
     b.add_body("block", shapes=[Sphere(radius=0.05)], mass=1.0, position=(0, 0, 0.1))
     b.add_spring("spring", "world", "block", stiffness=100.0, damping=0.0, rest_length=0.0)
     model, state = b.build()
-    sim = ims.Simulation(model, state, h=H)
+    sim = ims.Simulation(model, state, method=method, h=H)
     sim.on_time(0.0, lambda s, e: s.set_params(spring_stiffness=[400.0]))
     crossings = []
     sim.after_step.append(lambda s, info: crossings.append(s.t) if _crossed(s, model) else None)
