@@ -30,7 +30,10 @@ ADAPTIVE_TOL = 1e-12
 @njit(cache=True, inline="always")
 def _rhs(q, w, tau_world, inertia, inv_inertia):
     """(q̇, ω̇_l) for orientation q and body-frame angular velocity w under a constant world torque."""
-    tau = qrot_inv(q, tau_world)
+    if tau_world[0] == 0.0 and tau_world[1] == 0.0 and tau_world[2] == 0.0:
+        tau = (0.0, 0.0, 0.0)          # torque-free: skip the rotation into the body frame
+    else:
+        tau = qrot_inv(q, tau_world)
     Lx, Ly, Lz = inertia[0] * w[0], inertia[1] * w[1], inertia[2] * w[2]
     dw = (inv_inertia[0] * (tau[0] - (w[1] * Lz - w[2] * Ly)),
           inv_inertia[1] * (tau[1] - (w[2] * Lx - w[0] * Lz)),

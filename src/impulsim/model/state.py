@@ -38,21 +38,18 @@ class State:
 
     def copy(self) -> "State":
         """A deep copy."""
-        kw = {f.name: _copy(getattr(self, f.name)) for f in fields(self)}
-        return State(**kw)
+        return State(**{name: _copy(getattr(self, name)) for name in _FIELDS})
 
     def assign(self, other: "State") -> None:
         """Overwrite this state's values with ``other``'s in place (arrays keep their identity)."""
-        for f in fields(self):
-            v = getattr(other, f.name)
-            if isinstance(v, np.ndarray):
-                getattr(self, f.name)[...] = v
-            else:
-                setattr(self, f.name, v)
+        for name in _ARRAY_FIELDS:
+            np.copyto(getattr(self, name), getattr(other, name))
+        self.t = other.t
+        self.step_count = other.step_count
 
     def arrays(self) -> dict:
         """Name -> array (or scalar) of every field, for saving."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in _FIELDS}
 
     def save(self, path) -> None:
         """Write an exact (bit-for-bit) checkpoint as .npz."""
@@ -67,6 +64,10 @@ class State:
                 v = data[f.name]
                 kw[f.name] = v.copy() if v.ndim else v.item()
             return cls(**kw)
+
+
+_FIELDS = tuple(f.name for f in fields(State))
+_ARRAY_FIELDS = tuple(name for name in _FIELDS if name not in ("t", "step_count"))
 
 
 def _copy(v):
