@@ -30,6 +30,9 @@ class ContactImpulseMethod(ImpulseMethod):
 
     def __init__(self, model, **options):
         contact_opts = {k: options.pop(k) for k in CONTACT_OPTION_NAMES if k in options}
+        if options.get("solver", "iterative") != "iterative":
+            raise ValueError(f"contacts are coupled with the iterative joint solver only; "
+                             f"solver={options['solver']!r} is not supported with contacts yet")
         super().__init__(model, **options)
         self.contacts = ContactStage(model, ContactOptions(**contact_opts))
 
