@@ -15,6 +15,7 @@ from numba import njit
 
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
 from impulsim.contact.materials import combine
+from impulsim.dynamics.impulse_response import add_k_body
 
 COLLISION, RESTING, SEPARATING = 0, 1, 2
 
@@ -60,18 +61,7 @@ def make_rows(capacity: int) -> ContactRows:
 def _k_part(inv_mass, Iinv, r, K):
     """K = (1/m) E − r* J⁻¹ r* for one body (zero for infinite mass)."""
     K[:, :] = 0.0
-    if inv_mass == 0.0:
-        return
-    for j in range(3):
-        e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
-        c = cross(r, e)
-        w = (Iinv[0, 0] * c[0] + Iinv[0, 1] * c[1] + Iinv[0, 2] * c[2],
-             Iinv[1, 0] * c[0] + Iinv[1, 1] * c[1] + Iinv[1, 2] * c[2],
-             Iinv[2, 0] * c[0] + Iinv[2, 1] * c[1] + Iinv[2, 2] * c[2])
-        col = cross(w, r)
-        for i in range(3):
-            K[i, j] = col[i]
-        K[j, j] += inv_mass
+    add_k_body(inv_mass, Iinv, r, K)
 
 
 @njit(cache=True)

@@ -182,14 +182,17 @@ def free_step_all(body_pos, body_quat, body_vel, body_omega, body_acc, body_tau,
 @njit(cache=True)
 def predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
                  body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat):
-    """Pose of body k at t0+h if it moved freely from its current velocities (the joint and contact
-    corrections predict with exactly the free step, so a converged correction holds at t0+h)."""
+    """Pose of body k at t0+h if it moved freely from its current velocities.
+
+    The joint and contact corrections predict with exactly the free step (called with tuples, like the
+    step itself, so all share one compiled version): a converged correction then holds at t0+h.
+    """
     if body_static[k]:
-        pred_pos[k] = body_pos[k]
-        pred_quat[k] = body_quat[k]
-        return
-    p, q, _, _ = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
-                                body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k], h, scheme)
+        p, q = v3(body_pos[k]), q4(body_quat[k])
+    else:
+        p, q, _, _ = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
+                                    v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
+                                    body_inv_mass[k], h, scheme)
     for i in range(3):
         pred_pos[k, i] = p[i]
     for i in range(4):

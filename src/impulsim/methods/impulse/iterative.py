@@ -8,7 +8,7 @@ Both loops stop at an iteration cap (anytime behaviour) and report the residual.
 import numpy as np
 from numba import njit
 
-from impulsim.dynamics.integrate import free_step_body
+from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, cross, dot, matvec, scale
 from impulsim.methods.impulse.prims import is_translational, is_velocity_only
 from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
@@ -54,23 +54,6 @@ def projected_norm(P, f, d):
         e = P[r, 0] * d[0] + P[r, 1] * d[1] + P[r, 2] * d[2]
         s += e * e
     return np.sqrt(s)
-
-
-@njit(cache=True)
-def predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                 body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat):
-    """Pose of body k at t0+h if it moved freely from its current velocities (the free step's own function,
-    called with tuples like the LGS prediction and the step itself, so all share one compiled version)."""
-    if body_static[k]:
-        p, q = v3(body_pos[k]), q4(body_quat[k])
-    else:
-        p, q, _, _ = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
-                                    v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
-                                    body_inv_mass[k], h, scheme)
-    for i in range(3):
-        pred_pos[k, i] = p[i]
-    for i in range(4):
-        pred_quat[k, i] = q[i]
 
 
 @njit(cache=True)

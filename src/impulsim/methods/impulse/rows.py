@@ -13,6 +13,7 @@ from impulsim.math.vec import v3, q4, sub, scale, cross, norm, qrot, perpendicul
 from impulsim.methods.impulse.prims import (BALL, DISTANCE, PLANE, ROTATION_LOCK, DOUBLE_ROTATION, VEL_POINT,
                                             VEL_ANGULAR, is_translational)
 from impulsim.methods.impulse.errors import impulse_points_t
+from impulsim.dynamics.impulse_response import add_k_body
 
 
 @njit(cache=True)
@@ -83,25 +84,6 @@ def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
     _set_row(P, 1, p1)
     _set_row(P, 2, p2)
     return f
-
-
-@njit(cache=True)
-def add_k_body(inv_mass, Iinv, r, K):
-    """K += (1/m) E − r* J⁻¹ r*  (Bender eq. 3.9 with a = b at offset r from the centre of mass)."""
-    if inv_mass == 0.0:
-        return
-    # −r* J⁻¹ r*: column j is −r × (J⁻¹ (r × e_j))
-    for j in range(3):
-        e = (1.0 if j == 0 else 0.0, 1.0 if j == 1 else 0.0, 1.0 if j == 2 else 0.0)
-        c = cross(r, e)
-        w = (Iinv[0, 0] * c[0] + Iinv[0, 1] * c[1] + Iinv[0, 2] * c[2],
-             Iinv[1, 0] * c[0] + Iinv[1, 1] * c[1] + Iinv[1, 2] * c[2],
-             Iinv[2, 0] * c[0] + Iinv[2, 1] * c[1] + Iinv[2, 2] * c[2])
-        col = cross(w, r)
-        K[0, j] += col[0]
-        K[1, j] += col[1]
-        K[2, j] += col[2]
-        K[j, j] += inv_mass
 
 
 @njit(cache=True)
