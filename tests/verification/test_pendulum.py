@@ -1,10 +1,10 @@
 """Pendulum laws: the physical pendulum's period, the double pendulum against reduced coordinates."""
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 from scipy.special import ellipk
 
 import impulsim as ims
+from impulsim.bench.convergence import reference_angles
 from impulsim.dynamics.diagnostics import joint_coordinate
 from tests.verification.methods import methods_with, make_method
 from tests.verification.scenes import rod_pendulum, double_rod_pendulum
@@ -57,26 +57,9 @@ def test_physical_pendulum_period_matches_elliptic_integral(method, amplitude_de
 
 
 def reduced_double_pendulum(model, theta0, t_end):
-    """Angles of the two-rod pendulum from its reduced-coordinate ODE (absolute angles θ1, θ2).
-
-    M(θ) θ'' = f(θ, θ') with M11 = I1 + m1 d1² + m2 L1², M12 = m2 L1 d2 cos(θ1−θ2), M22 = I2 + m2 d2²,
-    f1 = −m2 L1 d2 sin(θ1−θ2) θ2'² − (m1 d1 + m2 L1) g sin θ1, f2 = m2 L1 d2 sin(θ1−θ2) θ1'² − m2 d2 g sin θ2.
-    """
-    k1, k2 = model.body("upper"), model.body("lower")
-    m1, m2 = model.body_mass[k1], model.body_mass[k2]
-    i1, i2 = model.body_inertia[k1, 0], model.body_inertia[k2, 0]
-    L1, d1, d2 = 1.0, 0.5, 0.5
-
-    def rhs(_, y):
-        t1, t2, w1, w2 = y
-        c, s = np.cos(t1 - t2), np.sin(t1 - t2)
-        M = np.array([[i1 + m1 * d1 ** 2 + m2 * L1 ** 2, m2 * L1 * d2 * c], [m2 * L1 * d2 * c, i2 + m2 * d2 ** 2]])
-        f = np.array([-m2 * L1 * d2 * s * w2 ** 2 - (m1 * d1 + m2 * L1) * G * np.sin(t1),
-                      m2 * L1 * d2 * s * w1 ** 2 - m2 * d2 * G * np.sin(t2)])
-        return [w1, w2, *np.linalg.solve(M, f)]
-
-    sol = solve_ivp(rhs, (0.0, t_end), [*theta0, 0.0, 0.0], method="DOP853", rtol=1e-12, atol=1e-12)
-    return sol.y[0, -1], sol.y[1, -1]
+    """Angles of the two-rod pendulum from its reduced-coordinate ODE (absolute angles θ1, θ2), solved
+    with SciPy's DOP853 at tolerances 1e-12 (the same reference the order benchmark uses)."""
+    return reference_angles(model, t_end=t_end, theta0=theta0, g=G)
 
 
 def double_pendulum_error(method, h, t_end=1.0, theta0=(np.pi / 2, np.pi / 2)):
