@@ -17,7 +17,7 @@ from numba import njit
 from impulsim.collision.features import FEATURE_COS, WITNESS_COS, box_feature
 from impulsim.collision.region import plane_points, region_of_features
 from impulsim.collision.sat import EDGE_BIAS
-from impulsim.collision.vec import cross, dot, madd, norm, scale, sub
+from impulsim.collision.vec import KERNEL, cross, dot, madd, norm, scale, sub
 
 APART, TOUCHING, GENERAL = 0, 1, 2
 """Results of ``box_box``: no contact within eps_c; contact region written; let the general path decide."""
@@ -26,7 +26,7 @@ NEAR_TOL = 1e-10
 the distance when a region point pair (one point in each box) is no farther apart than it plus this [m]."""
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def box_of(xpos, xmat, params, s):
     """Box shape s in the world: centre [m], unit axes (3 tuples: the columns of xmat[s]), half sizes [m]."""
     c = (xpos[s, 0], xpos[s, 1], xpos[s, 2])
@@ -36,14 +36,14 @@ def box_of(xpos, xmat, params, s):
     return c, ax, h
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _face_gap(t, ra, rb):
     """(separation [m], −1 or +1): along a unit axis u with t = (c_B − c_A)·u and the two boxes' radii on u;
     the sign says which way u must point to go from B towards A (−1 flips it; ties keep u, as sat.sat)."""
     return abs(t) - ra - rb, (1.0 if t <= 0.0 else -1.0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def box_sat(ca, aa, ha, cb, ab, hb, stop_above):
     """Largest separation [m] of two boxes over the 15 candidate axes, and its unit axis (from B towards A).
 
@@ -97,7 +97,7 @@ def box_sat(ca, aa, ha, cb, ab, hb, stop_above):
     return best, scale(c, sign / norm(c))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def box_box(xpos, xmat, params, sa, sb, eps_c, region, fpts, fcode, clip, clipcode,
             # outputs
             reg, regcode):
@@ -126,7 +126,7 @@ def box_box(xpos, xmat, params, sa, sb, eps_c, region, fpts, fcode, clip, clipco
     return TOUCHING, k, n
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _inside(c, ax, h, p, tol):
     """True if the point p lies in the box (centre c, axes ax, half sizes h) enlarged by tol [m]."""
     q = sub(p, c)
@@ -136,7 +136,7 @@ def _inside(c, ax, h, p, tol):
     return True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _attained(reg, k, ca, aa, ha, cb, ab, hb, bound):
     """True if a region row pairs a point of box A with a point of box B at most ``bound`` [m] apart:
     then the boxes' distance is at most that, and at least the SAT separation."""
@@ -149,7 +149,7 @@ def _attained(reg, k, ca, aa, ha, cb, ab, hb, bound):
     return False
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def box_halfspace(xpos, xmat, params, s, sp, eps_c, region, fpts, fcode,
                   # outputs
                   reg, regcode):

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.core import BOX, CAPSULE, CYLINDER, HALFSPACE, SPHERE
-from impulsim.collision.vec import dot, row
+from impulsim.collision.vec import KERNEL, dot, row
 
 GRID_DIM = 1024
 """Cells per axis at most: the scene's box is cut into at most 1024³ cells; cells beyond are merged into
@@ -27,7 +27,7 @@ ROWS = ((0, 1), (1, -1), (1, 0), (1, 1))
 """(dx, dy) of the neighbour rows after a cell's own row in key order; each row spans dz = −1 .. 1."""
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def shape_poses(kind, body, local_pos, local_mat, body_pos, body_quat,
                 # outputs
                 xpos, xmat):
@@ -43,10 +43,11 @@ def shape_poses(kind, body, local_pos, local_mat, body_pos, body_quat,
             xpos[s, i] = (body_pos[b, i] + ri[0] * local_pos[s, 0] + ri[1] * local_pos[s, 1]
                           + ri[2] * local_pos[s, 2])
             for j in range(3):
-                xmat[s, i, j] = ri[0] * local_mat[s, 0, j] + ri[1] * local_mat[s, 1, j] + ri[2] * local_mat[s, 2, j]
+                xmat[s, i, j] = (ri[0] * local_mat[s, 0, j] + ri[1] * local_mat[s, 1, j]
+                                 + ri[2] * local_mat[s, 2, j])
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin,
                 # outputs
                 lo, hi):
@@ -81,7 +82,7 @@ def shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin,
             hi[s, i] = c + ext + margin
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def may_collide(ba, bb, body_fixed, group, mask, exclude_keys, matrix, n_bodies):
     """The collision filter for two bodies: never the same body nor two fixed (static/kinematic) bodies;
     then the user collision matrix if one is given, else groups/masks and the excluded pairs."""
@@ -98,35 +99,35 @@ def may_collide(ba, bb, body_fixed, group, mask, exclude_keys, matrix, n_bodies)
     return not (i < exclude_keys.shape[0] and exclude_keys[i] == key)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _overlap(lo, hi, a, b):
     return not (lo[a, 0] > hi[b, 0] or lo[b, 0] > hi[a, 0] or lo[a, 1] > hi[b, 1] or lo[b, 1] > hi[a, 1]
                 or lo[a, 2] > hi[b, 2] or lo[b, 2] > hi[a, 2])
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def grid_keys(lo, shapes, inv_cell,
               # outputs
               cell, keys):
     """Cell of each box's lower corner (cell size 1 / inv_cell [m]) relative to the scene's lowest cell,
     into ``cell[i]``, and its key (cx·ny + cy)·nz + cz into ``keys[i]``. Returns (ny, nz)."""
     n = shapes.shape[0]
-    base = np.full(3, np.inf)
+    bx, by, bz = np.inf, np.inf, np.inf
+    for i in range(n):
+        s = shapes[i]
+        bx, by, bz = min(bx, lo[s, 0]), min(by, lo[s, 1]), min(bz, lo[s, 2])
+    base = (np.floor(bx * inv_cell), np.floor(by * inv_cell), np.floor(bz * inv_cell))
+    ny, nz = 1, 1
     for i in range(n):
         for a in range(3):
-            base[a] = min(base[a], lo[shapes[i], a])
-    dims = np.ones(3, np.int64)
+            cell[i, a] = int(min(np.floor(lo[shapes[i], a] * inv_cell) - base[a], GRID_DIM - 1))
+        ny, nz = max(ny, cell[i, 1] + 1), max(nz, cell[i, 2] + 1)
     for i in range(n):
-        for a in range(3):
-            c = np.floor(lo[shapes[i], a] * inv_cell) - np.floor(base[a] * inv_cell)
-            cell[i, a] = int(min(c, GRID_DIM - 1))
-            dims[a] = max(dims[a], cell[i, a] + 1)
-    for i in range(n):
-        keys[i] = (cell[i, 0] * dims[1] + cell[i, 1]) * dims[2] + cell[i, 2]
-    return dims[1], dims[2]
+        keys[i] = (cell[i, 0] * ny + cell[i, 1]) * nz + cell[i, 2]
+    return ny, nz
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def radix_sort(keys, n,
                # outputs (and scratch)
                order, tmp_keys, tmp_order, counts):
@@ -150,7 +151,7 @@ def radix_sort(keys, n,
             keys[i], order[i] = tmp_keys[i], tmp_order[i]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _admit(si, sj, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies, count, pairs):
     """Append (si, sj) if the filter lets their bodies collide; returns the new count."""
     if not may_collide(shape_body[si], shape_body[sj], body_fixed, group, mask, exclude_keys, matrix, n_bodies):
@@ -160,7 +161,7 @@ def _admit(si, sj, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_
     return count + 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _apart(box, p, q):
     """True if sorted boxes p and q do not overlap (no early exit: the outcome is hard to predict, so
     one branch on all six comparisons is cheaper than six)."""
@@ -168,7 +169,7 @@ def _apart(box, p, q):
             | (box[p, 2] > box[q, 5]) | (box[q, 2] > box[p, 5]))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed, group, mask, exclude_keys,
                matrix, n_bodies, count, ptr, box,
                # outputs
@@ -212,7 +213,7 @@ def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed
     return count
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
               count,
               # outputs
@@ -233,7 +234,7 @@ def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_
     return count
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, body_fixed, group, mask,
                     exclude_keys, matrix, n_bodies, count,
                     # outputs
@@ -259,7 +260,7 @@ def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, body
     return count
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def broad_phase(kind, body, local_pos, local_mat, params, local_lo, local_hi, body_pos, body_quat, margin,
                 small, big, bounded, planes, inv_cell, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
                 cell, keys, order, tmp_keys, tmp_order, counts, ptr, box,

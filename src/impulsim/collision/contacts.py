@@ -6,6 +6,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from impulsim.collision.vec import KERNEL
+
 
 class ContactBuffers(NamedTuple):
     """Preallocated contact storage of capacity C (row i is contact i; only rows < count are valid).
@@ -43,7 +45,7 @@ def make_buffers(capacity: int) -> ContactBuffers:
                           np.zeros(c), np.zeros(c, np.int64), np.zeros(c, np.int64), np.zeros(c, np.int32))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def append_region(region, regcode, k, n, sa, sb, ba, bb, swapped, pair, feat_a, feat_b, out, count):
     """Append the k rows of ``region`` / ``regcode`` (computed with slot 0 = A) as contacts.
 

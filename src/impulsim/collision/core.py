@@ -12,8 +12,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from impulsim.collision.vec import add, cross, dot, mat_t_vec, mat_vec, madd, normalize, row, scale, store, \
-    sub, column
+from impulsim.collision.vec import (KERNEL, add, column, cross, dot, mat_t_vec, mat_vec, madd, normalize, row,
+                                    scale, store, sub)
 from impulsim.geometry.shapes import ShapeKind
 
 CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_TRIANGLE = 0, 1, 2, 3, 4, 5
@@ -113,7 +113,7 @@ def make_workspace(max_verts: int, max_faces: int, max_edges: int, max_tris: int
         np.zeros(max_tris, np.int64), np.zeros(128, np.int64), np.zeros(4, np.int64))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def load_shape(geo, s, xpos, xmat, ws, slot):
     """Put shape ``s`` (any kind but HALFSPACE and MESH) into core slot ``slot`` at its world pose."""
     k = geo.kind[s]
@@ -152,7 +152,7 @@ def load_shape(geo, s, xpos, xmat, ws, slot):
         _load_hull(geo, s, c, m, ws, slot)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _load_box(geo, s, c, m, ws, slot):
     ws.ctype[slot] = CORE_BOX
     h = geo.params[s]
@@ -170,7 +170,7 @@ def _load_box(geo, s, c, m, ws, slot):
     ws.cne[slot] = 3
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _load_hull(geo, s, c, m, ws, slot):
     ws.ctype[slot] = CORE_HULL
     v0 = geo.vert_start[s]
@@ -192,7 +192,7 @@ def _load_hull(geo, s, c, m, ws, slot):
     ws.cne[slot] = ne
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def load_triangle(geo, s, t, xpos, xmat, ws, slot):
     """Put triangle ``t`` (local index) of mesh shape ``s`` into core slot ``slot``, world frame."""
     ws.ctype[slot] = CORE_TRIANGLE
@@ -219,13 +219,13 @@ def load_triangle(geo, s, t, xpos, xmat, ws, slot):
         ws.cpos[slot, i] = (p0[i] + p1[i] + p2[i]) / 3.0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def triangle_normal(ws, slot):
     """Outward unit normal of the triangle in ``slot`` (the mesh side bodies rest on)."""
     return row(ws.cfn[slot], 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def support(ws, slot, d):
     """Point of the core in ``slot`` farthest along direction ``d`` (world; need not be unit)."""
     t = ws.ctype[slot]
@@ -255,7 +255,7 @@ def support(ws, slot, d):
     return row(v, ib)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def project(ws, slot, axis):
     """Interval (lo, hi) of the core in ``slot`` projected on the unit ``axis``."""
     t = ws.ctype[slot]
@@ -279,7 +279,7 @@ def project(ws, slot, axis):
     return lo, hi
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def minkowski_support(ws, d):
     """(w, a, b): support of A − B along d, with a = support_A(d), b = support_B(−d)."""
     a = support(ws, 0, d)

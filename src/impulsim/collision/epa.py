@@ -12,12 +12,13 @@ from numba import njit
 
 from impulsim.collision.core import minkowski_support, EPA_MAX_FACES, EPA_MAX_VERTS
 from impulsim.collision.gjk import EPA_TOL
-from impulsim.collision.vec import cross, dot, madd, norm, normalize, perpendicular, row, scale, store, sub
+from impulsim.collision.vec import (KERNEL, cross, dot, madd, norm, normalize, perpendicular, row, scale, store,
+                                    sub)
 
 W, A, B = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _add_vertex(ws, nv, d):
     w, a, b = minkowski_support(ws, d)
     store(ws.epa_v[W], nv, w)
@@ -26,7 +27,7 @@ def _add_vertex(ws, nv, d):
     return nv + 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _set_face(ws, f, i, j, k):
     """Face f = (i, j, k) with its unit normal and distance from the origin; returns False if degenerate."""
     V = ws.epa_v[W]
@@ -43,7 +44,7 @@ def _set_face(ws, f, i, j, k):
     return True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _initial_polytope(ws, n_simplex):
     """Copy the GJK simplex and complete it to a closed polytope; returns (n_verts, n_faces)."""
     S = ws.simplex
@@ -95,7 +96,7 @@ def _initial_polytope(ws, n_simplex):
     return 4, 4
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _known(ws, nv, w):
     """True if w is (numerically) a vertex already: splitting with it cannot make progress."""
     for i in range(nv):
@@ -104,7 +105,7 @@ def _known(ws, nv, w):
     return False
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _nearest_face(ws, nf):
     best, fb = np.inf, -1
     for f in range(nf):
@@ -113,7 +114,7 @@ def _nearest_face(ws, nf):
     return fb
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _expand(ws, nv, nf, w):
     """Remove the faces that see vertex nv-1 (= w) and close the hole; returns the new face count or -1."""
     V = ws.epa_v[W]
@@ -150,7 +151,7 @@ def _expand(ws, nv, nf, w):
     return nf
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def epa(ws, n_simplex):
     """Penetration of the intersecting cores in slots 0 and 1 (radii ignored).
 
@@ -178,7 +179,7 @@ def epa(ws, n_simplex):
     return _witness(ws, f)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _witness(ws, f):
     """Depth, normal and witness points from face f: barycentric coordinates of depth·m on it."""
     V = ws.epa_v[W]

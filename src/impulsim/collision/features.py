@@ -16,7 +16,7 @@ from numba import njit
 
 from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_POINT, CORE_SEGMENT,
                                      CORE_TRIANGLE, CYL_CAP_POINTS, support)
-from impulsim.collision.vec import add, column, dot, mat_t_vec, mat_vec, row, scale, store
+from impulsim.collision.vec import KERNEL, add, column, dot, mat_t_vec, mat_vec, row, scale, store
 
 FEATURE_COS = 0.99
 """Faces whose normal is within acos(0.99) ≈ 8.1° of the contact normal are clipped as polygons; the
@@ -27,13 +27,13 @@ WITNESS_COS = 1.0 - 1e-12
 if it is parallel to the normal up to rounding, so the points found are the true witnesses."""
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _put(ws, slot, i, p, code):
     store(ws.fpts[slot], i, p)
     ws.fcode[slot, i] = code
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _box_corner(c, ax, h, signs):
     """World corner of a box (centre c, axes ax, half sizes h) with local signs (±1, ±1, ±1), and its
     id (bit j set: + on axis j)."""
@@ -46,7 +46,7 @@ def _box_corner(c, ax, h, signs):
     return p, code
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _face_signs(i, si, a, b):
     """Signs with si on axis i, a on axis (i+1)%3 and b on axis (i+2)%3."""
     if i == 0:
@@ -56,7 +56,7 @@ def _face_signs(i, si, a, b):
     return a, b, si
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _replace(t, e, value):
     """Tuple t with entry e replaced by value."""
     if e == 0:
@@ -66,13 +66,13 @@ def _replace(t, e, value):
     return t[0], t[1], value
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _put_flat(fpts, fcode, slot, i, p, code):
     fpts[slot, i, 0], fpts[slot, i, 1], fpts[slot, i, 2] = p[0], p[1], p[2]
     fcode[slot, i] = code
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def box_feature(c, ax, h, d, cos_tol, fpts, fcode, slot):
     """Feature of a box (centre c [m], unit axes ax = 3 tuples, half sizes h [m], world) supporting unit
     direction d, into fpts[slot] / fcode[slot]: (dim, n_points, plane normal), as ``feature``."""
@@ -104,14 +104,14 @@ def box_feature(c, ax, h, d, cos_tol, fpts, fcode, slot):
     return 0, 1, d
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _box_feature(ws, slot, d, cos_tol):
     m = ws.cmat[slot]
     ax = (column(m, 0), column(m, 1), column(m, 2))
     return box_feature(row(ws.cpos, slot), ax, row(ws.cpar, slot), d, cos_tol, ws.fpts, ws.fcode, slot)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _cylinder_feature(ws, slot, d, cos_tol):
     m = ws.cmat[slot]
     c = row(ws.cpos, slot)
@@ -135,7 +135,7 @@ def _cylinder_feature(ws, slot, d, cos_tol):
     return 0, 1, d
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _support_index(ws, slot, d):
     best, ib = -np.inf, 0
     for i in range(ws.cnv[slot]):
@@ -145,7 +145,7 @@ def _support_index(ws, slot, d):
     return ib
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _hull_feature(geo, ws, slot, d, cos_tol):
     s = ws.cshape[slot]
     fb, best = 0, -np.inf
@@ -177,7 +177,7 @@ def _hull_feature(geo, ws, slot, d, cos_tol):
     return 0, 1, d
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _triangle_feature(ws, slot, d, cos_tol):
     n = row(ws.cfn[slot], 0)
     dn = dot(n, d)
@@ -202,7 +202,7 @@ def _triangle_feature(ws, slot, d, cos_tol):
     return 0, 1, d
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def feature(geo, ws, slot, d, cos_tol):
     """Feature of the core in ``slot`` supporting unit direction ``d``: (dim, n_points, plane normal).
 

@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.core import minkowski_support
-from impulsim.collision.vec import add, cross, dot, madd, norm, normalize, perpendicular, row, scale, store, sub
+from impulsim.collision.vec import (KERNEL, add, cross, dot, madd, norm, normalize, perpendicular, row, scale,
+                                    store, sub)
 
 GJK_MAX_ITER = 64
 GJK_REL_TOL = 1e-12
@@ -24,7 +25,7 @@ EPA_TOL = 1e-10
 W, A, B = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _mask_indices(mask, n):
     """(k, i0, i1, i2, i3): the positions of the set bits of ``mask`` among the first n."""
     i0 = i1 = i2 = i3 = 0
@@ -43,7 +44,7 @@ def _mask_indices(mask, n):
     return k, (i0, i1, i2, i3)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _face_point(S, idx, k):
     """Barycentric projection of the origin onto the affine hull of simplex points ``idx[:k]``.
 
@@ -86,7 +87,7 @@ def _face_point(S, idx, k):
     return (l0 > 0.0 and l1 > 0.0 and l2 > 0.0 and l3 > 0.0), l0, l1, l2, l3
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _closest_on_simplex(S, n):
     """Reduce simplex S (n points) to the face holding its point closest to the origin.
 
@@ -120,7 +121,7 @@ def _closest_on_simplex(S, n):
     return k, v, bl
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def gjk(ws):
     """Distance between the cores in slots 0 and 1 (radii ignored).
 
@@ -174,7 +175,7 @@ def gjk(ws):
     return dist, pa, pb, n, normal
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _simplex_normal(S, n, v):
     """Unit normal from B towards A, taken from the simplex's geometry rather than from v alone.
 

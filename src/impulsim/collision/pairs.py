@@ -25,7 +25,7 @@ from impulsim.collision.primitives import (capsule_capsule, convex_pair, polytop
                                            sphere_capsule, sphere_cylinder, sphere_sphere)
 from impulsim.collision.features import FEATURE_COS as REGION_COS, WITNESS_COS
 from impulsim.collision.region import contact_region, plane_region
-from impulsim.collision.vec import column, dot, madd, mat_t_vec, normalize, row, scale, sub
+from impulsim.collision.vec import KERNEL, column, dot, madd, mat_t_vec, normalize, row, scale, sub
 from impulsim.geometry.bvh import bvh_query_box
 
 # pair ids, in canonical kind order
@@ -69,7 +69,7 @@ def pair_name(kind_a: int, kind_b: int) -> str:
     return f"{names[a]}_{names[b]}"
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def narrow(pid, ws, stop):
     """Run pair function ``pid`` on the loaded cores: (d, n, wa, wb, have_witness), see primitives."""
     if pid == SPHERE_SPHERE:
@@ -87,7 +87,7 @@ def narrow(pid, ws, stop):
     return polytope_pair(ws, stop)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _halfspace(geo, sp, xpos, xmat, ws, stop):
     """Core in slot 0 against half-space shape ``sp``: (d, n, p0)."""
     n = column(xmat[sp], 2)
@@ -96,7 +96,7 @@ def _halfspace(geo, sp, xpos, xmat, ws, stop):
     return dot(sub(p, p0), n) - ws.crad[0], n, p0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def mesh_triangle(ws, stop):
     """Core in slot 0 against the one-sided mesh triangle in slot 1: (d, n, wa, wb, hit).
 
@@ -113,7 +113,7 @@ def mesh_triangle(ws, stop):
     return h - ws.crad[0], nt, p, madd(p, nt, -h), True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _mesh_candidates(geo, sm, xpos, xmat, ws, grow):
     """Triangles of mesh ``sm`` whose BVH leaf boxes overlap the slot-0 core's box (in ws.tri_buf).
 
@@ -151,7 +151,7 @@ TRI_SHIFT = 24
 """Mesh feature ids carry (triangle index + 1) << TRI_SHIFT."""
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
     """Contacts of shapes sa and sb (given order: A = sa) within eps_c, appended to ``out``.
 
@@ -186,7 +186,7 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
     return count, n_pairs + 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, region, out, count,
                   n_pairs):
     found = _mesh_candidates(geo, sm, xpos, xmat, ws, eps_c)
@@ -205,7 +205,7 @@ def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, r
 
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def narrow_phase(geo, pairs, n_pairs, xpos, xmat, ws, eps_c, region,
                  # outputs
                  out):
@@ -244,7 +244,7 @@ def narrow_phase(geo, pairs, n_pairs, xpos, xmat, ws, eps_c, region,
     return count, n_hit
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _surface_points(ws, d, n, wa, wb, have_witness, geo):
     """Closest surface points of the loaded pair from a narrow-phase result."""
     if have_witness:
@@ -253,7 +253,7 @@ def _surface_points(ws, d, n, wa, wb, have_witness, geo):
     return row(ws.region, 0), (ws.region[0, 3], ws.region[0, 4], ws.region[0, 5])
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def pair_distance(geo, sa, sb, xpos, xmat, ws, max_distance):
     """Signed distance of shapes sa and sb with normal (from sb towards sa) and closest surface points.
 

@@ -16,11 +16,11 @@ from impulsim.collision.epa import epa
 from impulsim.collision.gjk import gjk
 from impulsim.collision.region import closest_segments
 from impulsim.collision.sat import sat
-from impulsim.collision.vec import (add, column, cross, dot, madd, mat_t_vec, mat_vec, norm, normalize,
+from impulsim.collision.vec import (KERNEL, add, column, cross, dot, madd, mat_t_vec, mat_vec, norm, normalize,
                                     perpendicular, row, scale, sub)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _direction(v, fallback):
     """v / |v|, or ``fallback`` when v is (numerically) zero (coincident centres)."""
     ln = norm(v)
@@ -29,7 +29,7 @@ def _direction(v, fallback):
     return scale(v, 1.0 / ln)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _closest_on_segment(p, a, b):
     ab = sub(b, a)
     ee = dot(ab, ab)
@@ -37,7 +37,7 @@ def _closest_on_segment(p, a, b):
     return madd(a, ab, min(1.0, max(0.0, t)))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _rounded(ws, wa, wb, fallback):
     """Result for two rounded cores with closest core points wa, wb.
 
@@ -67,13 +67,13 @@ def _rounded(ws, wa, wb, fallback):
     return dot(sub(wa, wb), n) - ws.crad[0] - ws.crad[1], n, wa, wb, True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def sphere_sphere(ws):
     """Two spheres: d = |c_A − c_B| − r_A − r_B (Bender 4.5)."""
     return _rounded(ws, row(ws.cpos, 0), row(ws.cpos, 1), (0.0, 0.0, 1.0))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def sphere_capsule(ws):
     """Sphere centre against the capsule's segment."""
     c = row(ws.cpos, 0)
@@ -82,7 +82,7 @@ def sphere_capsule(ws):
     return _rounded(ws, c, wb, t1)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def capsule_capsule(ws):
     """Closest points of the two segments; parallel axes fall back to a perpendicular normal."""
     a0, a1 = row(ws.cverts[0], 0), row(ws.cverts[0], 1)
@@ -92,7 +92,7 @@ def capsule_capsule(ws):
     return _rounded(ws, wa, wb, t1)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def sphere_box(ws):
     """Sphere centre against the box: clamp to the box, or (centre inside) the nearest face."""
     c = row(ws.cpos, 0)
@@ -114,7 +114,7 @@ def sphere_box(ws):
     return -depth - ws.crad[0], n, c, wb, True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def sphere_cylinder(ws):
     """Sphere centre against the solid cylinder, in the cylinder's frame (radial, axial)."""
     c = row(ws.cpos, 0)
@@ -138,7 +138,7 @@ def sphere_cylinder(ws):
     return _rounded(ws, c, wb, mat_vec(m, (u[0], u[1], 0.0)))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def polytope_pair(ws, stop):
     """Cores that are points, segments, boxes, hulls or triangles: SAT, then GJK if they are apart.
 
@@ -157,7 +157,7 @@ def polytope_pair(ws, stop):
     return dist - radii, n, wa, wb, True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def convex_pair(ws):
     """Any two convex cores (used when one is curved): GJK, and EPA when the cores intersect."""
     radii = ws.crad[0] + ws.crad[1]
@@ -168,7 +168,7 @@ def convex_pair(ws):
     return -depth - radii, scale(m, -1.0), wa, wb, True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def bounding_gap(ws, reach_a, reach_b):
     """Distance between bounding spheres of the cores (radius ``reach`` about each centre) [m]."""
     return norm(sub(row(ws.cpos, 0), row(ws.cpos, 1))) - reach_a - reach_b - ws.crad[0] - ws.crad[1]

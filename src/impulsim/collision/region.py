@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.features import FEATURE_COS, feature
-from impulsim.collision.vec import add, dot, madd, perpendicular, scale, sub
+from impulsim.collision.vec import KERNEL, add, dot, madd, perpendicular, scale, sub
 
 MAX_POINTS = 8
 """Largest number of contact points kept per convex pair (an octagon: a box turned 45° on a box)."""
@@ -26,24 +26,24 @@ EDGE_CODE = 1 << 20
 """Feature ids of points made by clipping (on an edge, not at a vertex) carry this bit."""
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _fp(fpts, slot, i):
     """Feature point i of ``slot`` as a tuple (world [m])."""
     return fpts[slot, i, 0], fpts[slot, i, 1], fpts[slot, i, 2]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _to2d(p, o, t1, t2):
     q = sub(p, o)
     return dot(q, t1), dot(q, t2)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _cross2(ax, ay, bx, by):
     return ax * by - ay * bx
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _polygon_2d(fpts, fcode, clip, clipcode, slot, n_pts, o, t1, t2, buf):
     """Feature polygon of ``slot`` in 2-D into clip[buf], counter-clockwise; returns the count."""
     area = 0.0
@@ -65,7 +65,7 @@ def _polygon_2d(fpts, fcode, clip, clipcode, slot, n_pts, o, t1, t2, buf):
     return n_pts
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _clip_polygons(clip, clipcode, n_b, n_a):
     """Sutherland–Hodgman: polygon in clip[1] (B, n_b points) clipped by the CCW polygon in clip[2]
     (A's 2-D points, n_a). Result in clip[1]; codes (id on A, id on B)."""
@@ -104,13 +104,13 @@ def _clip_polygons(clip, clipcode, n_b, n_a):
     return n
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _lift_plane(x, n, p0, m):
     """The point x + s n on the plane through p0 with normal m."""
     return madd(x, n, dot(m, sub(p0, x)) / dot(m, n))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _lift_segment(qx, qy, a2x, a2y, b2x, b2y, a, b):
     """Point of segment a–b (3-D) whose 2-D image is nearest (qx, qy), with its parameter clamped."""
     ex, ey = b2x - a2x, b2y - a2y
@@ -120,7 +120,7 @@ def _lift_segment(qx, qy, a2x, a2y, b2x, b2y, a, b):
     return madd(a, sub(b, a), t)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _lift(fpts, slot, dim, m, qx, qy, o, t1, t2, n):
     """3-D point on the feature of ``slot`` (dim 1 or 2) above/below the 2-D point (qx, qy)."""
     x = add(add(o, scale(t1, qx)), scale(t2, qy))
@@ -132,7 +132,7 @@ def _lift(fpts, slot, dim, m, qx, qy, o, t1, t2, n):
     return _lift_segment(qx, qy, a2[0], a2[1], b2[0], b2[1], a, b)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _emit(region, regcode, k, pa_core, pb_core, n, code_a, code_b, ra, rb):
     """Store region point k from core points, adding the radii ra, rb [m]; returns its distance."""
     d = dot(sub(pa_core, pb_core), n) - ra - rb
@@ -146,7 +146,7 @@ def _emit(region, regcode, k, pa_core, pb_core, n, code_a, code_b, ra, rb):
     return d
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _segment_in_polygon(clip, n_poly, s0x, s0y, s1x, s1y):
     """Cyrus–Beck clip of a 2-D segment by the CCW polygon in clip[2]: (ok, t_enter, t_exit)."""
     t0, t1 = 0.0, 1.0
@@ -165,7 +165,7 @@ def _segment_in_polygon(clip, n_poly, s0x, s0y, s1x, s1y):
     return t0 <= t1, t0, t1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def closest_segments(p1, q1, p2, q2):
     """Closest points of segments p1–q1 and p2–q2 (Ericson, Real-Time Collision Detection 5.1.9)."""
     d1, d2, r = sub(q1, p1), sub(q2, p2), sub(p1, p2)
@@ -188,7 +188,7 @@ def closest_segments(p1, q1, p2, q2):
     return madd(p1, d1, s), madd(p2, d2, t)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _deepest(fpts, slot, count, n, sign):
     """Feature point of ``slot`` with the largest sign·(p·n): deepest into the other shape."""
     best, ib = -np.inf, 0
@@ -199,7 +199,7 @@ def _deepest(fpts, slot, count, n, sign):
     return _fp(fpts, slot, ib)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _plane_normal(fpts, slot):
     """Unit normal of the (planar, ≥ 3 point) feature polygon of ``slot``."""
     p0, p1, p2 = _fp(fpts, slot, 0), _fp(fpts, slot, 1), _fp(fpts, slot, 2)
@@ -209,7 +209,7 @@ def _plane_normal(fpts, slot):
     return scale(c, 1.0 / ln)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _single(fpts, fcode, region, regcode, dim_a, dim_b, na, nb, n, have_witness, wa, wb, ra, rb):
     """One region point: the given core witnesses, or the closest points of the two features."""
     if have_witness:
@@ -232,7 +232,7 @@ def _single(fpts, fcode, region, regcode, dim_a, dim_b, na, nb, n, have_witness,
     return _emit(region, regcode, 0, pa, pb, n, fcode[0, 0], fcode[1, 0], ra, rb)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _keep(region, regcode, k, pa, pb, n, ca, cb, eps_c, ra, rb):
     """Emit a candidate at row k; returns k + 1 if it is within eps_c, else k.
 
@@ -245,7 +245,7 @@ def _keep(region, regcode, k, pa, pb, n, ca, cb, eps_c, ra, rb):
     return k + 1 if d <= eps_c else k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _copy_row(region, regcode, src, dst):
     for c in range(7):
         region[dst, c] = region[src, c]
@@ -253,7 +253,7 @@ def _copy_row(region, regcode, src, dst):
         regcode[dst, c] = regcode[src, c]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _polygon_polygon(fpts, fcode, clip, clipcode, region, regcode, na, nb, ma, mb, n, o, t1, t2, eps_c,
                      ra, rb):
     _polygon_2d(fpts, fcode, clip, clipcode, 0, na, o, t1, t2, 2)
@@ -268,7 +268,7 @@ def _polygon_polygon(fpts, fcode, clip, clipcode, region, regcode, na, nb, ma, m
     return k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _segment_polygon(fpts, fcode, clip, clipcode, region, regcode, seg, poly, n_poly, m_poly, n, o, t1, t2,
                      eps_c, ra, rb):
     """Segment feature of slot ``seg`` clipped by the polygon feature of slot ``poly``."""
@@ -293,7 +293,7 @@ def _segment_polygon(fpts, fcode, clip, clipcode, region, regcode, seg, poly, n_
     return k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _segment_segment(fpts, region, regcode, n, o, t1, t2, eps_c, sin_tol, ra, rb):
     """Parallel edges: the overlap of their projections, as up to two point pairs (0 if not parallel)."""
     a0, a1 = _fp(fpts, 0, 0), _fp(fpts, 0, 1)
@@ -322,7 +322,7 @@ def _segment_segment(fpts, region, regcode, n, o, t1, t2, eps_c, sin_tol, ra, rb
     return k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def reduce_region(region, regcode, k):
     """Keep MAX_POINTS of k region points: the deepest, then each time the one farthest from those kept."""
     best = 0
@@ -345,7 +345,7 @@ def reduce_region(region, regcode, k):
     return MAX_POINTS
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _swap(region, regcode, i, j):
     for c in range(7):
         region[i, c], region[j, c] = region[j, c], region[i, c]
@@ -353,7 +353,7 @@ def _swap(region, regcode, i, j):
         regcode[i, c], regcode[j, c] = regcode[j, c], regcode[i, c]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def region_of_features(dim_a, na, ma, dim_b, nb, mb, n, have_witness, wa, wb, eps_c, cos_tol, ra, rb,
                        fpts, fcode, clip, clipcode,
                        # outputs
@@ -391,7 +391,7 @@ def region_of_features(dim_a, na, ma, dim_b, nb, mb, n, have_witness, wa, wb, ep
     return k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def contact_region(geo, ws, n, have_witness, wa, wb, eps_c, cos_tol):
     """Region of the cores in slots 0 (A) and 1 (B) touching along n (unit, from B towards A).
 
@@ -406,7 +406,7 @@ def contact_region(geo, ws, n, have_witness, wa, wb, eps_c, cos_tol):
                               ws.regcode)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def plane_points(count, p0, n, eps_c, ra, fpts, fcode,
                  # outputs
                  region, regcode):
@@ -431,7 +431,7 @@ def plane_points(count, p0, n, eps_c, ra, fpts, fcode,
     return k
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def plane_region(geo, ws, p0, n, eps_c):
     """Region of the core in slot 0 against the plane through p0 with unit normal n (towards A);
     see plane_points. Returns the number of rows in ``ws.region``."""

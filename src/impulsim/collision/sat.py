@@ -10,14 +10,14 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.core import project
-from impulsim.collision.vec import cross, norm, row, scale
+from impulsim.collision.vec import KERNEL, cross, norm, row, scale
 
 EDGE_BIAS = 1e-9
 """An edge-edge axis replaces the best face axis only if it separates more by this margin [m]; faces
 give stable contact polygons, and the depth changes by at most this much."""
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _separation(ws, axis):
     """(separation, axis oriented from B to A) along a unit axis; separation < 0 is an overlap."""
     lo_a, hi_a = project(ws, 0, axis)
@@ -29,7 +29,7 @@ def _separation(ws, axis):
     return below, scale(axis, -1.0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def sat(ws, stop_above):
     """Largest separation over the candidate axes and its axis (unit, pointing from B towards A).
 

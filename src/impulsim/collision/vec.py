@@ -1,12 +1,19 @@
 """3-vectors as tuples inside kernels: no allocation, inlined by Numba.
 
 Every function accepts tuples or length-3 arrays and returns a tuple.
+
+``KERNEL`` is the Numba option set of every collision kernel: cached, and compiled without the runtime's
+reference counting (``_nrt=False``). The kernels never allocate (all memory is the detector's
+preallocated workspace), and without the runtime every array handed from kernel to kernel no longer
+costs an atomic increment and decrement of its count: that was a large share of the narrow phase.
+A kernel that needs to allocate must not use these options.
 """
 import math
 
 from numba import njit
 
-_INL = dict(cache=True)
+KERNEL = dict(cache=True, _nrt=False)
+_INL = KERNEL
 
 
 @njit(**_INL)
