@@ -190,3 +190,37 @@ def test_manipulator_turns_and_moves_a_free_body_to_the_gizmo_pose():
     assert np.allclose(held.body_pos[box], target_pos, atol=1e-4)
     assert abs(np.dot(held.body_quat[box], target_quat)) == pytest.approx(1.0, abs=1e-6)
     assert held.error is None
+
+
+COMPILE_TIMEOUT = 600.0
+"""The first detection compiles the collision kernels (minutes with a cold Numba cache)."""
+RESTING_BALL = """\
+settings: {h: 0.001}
+bodies:
+  - {name: ground, shapes: [half_space: {}], static: true}
+  - {name: ball, shapes: [sphere: {radius: 0.1}], density: 1000, position: [0.2, -0.1, 0.1]}
+"""
+
+
+@pytest.mark.slow
+def test_contacts_are_published_only_when_switched_on():
+    from impulsim.io.scene import scene_from_string
+    scene = scene_from_string(RESTING_BALL)
+
+    def make_sim(state, h, method):
+        return scene.simulation(state=None if state is None else state.copy(), h=h, method=method)
+
+    engine = SimulationThread(make_sim, 1e-3, "impulse").start()
+    try:
+        engine.send("step", 1, wait=True)
+        assert engine.snapshot().contact_points is None
+        engine.send("contacts", True, wait=True, timeout=COMPILE_TIMEOUT)
+        snap = engine.snapshot()
+        engine.send("contacts", False, wait=True)
+        assert engine.snapshot().contact_points is None
+    finally:
+        engine.stop()
+    # the sphere touches the ground z = 0 below its centre; normals are vertical
+    assert len(snap.contact_points) >= 1
+    assert np.allclose(snap.contact_points[0], [0.2, -0.1, 0.0], atol=2e-3)
+    assert np.allclose(np.abs(snap.contact_normals[:, 2]), 1.0, atol=1e-9)

@@ -102,6 +102,25 @@ class Viewer:
                                                       axes_radius=0.04 * size, visible=False, **pose))
         return frames
 
+    def _toggle_contacts(self, on: bool) -> None:
+        self.engine.send("contacts", bool(on))
+        if not on:
+            self.server.scene.remove_by_name("/contacts")
+
+    def _show_contacts(self, snap) -> None:
+        """Contact points as dots and normals as short lines (re-added each time: counts change)."""
+        if snap.contact_points is None:
+            return
+        if len(snap.contact_points) == 0:
+            self.server.scene.remove_by_name("/contacts")
+            return
+        length = 0.1 * _scene_size(snap.body_pos)
+        p, n = snap.contact_points.astype(np.float32), snap.contact_normals.astype(np.float32)
+        self.server.scene.add_point_cloud("/contacts/points", p, (220, 30, 30), point_size=0.2 * length,
+                                          point_shape="circle")
+        self.server.scene.add_line_segments("/contacts/normals", np.stack([p, p + length * n], axis=1),
+                                            (220, 30, 30), thickness=0.1 * length)
+
     def show_joint_frames(self, visible: bool) -> None:
         """Show or hide the joint anchors and axes."""
         for frame in self.joint_frames:
@@ -198,6 +217,8 @@ class Viewer:
                                            hint="click a body to move and turn it with a gizmo")
         self.manipulate.on_update(lambda _: self._attach_manipulator(
             getattr(self, "selected_body", None) if self.manipulate.value else None))
+        contacts = gui.add_checkbox("Contacts", False, hint="contact points and normals (red)")
+        contacts.on_update(lambda _: self._toggle_contacts(contacts.value))
         frames = gui.add_checkbox("Joint frames", False)
         frames.on_update(lambda _: self.show_joint_frames(frames.value))
         self.message = gui.add_markdown("")
@@ -230,6 +251,7 @@ class Viewer:
                     handle.position = snap.body_pos[k]
                     handle.wxyz = snap.body_quat[k]
             self.status.value = _status_text(snap)
+            self._show_contacts(snap)
             self.message.content = f"**Error:** {snap.error}" if snap.error else ""
         self._last_snapshot = snap
         self.frames_sent += 1

@@ -43,6 +43,10 @@ class Snapshot:
     error: Optional[str] = None
     momentum: float = 0.0
     """Magnitude of the total linear momentum [kg m/s]."""
+    contact_points: Optional[np.ndarray] = None
+    """Contact points (midway between the two surfaces) [m], world, shape [n, 3]; None when not shown."""
+    contact_normals: Optional[np.ndarray] = None
+    """Unit contact normals, world, shape [n, 3]."""
     steps_per_second: float = 0.0
 
 
@@ -66,6 +70,8 @@ class SimulationThread:
         self.make_sim = make_sim
         self.builder, self.options = builder, dict(options or {})
         self.grab = None
+        self.contacts_on = False
+        self._detector = None
         self.sim = make_sim(None, h, method)
         self.method_name = self._scene_method = method
         self.commands: "queue.Queue[Command]" = queue.Queue()
@@ -89,14 +95,14 @@ class SimulationThread:
         self._stop.set()
         self._thread.join(timeout=5.0)
 
-    def send(self, name: str, *args, wait: bool = False) -> None:
-        """Queue a command; with ``wait`` block until the thread has applied it."""
+    def send(self, name: str, *args, wait: bool = False, timeout: float = 30.0) -> None:
+        """Queue a command; with ``wait`` block until the thread has applied it (at most ``timeout`` s)."""
         if not hasattr(self, f"_do_{name}"):
             raise ValueError(f"unknown viewer command {name!r}")
         done = threading.Event() if wait else None
         self.commands.put(Command(name, args, done))
-        if done is not None and not done.wait(timeout=30.0):
-            raise TimeoutError(f"the simulation thread did not apply {name!r} within 30 s")
+        if done is not None and not done.wait(timeout=timeout):
+            raise TimeoutError(f"the simulation thread did not apply {name!r} within {timeout:g} s")
 
     def snapshot(self) -> Snapshot:
         """The latest published snapshot (never a half-written one)."""
@@ -173,10 +179,21 @@ class SimulationThread:
     def _take_snapshot(self, rate: float) -> Snapshot:
         s, m, info = self.sim.state, self.sim.model, self.sim.last_info
         err = diagnostics.constraint_errors(m, s)
+        points, normals = self._contacts() if self.contacts_on else (None, None)
         return Snapshot(s.t, s.step_count, s.body_pos.copy(), s.body_quat.copy(), self.playing, self.speed,
                         self.sim.h, self.method_name, diagnostics.total_energy(m, s),
                         float(err.max(initial=0.0)), 0 if info is None else int(info.iters_pos),
-                        self.error, rate, float(np.linalg.norm(diagnostics.linear_momentum(m, s))))
+                        error=self.error, steps_per_second=rate,
+                        momentum=float(np.linalg.norm(diagnostics.linear_momentum(m, s))),
+                        contact_points=points, contact_normals=normals)
+
+    def _contacts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Contacts of the current state from a detector of our own (the same for every method)."""
+        from impulsim.collision import Detector
+        if self._detector is None or self._detector.model is not self.sim.model:
+            self._detector = Detector(self.sim.model)
+        c = self._detector.detect(self.sim.state)
+        return 0.5 * (c.point_a + c.point_b), c.normal.copy()
 
     # command handlers (run in the simulation thread, between steps) ---------------------------
     def _do_play(self) -> None:
@@ -242,6 +259,10 @@ class SimulationThread:
         if self.grab is not None:
             self.sim = self.grab.release()
             self.grab = None
+
+    def _do_contacts(self, on: bool) -> None:
+        """Publish the contact points and normals with every snapshot (or stop)."""
+        self.contacts_on = bool(on)
 
     def _do_set_params(self, arrays: dict) -> None:
         self.sim.set_params(**arrays)
