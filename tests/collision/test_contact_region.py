@@ -131,3 +131,22 @@ def test_sphere_rolling_over_mesh_sees_the_surface_height():
     expected = 0.6 * normal[2] - 0.5          # vertical offset 0.6 projected on the normal, minus r
     assert abs(prox.distance - expected) < POINT_TOL
     np.testing.assert_allclose(prox.normal, normal, atol=1e-12)
+
+
+def test_corners_of_a_small_box_on_a_large_one_carry_the_small_box_corner_ids():
+    """Regression: a vertex of B's face that survives clipping was reported as a feature of A. The small
+    box's four bottom corners lie inside the large box's top face: each contact names the small box's
+    corner (id = sign bits, no edge bit) on its side and no vertex (−1) on the large box's side."""
+    model, state = _scene(("large", ims.Box(size=(2, 2, 1)), (0, 0, 0.5 + 3 * EPS_C), (1, 0, 0, 0)),
+                          ("small", ims.Box(size=(0.5, 0.5, 0.5)), (0.1, 0.2, 1.25 + 3 * EPS_C - 1e-4),
+                           (1, 0, 0, 0)))
+    c = Detector(model, eps_c=EPS_C).detect(state)
+    rows = _points_of(c, 2, 3)
+    assert len(rows) == 4
+    small_ids, large_ids = set(), set()
+    for i in rows:
+        small_first = c.body_a[i] == 3
+        small_ids.add(int(c.feature_a[i] if small_first else c.feature_b[i]))
+        large_ids.add(int(c.feature_b[i] if small_first else c.feature_a[i]))
+    assert small_ids == {0b000, 0b001, 0b010, 0b011}      # the corners with −z (bit 2 clear)
+    assert large_ids == {-1}

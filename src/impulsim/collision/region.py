@@ -53,9 +53,9 @@ def _polygon_2d(fpts, fcode, clip, clipcode, slot, n_pts, o, t1, t2, buf):
     for i in range(n_pts):
         j = (i + 1) % n_pts
         area += _cross2(clip[buf, i, 0], clip[buf, i, 1], clip[buf, j, 0], clip[buf, j, 1])
-    for i in range(n_pts):
-        clipcode[buf, i, 0] = fcode[slot, i]
-        clipcode[buf, i, 1] = -1
+    for i in range(n_pts):                 # (id on A, id on B): a vertex is on its own slot's side only
+        clipcode[buf, i, slot] = fcode[slot, i]
+        clipcode[buf, i, 1 - slot] = -1
     if area < 0.0:
         for i in range(n_pts // 2):
             j = n_pts - 1 - i
