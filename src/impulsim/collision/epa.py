@@ -115,37 +115,66 @@ def _nearest_face(ws, nf):
 
 
 @njit(**KERNEL)
-def _expand(ws, nv, nf, w):
-    """Remove the faces that see vertex nv-1 (= w) and close the hole; returns the new face count or -1."""
+def _sees(ws, f, w):
+    """True if vertex w lies strictly in front of face f's plane."""
     V = ws.epa_v[W]
-    ne = 0
-    for f in range(nf):
-        if not ws.epa_alive[f]:
+    n = (ws.epa_fn[f, 0], ws.epa_fn[f, 1], ws.epa_fn[f, 2])
+    return dot(n, sub(w, row(V, ws.epa_face[f, 0]))) > 1e-14
+
+
+@njit(**KERNEL)
+def _neighbour(ws, nf, a, b):
+    """The face (alive or being removed) that holds the directed edge b -> a, or -1."""
+    for g in range(nf):
+        if ws.epa_alive[g] == 0:
             continue
-        n = (ws.epa_fn[f, 0], ws.epa_fn[f, 1], ws.epa_fn[f, 2])
-        if dot(n, sub(w, row(V, ws.epa_face[f, 0]))) > 1e-14:
-            ws.epa_alive[f] = 0
+        for e in range(3):
+            if ws.epa_face[g, e] == b and ws.epa_face[g, (e + 1) % 3] == a:
+                return g
+    return -1
+
+
+@njit(**KERNEL)
+def _expand(ws, nv, nf, w, f0):
+    """Remove the faces that see vertex nv-1 (= w) and close the hole; returns the new face count or -1.
+
+    The removed faces are grown from the face f0 that w was found for, across edges to neighbours that
+    also see w: a connected cap whose boundary is one loop, so the polytope stays a closed convex
+    surface even where rounding makes far-away faces see w too (removing those broke it: "folding").
+    States in epa_alive: 1 face, 2 to be removed, 3 removed and its edges looked at, 0 gone.
+    """
+    ws.epa_alive[f0] = 2
+    ne = 0
+    busy = True
+    while busy:
+        busy = False
+        for f in range(nf):
+            if ws.epa_alive[f] != 2:
+                continue
+            busy = True
+            ws.epa_alive[f] = 3
             for e in range(3):
-                ws.epa_edge[ne, 0] = ws.epa_face[f, e]
-                ws.epa_edge[ne, 1] = ws.epa_face[f, (e + 1) % 3]
+                a, b = ws.epa_face[f, e], ws.epa_face[f, (e + 1) % 3]
+                g = _neighbour(ws, nf, a, b)
+                if g >= 0 and ws.epa_alive[g] >= 2:
+                    continue
+                if g >= 0 and _sees(ws, g, w):
+                    ws.epa_alive[g] = 2
+                    continue
+                ws.epa_edge[ne, 0], ws.epa_edge[ne, 1] = a, b        # horizon edge
                 ne += 1
+    for f in range(nf):
+        if ws.epa_alive[f] == 3:
+            ws.epa_alive[f] = 0
     if ne == 0:
         return -1
     slot = 0
     for e in range(ne):
-        a, b = ws.epa_edge[e, 0], ws.epa_edge[e, 1]
-        shared = False
-        for g in range(ne):
-            if ws.epa_edge[g, 0] == b and ws.epa_edge[g, 1] == a:
-                shared = True
-                break
-        if shared:
-            continue
         while slot < nf and ws.epa_alive[slot]:      # reuse the slots of removed faces
             slot += 1
         if slot >= EPA_MAX_FACES:
             return -1
-        _set_face(ws, slot, a, b, nv - 1)
+        _set_face(ws, slot, ws.epa_edge[e, 0], ws.epa_edge[e, 1], nv - 1)
         if slot == nf:
             nf += 1
     return nf
@@ -171,7 +200,7 @@ def epa(ws, n_simplex):
         if dot(w, m) - dist <= EPA_TOL or nv >= EPA_MAX_VERTS or _known(ws, nv, w):
             break
         nv = _add_vertex(ws, nv, m)
-        nf_new = _expand(ws, nv, nf, w)
+        nf_new = _expand(ws, nv, nf, w, f)
         if nf_new < 0:
             break
         nf = nf_new
