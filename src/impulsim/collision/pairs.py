@@ -10,6 +10,9 @@ GJK + EPA  box_cylinder, cylinder_cylinder, cylinder_capsule, cylinder_convex
 support    *_halfspace: the support point along the plane's normal
 BVH        *_mesh: BVH traversal, then each triangle as a one-sided convex core
 =========  ======================================================================================
+
+``narrow_phase`` sends box_box and box_halfspace pairs to the dedicated kernels of boxes.py (same
+contacts, over flat arrays); ``collide`` is the general path for every pair.
 """
 from __future__ import annotations
 
