@@ -17,7 +17,7 @@ from numba import njit
 from impulsim.collision.features import FEATURE_COS, WITNESS_COS, box_feature
 from impulsim.collision.region import plane_points, region_of_features
 from impulsim.collision.sat import EDGE_BIAS
-from impulsim.collision.vec import KERNEL, cross, dot, madd, norm, scale, sub
+from impulsim.collision.vec import KERNEL, cross, dot, madd, norm, scale, slots, sub
 
 APART, TOUCHING, GENERAL = 0, 1, 2
 """Results of ``box_box``: no contact within eps_c; contact region written; let the general path decide."""
@@ -117,9 +117,11 @@ def box_box(xpos, xmat, params, sa, sb, eps_c, region, fpts, fcode, clip, clipco
     if sep > eps_c:
         return APART, 0, n
     cos_tol = FEATURE_COS if region else WITNESS_COS
-    dim_a, na, ma = box_feature(ca, aa, ha, scale(n, -1.0), cos_tol, fpts, fcode, 0)
-    dim_b, nb, mb = box_feature(cb, ab, hb, n, cos_tol, fpts, fcode, 1)
-    k = region_of_features(dim_a, na, ma, dim_b, nb, mb, n, False, n, n, eps_c if region else -np.inf,
+    slot_a, slot_b = slots()
+    dim_a, na, ma = box_feature(ca, aa, ha, scale(n, -1.0), cos_tol, fpts, fcode, slot_a)
+    dim_b, nb, mb = box_feature(cb, ab, hb, n, cos_tol, fpts, fcode, slot_b)
+    no_witness = sep != sep               # False, as a variable (see vec.slots)
+    k = region_of_features(dim_a, na, ma, dim_b, nb, mb, n, no_witness, n, n, eps_c if region else -np.inf,
                            cos_tol, 0.0, 0.0, fpts, fcode, clip, clipcode, reg, regcode)
     if sep > 0.0 and not _attained(reg, k, ca, aa, ha, cb, ab, hb, sep + NEAR_TOL):
         return GENERAL, 0, n
@@ -167,6 +169,6 @@ def box_halfspace(xpos, xmat, params, s, sp, eps_c, region, fpts, fcode,
         p = madd(p, ax[j], h[j] if dot(ax[j], down) >= 0.0 else -h[j])
     if dot(sub(p, p0), n) > eps_c:
         return False, 0, n
-    _, count, _ = box_feature(c, ax, h, down, FEATURE_COS, fpts, fcode, 0)
+    _, count, _ = box_feature(c, ax, h, down, FEATURE_COS, fpts, fcode, slots()[0])
     k = plane_points(count, p0, n, eps_c if region else -np.inf, 0.0, fpts, fcode, reg, regcode)
     return True, k, n

@@ -187,7 +187,8 @@ def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed
             box[p, a], box[p, 3 + a] = lo[s, a], hi[s, a]
     ptr[:] = 0
     for p in range(n):
-        cy, cz = cell[order[p], 1], cell[order[p], 2]
+        cz = keys[p] % nz                          # from the sorted key: no jump into cell[]
+        cy = (keys[p] // nz) % ny
         end = keys[p] + (1 if cz + 1 < nz else 0)
         q = p + 1
         while q < n and keys[q] <= end:

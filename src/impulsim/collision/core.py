@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.vec import (KERNEL, add, column, cross, dot, mat_t_vec, mat_vec, madd, normalize, row,
-                                    scale, store, sub)
+                                    scale, slots, store, sub)
 from impulsim.geometry.shapes import ShapeKind
 
 CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_TRIANGLE = 0, 1, 2, 3, 4, 5
@@ -282,6 +282,7 @@ def project(ws, slot, axis):
 @njit(**KERNEL)
 def minkowski_support(ws, d):
     """(w, a, b): support of A − B along d, with a = support_A(d), b = support_B(−d)."""
-    a = support(ws, 0, d)
-    b = support(ws, 1, scale(d, -1.0))
+    slot_a, slot_b = slots()
+    a = support(ws, slot_a, d)
+    b = support(ws, slot_b, scale(d, -1.0))
     return sub(a, b), a, b

@@ -76,12 +76,9 @@ def _initial_polytope(ws, n_simplex):
         m = normalize(cross(sub(row(V, 1), row(V, 0)), sub(row(V, 2), row(V, 0))))
         nv = _add_vertex(ws, nv, m)
         nv = _add_vertex(ws, nv, scale(m, -1.0))
-        _set_face(ws, 0, 0, 1, 3)
-        _set_face(ws, 1, 1, 2, 3)
-        _set_face(ws, 2, 2, 0, 3)
-        _set_face(ws, 3, 1, 0, 4)
-        _set_face(ws, 4, 2, 1, 4)
-        _set_face(ws, 5, 0, 2, 4)
+        faces = ((0, 1, 3), (1, 2, 3), (2, 0, 3), (1, 0, 4), (2, 1, 4), (0, 2, 4))
+        for f in range(6):
+            _set_face(ws, f, faces[f][0], faces[f][1], faces[f][2])
         return nv, 6
     if nv < 4:
         return nv, 0

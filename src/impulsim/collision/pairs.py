@@ -28,7 +28,7 @@ from impulsim.collision.primitives import (capsule_capsule, convex_pair, polytop
                                            sphere_capsule, sphere_cylinder, sphere_sphere)
 from impulsim.collision.features import FEATURE_COS as REGION_COS, WITNESS_COS
 from impulsim.collision.region import contact_region, plane_region
-from impulsim.collision.vec import KERNEL, column, dot, madd, mat_t_vec, normalize, row, scale, sub
+from impulsim.collision.vec import KERNEL, column, dot, madd, mat_t_vec, normalize, row, scale, slots, sub
 from impulsim.geometry.bvh import bvh_query_box
 
 # pair ids, in canonical kind order
@@ -95,7 +95,7 @@ def _halfspace(geo, sp, xpos, xmat, ws, stop):
     """Core in slot 0 against half-space shape ``sp``: (d, n, p0)."""
     n = column(xmat[sp], 2)
     p0 = row(xpos, sp)
-    p = support(ws, 0, scale(n, -1.0))
+    p = support(ws, slots()[0], scale(n, -1.0))
     return dot(sub(p, p0), n) - ws.crad[0], n, p0
 
 
@@ -106,12 +106,13 @@ def mesh_triangle(ws, stop):
     Apart: GJK, ignoring contacts from behind the triangle. Intersecting: the triangle's outward normal,
     depth from A's support point below its plane.
     """
-    nt = triangle_normal(ws, 1)
+    slot_a, slot_b = slots()
+    nt = triangle_normal(ws, slot_b)
     dist, wa, wb, _, n = gjk(ws)
     if dist > 0.0:
         ok = dist - ws.crad[0] <= stop and dot(n, nt) > 0.0
         return dist - ws.crad[0], n, wa, wb, ok
-    p = support(ws, 0, scale(nt, -1.0))
+    p = support(ws, slot_a, scale(nt, -1.0))
     h = dot(sub(p, row(ws.cverts[1], 0)), nt)
     return h - ws.crad[0], nt, p, madd(p, nt, -h), True
 
@@ -129,9 +130,10 @@ def _mesh_candidates(geo, sm, xpos, xmat, ws, grow):
     c_w = (0.0, 0.0, 0.0)
     half = (0.0, 0.0, 0.0)
     e = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    slot_a = slots()[0]
     for j in range(3):
-        top = dot(support(ws, 0, e[j]), e[j]) + r
-        bottom = dot(support(ws, 0, scale(e[j], -1.0)), e[j]) - r
+        top = dot(support(ws, slot_a, e[j]), e[j]) + r
+        bottom = dot(support(ws, slot_a, scale(e[j], -1.0)), e[j]) - r
         c_w = madd(c_w, e[j], 0.5 * (top + bottom))
         half = madd(half, e[j], 0.5 * (top - bottom))
     m = xmat[sm]
@@ -168,7 +170,8 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
     if pid == UNSUPPORTED:
         return count, n_pairs
     ba, bb = geo.body[sa], geo.body[sb]
-    load_shape(geo, s0, xpos, xmat, ws, 0)
+    slot_a, slot_b = slots()
+    load_shape(geo, s0, xpos, xmat, ws, slot_a)
     if pid == WITH_HALFSPACE:
         d, n, p0 = _halfspace(geo, s1, xpos, xmat, ws, eps_c)
         if d > eps_c:
@@ -179,7 +182,7 @@ def collide(geo, sa, sb, xpos, xmat, ws, eps_c, region, out, count, n_pairs):
     if pid == WITH_MESH:
         return _collide_mesh(geo, sa, sb, s0, s1, ba, bb, swapped, xpos, xmat, ws, eps_c, region, out,
                              count, n_pairs)
-    load_shape(geo, s1, xpos, xmat, ws, 1)
+    load_shape(geo, s1, xpos, xmat, ws, slot_b)
     d, n, wa, wb, have_witness = narrow(pid, ws, eps_c)
     if d > eps_c:
         return count, n_pairs
@@ -195,11 +198,11 @@ def _collide_mesh(geo, sa, sb, s0, sm, ba, bb, swapped, xpos, xmat, ws, eps_c, r
     found = _mesh_candidates(geo, sm, xpos, xmat, ws, eps_c)
     for i in range(found):
         t = ws.tri_buf[i]
-        load_triangle(geo, sm, t, xpos, xmat, ws, 1)
+        load_triangle(geo, sm, t, xpos, xmat, ws, slots()[1])
         d, n, wa, wb, hit = mesh_triangle(ws, eps_c)
         if not hit or d > eps_c:
             continue
-        k = contact_region(geo, ws, n, True, wa, wb, eps_c if region else -np.inf,
+        k = contact_region(geo, ws, n, hit, wa, wb, eps_c if region else -np.inf,
                            REGION_COS if region else WITNESS_COS)
         count = append_region(ws.region, ws.regcode, k, n, sa, sb, ba, bb, swapped, n_pairs, 0,
                               (t + 1) << TRI_SHIFT, out, count)
@@ -217,7 +220,7 @@ def narrow_phase(geo, pairs, n_pairs, xpos, xmat, ws, eps_c, region,
     Box–box and box–half-space pairs go to their dedicated kernels (boxes.py); everything else, and box
     pairs apart by less than eps_c, to ``collide``.
     """
-    count, n_hit = 0, 0
+    count, n_hit = np.int64(0), np.int64(0)           # not literals (see vec.slots)
     kind, body, params = geo.kind, geo.body, geo.params
     fpts, fcode, clip, clipcode, reg, regcode = ws.fpts, ws.fcode, ws.clip, ws.clipcode, ws.region, ws.regcode
     for i in range(n_pairs):
@@ -252,7 +255,7 @@ def _surface_points(ws, d, n, wa, wb, have_witness, geo):
     """Closest surface points of the loaded pair from a narrow-phase result."""
     if have_witness:
         return madd(wa, n, -ws.crad[0]), madd(wb, n, ws.crad[1])
-    contact_region(geo, ws, n, False, wa, wb, -np.inf, WITNESS_COS)
+    contact_region(geo, ws, n, have_witness, wa, wb, -np.inf, WITNESS_COS)
     return row(ws.region, 0), (ws.region[0, 3], ws.region[0, 4], ws.region[0, 5])
 
 
@@ -271,21 +274,22 @@ def pair_distance(geo, sa, sb, xpos, xmat, ws, max_distance):
     found, d, n, pa, pb = False, np.inf, z, z, z
     if pid == UNSUPPORTED:
         return found, d, n, pa, pb
-    load_shape(geo, s0, xpos, xmat, ws, 0)
+    slot_a, slot_b = slots()
+    load_shape(geo, s0, xpos, xmat, ws, slot_a)
     if pid == WITH_HALFSPACE:
         d, n, p0 = _halfspace(geo, s1, xpos, xmat, ws, np.inf)
-        pa = madd(support(ws, 0, scale(n, -1.0)), n, -ws.crad[0])
+        pa = madd(support(ws, slot_a, scale(n, -1.0)), n, -ws.crad[0])
         found, pb = True, madd(pa, n, -d)
     elif pid == WITH_MESH:
         count = _mesh_candidates(geo, s1, xpos, xmat, ws, max_distance)
         for i in range(count):
-            load_triangle(geo, s1, ws.tri_buf[i], xpos, xmat, ws, 1)
+            load_triangle(geo, s1, ws.tri_buf[i], xpos, xmat, ws, slot_b)
             dt, nt, wa, wb, hit = mesh_triangle(ws, max_distance)
             if hit and dt < d:
                 found, d, n = True, dt, nt
-                pa, pb = _surface_points(ws, dt, nt, wa, wb, True, geo)
+                pa, pb = _surface_points(ws, dt, nt, wa, wb, hit, geo)
     else:
-        load_shape(geo, s1, xpos, xmat, ws, 1)
+        load_shape(geo, s1, xpos, xmat, ws, slot_b)
         d, n, wa, wb, have_witness = narrow(pid, ws, np.inf)
         pa, pb = _surface_points(ws, d, n, wa, wb, have_witness, geo)
         found = True

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.features import FEATURE_COS, feature
-from impulsim.collision.vec import KERNEL, add, dot, madd, perpendicular, scale, sub
+from impulsim.collision.vec import KERNEL, add, dot, madd, perpendicular, scale, slots, sub
 
 MAX_POINTS = 8
 """Largest number of contact points kept per convex pair (an octagon: a box turned 45° on a box)."""
@@ -213,7 +213,7 @@ def _plane_normal(fpts, slot):
 def _single(fpts, fcode, region, regcode, dim_a, dim_b, na, nb, n, have_witness, wa, wb, ra, rb):
     """One region point: the given core witnesses, or the closest points of the two features."""
     if have_witness:
-        return _emit(region, regcode, 0, wa, wb, n, fcode[0, 0], fcode[1, 0], ra, rb)
+        return _emit(region, regcode, np.int64(0), wa, wb, n, fcode[0, 0], fcode[1, 0], ra, rb)
     pa, pb = _fp(fpts, 0, 0), _fp(fpts, 1, 0)
     if dim_a == 0 and dim_b == 2:
         pb = _lift_plane(pa, n, pb, _plane_normal(fpts, 1))
@@ -229,7 +229,7 @@ def _single(fpts, fcode, region, regcode, dim_a, dim_b, na, nb, n, have_witness,
     else:
         pa = _deepest(fpts, 0, na, n, -1.0)
         pb = _lift_plane(pa, n, pb, _plane_normal(fpts, 1))
-    return _emit(region, regcode, 0, pa, pb, n, fcode[0, 0], fcode[1, 0], ra, rb)
+    return _emit(region, regcode, np.int64(0), pa, pb, n, fcode[0, 0], fcode[1, 0], ra, rb)
 
 
 @njit(**KERNEL)
@@ -259,7 +259,7 @@ def _polygon_polygon(fpts, fcode, clip, clipcode, region, regcode, na, nb, ma, m
     _polygon_2d(fpts, fcode, clip, clipcode, 0, na, o, t1, t2, 2)
     nbb = _polygon_2d(fpts, fcode, clip, clipcode, 1, nb, o, t1, t2, 1)
     m = _clip_polygons(clip, clipcode, nbb, na)
-    k = 0
+    k = np.int64(0)                    # not a literal (see vec.slots)
     for i in range(m):
         qx, qy = clip[1, i, 0], clip[1, i, 1]
         pa = _lift(fpts, 0, 2, ma, qx, qy, o, t1, t2, n)
@@ -278,7 +278,7 @@ def _segment_polygon(fpts, fcode, clip, clipcode, region, regcode, seg, poly, n_
     ok, ta, tb = _segment_in_polygon(clip, n_poly, a2[0], a2[1], b2[0], b2[1])
     if not ok:
         return 0
-    k = 0
+    k = np.int64(0)
     for t in (ta, tb):
         if t == tb and tb - ta <= 1e-12 and k > 0:
             break
@@ -286,10 +286,11 @@ def _segment_polygon(fpts, fcode, clip, clipcode, region, regcode, seg, poly, n_
         qx, qy = a2[0] + t * (b2[0] - a2[0]), a2[1] + t * (b2[1] - a2[1])
         pp = _lift(fpts, poly, 2, m_poly, qx, qy, o, t1, t2, n)
         code_s = fcode[seg, 0] if t == 0.0 else (fcode[seg, 1] if t == 1.0 else EDGE_CODE)
+        edge = np.int64(EDGE_CODE)            # a variable, not a literal (see vec.slots)
         if seg == 0:
-            k = _keep(region, regcode, k, ps, pp, n, code_s, EDGE_CODE, eps_c, ra, rb)
+            k = _keep(region, regcode, k, ps, pp, n, code_s, edge, eps_c, ra, rb)
         else:
-            k = _keep(region, regcode, k, pp, ps, n, EDGE_CODE, code_s, eps_c, ra, rb)
+            k = _keep(region, regcode, k, pp, ps, n, edge, code_s, eps_c, ra, rb)
     return k
 
 
@@ -311,14 +312,15 @@ def _segment_segment(fpts, region, regcode, n, o, t1, t2, eps_c, sin_tol, ra, rb
     lo, hi = max(0.0, min(s0, s1)), min(1.0, max(s0, s1))
     if lo > hi:
         return 0
-    k = 0
+    k = np.int64(0)
     for s in (lo, hi):
         if s == hi and hi - lo <= 1e-12 and k > 0:
             break
         pa = madd(a0, sub(a1, a0), s)
         qx, qy = p0[0] + s * ex, p0[1] + s * ey
         pb = _lift_segment(qx, qy, q0[0], q0[1], q1[0], q1[1], b0, b1)
-        k = _keep(region, regcode, k, pa, pb, n, EDGE_CODE, EDGE_CODE, eps_c, ra, rb)
+        edge = np.int64(EDGE_CODE)
+        k = _keep(region, regcode, k, pa, pb, n, edge, edge, eps_c, ra, rb)
     return k
 
 
@@ -364,7 +366,7 @@ def region_of_features(dim_a, na, ma, dim_b, nb, mb, n, have_witness, wa, wb, ep
     candidate is kept if none is within eps_c; the witnesses wa, wb when ``have_witness``).
     """
     region[region.shape[0] - 1, 6] = np.inf
-    k = 0
+    k = np.int64(0)
     if dim_a > 0 and dim_b > 0:
         t1, t2 = perpendicular(n)
         o = _fp(fpts, 0, 0)
@@ -399,8 +401,9 @@ def contact_region(geo, ws, n, have_witness, wa, wb, eps_c, cos_tol):
     (FEATURE_COS, or WITNESS_COS with eps_c = −inf to get the closest pair only). Returns the number of
     rows written to ``ws.region`` (see region_of_features).
     """
-    dim_a, na, ma = feature(geo, ws, 0, scale(n, -1.0), cos_tol)
-    dim_b, nb, mb = feature(geo, ws, 1, n, cos_tol)
+    slot_a, slot_b = slots()
+    dim_a, na, ma = feature(geo, ws, slot_a, scale(n, -1.0), cos_tol)
+    dim_b, nb, mb = feature(geo, ws, slot_b, n, cos_tol)
     return region_of_features(dim_a, na, ma, dim_b, nb, mb, n, have_witness, wa, wb, eps_c, cos_tol,
                               ws.crad[0], ws.crad[1], ws.fpts, ws.fcode, ws.clip, ws.clipcode, ws.region,
                               ws.regcode)
@@ -413,18 +416,19 @@ def plane_points(count, p0, n, eps_c, ra, fpts, fcode,
     """Region of A's feature (``count`` points in fpts[0]) against the plane through p0 with unit normal n
     (towards A); ra is A's radius [m]. Every point within eps_c of the plane, paired with its projection
     on it; the deepest point is kept in any case. Returns the number of rows in ``region``."""
-    k, deepest, dmin = 0, 0, np.inf
+    k, deepest, dmin = np.int64(0), np.int64(0), np.inf
     for i in range(count):
         p = _fp(fpts, 0, i)
         h = dot(sub(p, p0), n)
-        d = _emit(region, regcode, k, p, madd(p, n, -h), n, fcode[0, i], -1, ra, 0.0)
+        d = _emit(region, regcode, k, p, madd(p, n, -h), n, fcode[0, i], np.int64(-1), ra, 0.0)
         if d < dmin:
             dmin, deepest = d, i
         if d <= eps_c:
             k += 1
     if k == 0:
         p = _fp(fpts, 0, deepest)
-        _emit(region, regcode, 0, p, madd(p, n, -dot(sub(p, p0), n)), n, fcode[0, deepest], -1, ra, 0.0)
+        _emit(region, regcode, np.int64(0), p, madd(p, n, -dot(sub(p, p0), n)), n, fcode[0, deepest],
+              np.int64(-1), ra, 0.0)
         k = 1
     if k > MAX_POINTS:
         k = reduce_region(region, regcode, k)
@@ -436,5 +440,5 @@ def plane_region(geo, ws, p0, n, eps_c):
     """Region of the core in slot 0 against the plane through p0 with unit normal n (towards A);
     see plane_points. Returns the number of rows in ``ws.region``."""
     ws.crad[1] = 0.0
-    _, count, _ = feature(geo, ws, 0, scale(n, -1.0), FEATURE_COS)
+    _, count, _ = feature(geo, ws, slots()[0], scale(n, -1.0), FEATURE_COS)
     return plane_points(count, p0, n, eps_c, ws.crad[0], ws.fpts, ws.fcode, ws.region, ws.regcode)

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.core import project
-from impulsim.collision.vec import KERNEL, cross, norm, row, scale
+from impulsim.collision.vec import KERNEL, cross, norm, row, scale, slots
 
 EDGE_BIAS = 1e-9
 """An edge-edge axis replaces the best face axis only if it separates more by this margin [m]; faces
@@ -20,8 +20,9 @@ give stable contact polygons, and the depth changes by at most this much."""
 @njit(**KERNEL)
 def _separation(ws, axis):
     """(separation, axis oriented from B to A) along a unit axis; separation < 0 is an overlap."""
-    lo_a, hi_a = project(ws, 0, axis)
-    lo_b, hi_b = project(ws, 1, axis)
+    slot_a, slot_b = slots()
+    lo_a, hi_a = project(ws, slot_a, axis)
+    lo_b, hi_b = project(ws, slot_b, axis)
     above = lo_a - hi_b        # A on the + side
     below = lo_b - hi_a        # A on the − side
     if above >= below:
