@@ -2,25 +2,11 @@
 import numpy as np
 
 import impulsim as ims
+from tests.verification.test_joints import JOINTS as VERIFICATION_JOINTS, ANCHOR, X, Y, Z  # noqa: F401
 
-ANCHOR = (0.25, 0.0, 0.0)
-X, Y, Z = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-
-JOINTS = {
-    "ball": dict(anchor=ANCHOR),
-    "distance": dict(anchor_a=(0.15, 0, 0), anchor_b=(-0.1, 0, 0)),
-    "point_on_line": dict(anchor=ANCHOR, axis=Y),
-    "point_on_plane": dict(anchor=ANCHOR, axis=X),
-    "rotation_lock": dict(),
-    "direction": dict(axis=X),
-    "double_rotation": dict(axis_a=Z, axis_b=Y),
-    "hinge": dict(anchor=ANCHOR, axis=Z),
-    "cylindrical": dict(anchor=ANCHOR, axis=X),
-    "slider": dict(anchor=ANCHOR, axis=X),
-    "universal": dict(anchor=ANCHOR, axis_a=Z, axis_b=Y),
-    "fixed": dict(anchor=ANCHOR),
-    "velocity": dict(anchor=ANCHOR, velocity=(0.1, -0.2, 0.3), angular_velocity=(0.5, 0.0, -0.4)),
-}
+# the joint table of the physical-law tests, plus a velocity joint
+JOINTS = {**VERIFICATION_JOINTS,
+          "velocity": dict(anchor=ANCHOR, velocity=(0.1, -0.2, 0.3), angular_velocity=(0.5, 0.0, -0.4))}
 
 
 def two_bodies(kind, seed=1, gravity=(0.0, 0.0, 0.0)):

@@ -26,6 +26,17 @@ from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.methods.impulse.prims import is_velocity_only
 
 
+@njit(cache=True, inline="always")
+def _store(k, p, q, v, w, pos, quat, vel, omega):
+    """Write one body's pose and velocities (tuples) into row k of the given arrays."""
+    for i in range(3):
+        pos[k, i] = p[i]
+        vel[k, i] = v[i]
+        omega[k, i] = w[i]
+    for i in range(4):
+        quat[k, i] = q[i]
+
+
 @njit(cache=True)
 def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
                    body_inv_inertia, body_inv_mass, body_static, h, scheme,
@@ -35,22 +46,13 @@ def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, 
     static bodies are copied."""
     for k in bodies:
         if body_static[k]:
-            for i in range(3):
-                pred_pos[k, i] = body_pos[k, i]
-                pred_vel[k, i] = body_vel[k, i]
-                pred_omega[k, i] = body_omega[k, i]
-            for i in range(4):
-                pred_quat[k, i] = body_quat[k, i]
+            _store(k, v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]), pred_pos, pred_quat,
+                   pred_vel, pred_omega)
             continue
         p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
                                     v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
                                     body_inv_mass[k], h, scheme)
-        for i in range(3):
-            pred_pos[k, i] = p[i]
-            pred_vel[k, i] = v[i]
-            pred_omega[k, i] = w[i]
-        for i in range(4):
-            pred_quat[k, i] = q[i]
+        _store(k, p, q, v, w, pred_pos, pred_quat, pred_vel, pred_omega)
 
 
 @njit(cache=True)
@@ -64,22 +66,13 @@ def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_
             continue
         if pred_valid[k]:
             pred_valid[k] = 0
-            for i in range(3):
-                body_pos[k, i] = pred_pos[k, i]
-                body_vel[k, i] = pred_vel[k, i]
-                body_omega[k, i] = pred_omega[k, i]
-            for i in range(4):
-                body_quat[k, i] = pred_quat[k, i]
+            _store(k, v3(pred_pos[k]), q4(pred_quat[k]), v3(pred_vel[k]), v3(pred_omega[k]), body_pos, body_quat,
+                   body_vel, body_omega)
             continue
         p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
                                     v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
                                     body_inv_mass[k], h, scheme)
-        for i in range(3):
-            body_pos[k, i] = p[i]
-            body_vel[k, i] = v[i]
-            body_omega[k, i] = w[i]
-        for i in range(4):
-            body_quat[k, i] = q[i]
+        _store(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
 
 
 @njit(cache=True)
