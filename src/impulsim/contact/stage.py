@@ -32,7 +32,19 @@ class Restitution(enum.IntEnum):
 
 
 class ContactOptions:
-    """Contact options of the impulse method (all with the thesis's meaning and units)."""
+    """Contact options of the impulse method (all with the thesis's meaning and units).
+
+    eps_c : contact tolerance [m]: points closer than this are in contact (default 1 mm).
+    eps_vc : velocity tolerance [m/s] of the collision and contact iterations (stop criterion).
+    restitution : impact law, "newton" (velocity ratio), "poisson" (impulse ratio) or "stronge" (work ratio).
+    restitution_rule, friction_rule : how two materials' coefficients combine ("product", "sum", "min",
+        "max", "mean", "geometric"; the thesis's e = e1·e2 and μ = μ1 + μ2 by default).
+    max_iter_collision, max_iter_contact : caps on the collision iterations and on the contact sweeps.
+    shock_propagation : iterations before the shock-propagation pass (None: no shock propagation).
+    capacity : initial contact buffer size (grown on demand).
+    gravity_for_eps_rc : |g| [m/s²] in eps_rc = sqrt(2 |g| eps_c) (default: the model's gravity).
+    warm_start : seed contact impulses with last step's values (matched by contact feature).
+    """
 
     def __init__(self, eps_c=1e-3, eps_vc=1e-3, restitution="newton", restitution_rule=DEFAULT_RESTITUTION_RULE,
                  friction_rule=DEFAULT_FRICTION_RULE, max_iter_collision=1000, shock_propagation=None,

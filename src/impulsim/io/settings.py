@@ -41,8 +41,17 @@ class Settings:
 
 
 def method_options(method: str) -> dict[str, Any]:
-    """Option name -> default value of a method's constructor (its keyword arguments)."""
-    params = inspect.signature(METHODS[method].__init__).parameters.values()
+    """Option name -> default value of a method's constructor (its keyword arguments), plus the options a
+    method passes on to a stage (``extra_option_defaults()``, e.g. the impulse method's contact options)."""
+    cls = METHODS[method]
+    options = _keyword_defaults(cls.__init__)
+    if hasattr(cls, "extra_option_defaults"):
+        options.update(cls.extra_option_defaults())
+    return options
+
+
+def _keyword_defaults(func) -> dict[str, Any]:
+    params = inspect.signature(func).parameters.values()
     return {p.name: p.default for p in params
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in ("self", "model")}
 
@@ -77,6 +86,10 @@ def read_option(el: Element, node: Node, key: str, default: Any) -> Any:
         return number(el, node, key, finite=False)
     if isinstance(default, str):
         return string(el, node, key)
+    try:        # no typed default (None): a switch, a number or a text, as written
+        return boolean(el, node, key)
+    except SceneError:
+        pass
     try:
         return number(el, node, key, finite=False)
     except SceneError:
@@ -98,9 +111,21 @@ def parse_option(method: str, key: str, text: str) -> Any:
             return int(text)
         if isinstance(default, float):
             return float(text)
+        if default is None:          # untyped: a switch or a number if it reads as one
+            if text.lower() in ("true", "false"):
+                return text.lower() == "true"
+            return float(text) if _is_number(text) else text
     except ValueError:
         raise ValueError(f"option {key!r} must be a {type(default).__name__}, got {text!r}") from None
     return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def check_options(method: str, options: dict, where: str = "") -> None:

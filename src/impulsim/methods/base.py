@@ -32,7 +32,11 @@ class StepInfo:
     clamped: int = 0
     """Corrections cut short by the per-step impulse clamp."""
     n_contacts: int = 0
+    """Contact points detected at the start of the step."""
     n_collisions: int = 0
+    """Of those, contacts approaching faster than eps_rc (resolved as collisions)."""
+    iters_collision: int = 0
+    """Iterations of the collision resolution."""
     timings: dict = field(default_factory=dict)
 
 

@@ -2,8 +2,14 @@
 
 forces → detect → classify → resolve collisions (each iteration followed by one joint velocity pass)
 → joint + contact-joint position correction → free step → joint + contact velocity correction.
+
+``ContactCoupling`` is the part of :class:`ImpulseMethod` that couples the contact stage
+(:mod:`impulsim.contact.stage`) with the joint solver: the joint sweeps and the contact sweeps alternate in
+each phase until neither corrects anything. The method uses it whenever its model has contacts.
 """
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
@@ -12,28 +18,79 @@ from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all
 from impulsim.methods.base import StepInfo, StageTimer
 from impulsim.methods.impulse.iterative import correct_positions, correct_velocities
-from impulsim.methods.impulse.method import ImpulseMethod
-
-CONTACT_OPTION_NAMES = ("eps_c", "eps_vc", "restitution", "restitution_rule", "friction_rule",
-                        "max_iter_collision", "shock_propagation", "max_iter_contact", "capacity", "warm_start")
 
 
-class ContactImpulseMethod(ImpulseMethod):
-    """The impulse method with collision detection, collisions and resting contacts with friction.
 
-    Takes the joint options of :class:`ImpulseMethod` plus the contact options of
-    :class:`impulsim.contact.ContactOptions` (eps_c, eps_vc, restitution, restitution_rule,
-    friction_rule, max_iter_collision, shock_propagation, max_iter_contact).
-    """
+def contact_option_defaults() -> dict:
+    """Contact option name -> default, read from :class:`ContactOptions` (the one place they are defined)."""
+    params = inspect.signature(ContactOptions.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.name != "self"}
 
-    name = "impulse"
 
-    def __init__(self, model, **options):
-        contact_opts = {k: options.pop(k) for k in CONTACT_OPTION_NAMES if k in options}
-        if options.get("solver", "iterative") != "iterative":
-            raise ValueError(f"contacts are coupled with the iterative joint solver only; "
-                             f"solver={options['solver']!r} is not supported with contacts yet")
-        super().__init__(model, **options)
+CONTACT_OPTION_NAMES = tuple(contact_option_defaults())
+
+
+def split_contact_options(options: dict) -> dict:
+    """Remove and return the contact options (see :class:`impulsim.contact.ContactOptions`) of ``options``."""
+    return {k: options.pop(k) for k in CONTACT_OPTION_NAMES if k in options}
+
+
+def model_has_contacts(model) -> bool:
+    """The default of the ``contacts`` option: True if shapes on two bodies that no chain of joints
+    connects may collide (groups and masks let them, the pair is not excluded, one body can move).
+    An articulated system alone therefore runs without contact detection; ``contacts=True`` detects its
+    self-collisions too. Static bodies do not connect the chains attached to them."""
+    movable = (model.body_static + model.body_kinematic) == 0
+    shaped = np.unique(model.shape_body)
+    if len(shaped) < 2 or not movable[shaped].any():
+        return False
+    chain = _joint_components(model, movable)
+    excluded = {(int(a), int(b)) for a, b in model.collision_exclude}
+    for i, a in enumerate(shaped):
+        for b in shaped[i + 1:]:
+            if chain[a] == chain[b] or not (movable[a] or movable[b]) or (int(a), int(b)) in excluded:
+                continue
+            if model.body_group[a] & model.body_mask[b] and model.body_group[b] & model.body_mask[a]:
+                return True
+    return False
+
+
+def _joint_components(model, movable) -> np.ndarray:
+    """Label of the set of bodies each body is joined to through movable bodies (union-find)."""
+    parent = np.arange(model.n_bodies)
+
+    def root(k):
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for a, b in zip(model.joint_body_a, model.joint_body_b):
+        if movable[a] and movable[b]:
+            parent[root(a)] = root(b)
+    return np.array([root(k) for k in range(model.n_bodies)])
+
+
+class ContactCoupling:
+    """Contact handling of the impulse method; expects the attributes ImpulseMethod sets up."""
+
+    contacts: ContactStage | None = None
+
+    def _setup_contacts(self, model, enabled, contact_opts):
+        """Create the contact stage when ``enabled`` (None: when the model has contacts)."""
+        if enabled is None:
+            enabled = model_has_contacts(model)
+        if not enabled:
+            if contact_opts:
+                raise ValueError(f"contact options {sorted(contact_opts)} given, but contacts are off "
+                                 f"({'contacts=False' if enabled is False else 'the model has no collidable pair'})")
+            return
+        if self.scheme != "standard":
+            raise ValueError(f"scheme={self.scheme!r} is not available with contacts (use scheme='standard', "
+                             f"or contacts=False to ignore the shapes)")
+        if self.solver != "iterative" or any(sv != "iterative" for sv in self.chain_solvers):
+            raise ValueError("contacts are coupled with the iterative joint solver only; use solver='iterative' "
+                             "(or contacts=False)")
         self.contacts = ContactStage(model, ContactOptions(**contact_opts))
 
     def _free(self):
@@ -41,7 +98,8 @@ class ContactImpulseMethod(ImpulseMethod):
         return (self.acc, self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static,
                 int(self.integrator))
 
-    def _step(self, s, h, info: StepInfo):
+    def _step_with_contacts(self, s, h, info: StepInfo):
+        """One step of Bender's Fig. 5.2 pipeline; time is advanced by the caller."""
         m = self.model
         timer = StageTimer(info.timings)
         compute_loads(m, s, h, self.acc, self.tau)
@@ -50,7 +108,7 @@ class ContactImpulseMethod(ImpulseMethod):
         info.n_contacts = self.contacts.begin(s, self.Iinv)
         info.n_collisions = self.contacts.n_collisions
         timer.lap("detect")
-        self.contacts.resolve_collisions(s, self.Iinv, lambda: self._joint_velocity_pass(s))
+        info.iters_collision = self.contacts.resolve_collisions(s, self.Iinv, lambda: self._joint_velocity_pass(s))
         timer.lap("collisions")
         self.contacts.begin_positions(s, self.Iinv, h)
         self._positions_with_contacts(s, h, info)
@@ -64,8 +122,6 @@ class ContactImpulseMethod(ImpulseMethod):
         self._velocities_with_contacts(s, info)
         self.contacts.end_velocities()
         timer.lap("velocity_correction")
-        s.t += h
-        s.step_count += 1
 
     def _joint_velocity_pass(self, s) -> bool:
         m = self.model
@@ -110,7 +166,7 @@ class ContactImpulseMethod(ImpulseMethod):
     def _velocities_with_contacts(self, s, info):
         cap = max(self.max_iter_vel, self.contacts.opt.max_iter_contact)
         it = 0
-        jres = cres = 0.0
+        cres = 0.0
         for it in range(1, cap + 1):
             joints_moved = self._joint_velocity_pass(s)
             cres = self.contacts.velocity_sweep(s, self.Iinv)
@@ -118,3 +174,11 @@ class ContactImpulseMethod(ImpulseMethod):
                 break
         info.iters_vel, info.residual_vel = it, cres
         info.converged_vel = cres <= self.contacts.opt.eps_vc
+
+
+def __getattr__(name):
+    # ContactImpulseMethod lives with ImpulseMethod (which imports this module); reachable here too
+    if name == "ContactImpulseMethod":
+        from impulsim.methods.impulse.method import ContactImpulseMethod
+        return ContactImpulseMethod
+    raise AttributeError(name)

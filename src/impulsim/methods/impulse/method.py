@@ -7,6 +7,7 @@ from impulsim.dynamics.integrate import Integrator
 from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StepInfo, StageTimer
 from impulsim.methods.impulse import schemes
+from impulsim.methods.impulse.contact_step import ContactCoupling, CONTACT_OPTION_NAMES, contact_option_defaults
 from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT
@@ -17,11 +18,12 @@ from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows, c
 SOLVERS = ("iterative", "lgs")
 
 
-class ImpulseMethod(Method):
-    """Impulse-based joint simulation.
+class ImpulseMethod(Method, ContactCoupling):
+    """Impulse-based simulation of joints and contacts (Bender 2007).
 
     Supports every joint kind of the model (the six basic constraints and all combined joints),
-    velocity-only joints, motors, PID servos, springs and closed loops, with either solver.
+    velocity-only joints, motors, PID servos, springs and closed loops, with either solver; and collisions
+    and resting contacts with Coulomb friction (Bender ch. 5) with the iterative solver.
 
     Options
     -------
@@ -42,6 +44,10 @@ class ImpulseMethod(Method):
     integrator : "rk4" (default), "euler" or "rk45" (adaptive Cash–Karp) for the rotation.
     velocity_correction : False skips the velocity correction (faster, less accurate).
     dependent_pivot : relative pivot below which the LGS factorization drops a row as dependent.
+    contacts : True / False to switch collision handling on or off; None (default) switches it on when the
+        model has shapes on two bodies that may collide.
+    eps_c, eps_vc, restitution, restitution_rule, friction_rule, max_iter_collision, shock_propagation,
+    max_iter_contact, capacity, warm_start : contact options, see :class:`impulsim.contact.ContactOptions`.
     """
 
     name = "impulse"
@@ -49,8 +55,12 @@ class ImpulseMethod(Method):
     def __init__(self, model, *, solver: str = "iterative", chain_solver: dict | None = None, loops: str = "drop",
                  scheme: str = "standard", eps_d: float = 1e-6, eps_v: float = 1e-6, max_iter_pos: int = 10000,
                  max_iter_vel: int = 10000, max_correction_speed: float = 10.0, integrator: str = "rk4",
-                 velocity_correction: bool = True, dependent_pivot: float = DEPENDENT_PIVOT):
+                 velocity_correction: bool = True, dependent_pivot: float = DEPENDENT_PIVOT,
+                 contacts: bool | None = None, **contact_options):
         super().__init__(model)
+        unknown = sorted(set(contact_options) - set(CONTACT_OPTION_NAMES))
+        if unknown:
+            raise ValueError(f"unknown option(s) of the impulse method: {', '.join(unknown)}")
         _check_choice("solver", solver, SOLVERS)
         _check_choice("loops", loops, LOOP_TREATMENTS)
         _check_choice("scheme", scheme, tuple(schemes.SCHEMES))
@@ -75,6 +85,7 @@ class ImpulseMethod(Method):
         self.chain_solvers = _chain_solvers(model, self.chains, solver, chain_solver or {})
         self._setup_solvers(model, loops, float(dependent_pivot))
         self._scheme = schemes.SCHEMES[scheme]
+        self._setup_contacts(model, contacts, contact_options)
 
     def _alloc(self, m):
         n, p = m.n_bodies, m.n_prims
@@ -108,8 +119,10 @@ class ImpulseMethod(Method):
 
     # the step ---------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
-        timer = StageTimer(info.timings)
-        self._scheme(self, s, h, info, timer)
+        if self.contacts is not None:
+            self._step_with_contacts(s, h, info)
+        else:
+            self._scheme(self, s, h, info, StageTimer(info.timings))
         s.t += h
         s.step_count += 1
 
@@ -117,6 +130,11 @@ class ImpulseMethod(Method):
         """Fast check of the new state; the base class names the body and quantity if one is not finite."""
         if not all_finite(s.body_pos, s.body_quat, s.body_vel, s.body_omega):
             super()._check_finite(s, step_count)
+
+    @staticmethod
+    def extra_option_defaults() -> dict:
+        """The contact options this method passes on to its contact stage, with their defaults."""
+        return contact_option_defaults()
 
     # stages (used by the schemes) -------------------------------------------------------------------
     def _rows(self, s):
@@ -207,6 +225,14 @@ class ImpulseMethod(Method):
         return [dict(bodies=[m.body_names[k] for k in ch.bodies], joints=[m.joint_names[j] for j in ch.tree_joints],
                      cut_joints=[m.joint_names[j] for j in ch.cut_joints], solver=sv)
                 for ch, sv in zip(self.chains, self.chain_solvers)]
+
+
+class ContactImpulseMethod(ImpulseMethod):
+    """The impulse method with contact handling switched on whatever the model (``contacts=True``)."""
+
+    def __init__(self, model, **options):
+        options.setdefault("contacts", True)
+        super().__init__(model, **options)
 
 
 def _check_choice(option, value, allowed):
