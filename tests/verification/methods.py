@@ -49,6 +49,18 @@ METHODS = {
 }
 
 
+# Featherstone's reduced coordinates (RK4): joints hold by construction; no loops, no joints without a
+# reduced form (distance, velocity, universal ...), so not "all_joint_kinds", "loops", "velocity_joints".
+# "reassembly" holds at once: the written-back poses come from the joint coordinates.
+FEATURES_FEATHERSTONE = {"joints", "springs", "servos", "free_body", "reassembly"}
+
+
+def _featherstone(model, eps_d=1e-6, eps_v=1e-6, **kw):
+    return make("featherstone", model, eps_d=eps_d, eps_v=eps_v, **kw)
+
+
+METHODS["featherstone"] = (_featherstone, FEATURES_FEATHERSTONE)
+
 def methods_with(*features):
     """pytest parameters: names of the registered methods that support all ``features``."""
     import pytest

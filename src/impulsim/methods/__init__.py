@@ -4,8 +4,10 @@ from impulsim.methods.base import Method, StepInfo
 from impulsim.methods.impulse import ImpulseMethod
 from impulsim.methods.masspoint import MassPointMethod
 from impulsim.methods.lagrange import LagrangeMethod
+from impulsim.methods.featherstone import FeatherstoneMethod
 
 METHODS = {"impulse": ImpulseMethod, "lagrange": LagrangeMethod, "masspoint": MassPointMethod}
+METHODS["featherstone"] = FeatherstoneMethod
 
 
 def make(name: str, model, **options) -> Method:

@@ -1,0 +1,221 @@
+"""Featherstone's articulated-body algorithm and Mirtich's impulse propagation, O(n) over the tree.
+
+Notation (Featherstone 2008, Table 7.1; Holck eqs. 3.31–3.34 in the older force-first notation):
+Î_i rigid-body inertia, I^A_i articulated inertia, p^A_i articulated bias force, S_i motion subspace,
+U_i = I^A_i S_i, D_i = S_iᵀ U_i, u_i = τ_i − S_iᵀ p^A_i, ĉ_i = v̂_i ×m S_i q̇_i. All spatial quantities in
+world coordinates about the origin (see kinematics.py), so the parent/child transforms are identities.
+
+    pass 1 (root → tips):  v̂_i, ĉ_i, p^A_i = v̂_i ×f Î_i v̂_i − f̂_ext,i, I^A_i = Î_i
+    pass 2 (tips → root):  I^a = I^A_i − U_i D_i⁻¹ U_iᵀ,  p^a = p^A_i + I^a ĉ_i + U_i D_i⁻¹ u_i,
+                           I^A_parent += I^a,  p^A_parent += p^a
+    pass 3 (root → tips):  â′ = â_parent + ĉ_i,  q̈_i = D_i⁻¹ (u_i − U_iᵀ â′),  â_i = â′ + S_i q̈_i
+
+Gravity enters as the fictitious base acceleration â_0 = −[0; g].
+
+An impulse is the same computation with all velocity terms dropped (Mirtich; Holck eqs. 3.43–3.48):
+an impulsive load ŷ on some bodies (and generalized impulses on some joints) gives
+Δq̇ = H⁻¹ (Jᵀ ŷ + Q) from passes 2 and 3 with ĉ = 0, â_0 = 0, reusing U_i and D_i⁻¹ of the current pose.
+"""
+import numpy as np
+from numba import njit
+
+from impulsim.math.spatial import cross_force_into, cross_motion_into, spatial_inertia_into
+
+
+@njit(cache=True)
+def spd_inverse_into(D, n, out, work):
+    """Inverse of the leading n×n block of a symmetric positive definite matrix (Cholesky), into ``out``.
+
+    ``work`` is a [6, 6] scratch for the factor. Returns False if D is not positive definite.
+    """
+    for j in range(n):
+        s = D[j, j]
+        for k in range(j):
+            s -= work[j, k] * work[j, k]
+        if s <= 0.0:
+            return False
+        work[j, j] = np.sqrt(s)
+        for i in range(j + 1, n):
+            s = D[i, j]
+            for k in range(j):
+                s -= work[i, k] * work[j, k]
+            work[i, j] = s / work[j, j]
+    # out = L⁻ᵀ L⁻¹, column by column: solve L y = e_c, then Lᵀ x = y
+    for c in range(n):
+        for i in range(n):
+            s = 1.0 if i == c else 0.0
+            for k in range(i):
+                s -= work[i, k] * out[k, c]
+            out[i, c] = s / work[i, i]
+        for i in range(n - 1, -1, -1):
+            s = out[i, c]
+            for k in range(i + 1, n):
+                s -= work[k, i] * out[k, c]
+            out[i, c] = s / work[i, i]
+    return True
+
+
+@njit(cache=True)
+def body_inertias(tree_body, body_mass, body_inertia, body_pos, body_R, joint_I, tmp33):
+    """Spatial inertia Î of every tree body about the world origin (world frame), into joint_I [n, 6, 6]."""
+    for i in range(tree_body.shape[0]):
+        b = tree_body[i]
+        R = body_R[b]
+        for r in range(3):
+            for c in range(3):
+                tmp33[r, c] = R[r, 0] * body_inertia[b, 0] * R[c, 0] + R[r, 1] * body_inertia[b, 1] * R[c, 1] + \
+                    R[r, 2] * body_inertia[b, 2] * R[c, 2]
+        spatial_inertia_into(body_mass[b], body_pos[b], tmp33, joint_I[i])
+
+
+@njit(cache=True)
+def articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I,
+                         # outputs
+                         IA, U, Dinv, work):
+    """Pass 2 for the inertias only: I^A_i, U_i = I^A_i S_i and D_i⁻¹ of every joint.
+
+    Returns −1 on success, else the tree joint whose D_i is not positive definite.
+    """
+    n = tree_parent.shape[0]
+    IA[:n] = joint_I[:n]
+    for i in range(n - 1, -1, -1):
+        nv = tree_v_start[i + 1] - tree_v_start[i]
+        for r in range(6):
+            for k in range(nv):
+                s = 0.0
+                for m in range(6):
+                    s += IA[i, r, m] * joint_S[i, m, k]
+                U[i, r, k] = s
+        for a in range(nv):
+            for b in range(nv):
+                s = 0.0
+                for m in range(6):
+                    s += joint_S[i, m, a] * U[i, m, b]
+                work[0, a, b] = s
+        if nv > 0 and not spd_inverse_into(work[0], nv, Dinv[i], work[1]):
+            return i
+        p = tree_parent[i]
+        if p < 0:
+            continue
+        # I^A_p += I^A_i − U D⁻¹ Uᵀ
+        for r in range(6):
+            for c in range(6):
+                s = IA[i, r, c]
+                for a in range(nv):
+                    t = 0.0
+                    for b in range(nv):
+                        t += Dinv[i, a, b] * U[i, c, b]
+                    s -= U[i, r, a] * t
+                IA[p, r, c] += s
+    return -1
+
+
+@njit(cache=True)
+def _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6):
+    """Pass 1 (velocities given): ĉ_i = v̂_i ×m S_i q̇_i and p^A_i = v̂_i ×f Î_i v̂_i − f̂_ext,i."""
+    for i in range(tree_parent.shape[0]):
+        cross_motion_into(v[i], vj[i], c[i])
+        for r in range(6):
+            s = 0.0
+            for m in range(6):
+                s += joint_I[i, r, m] * v[i, m]
+            tmp6[r] = s
+        cross_force_into(v[i], tmp6, pA[i])
+        for r in range(6):
+            pA[i, r] -= f_ext[i, r]
+
+
+@njit(cache=True)
+def _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c):
+    """Pass 2 for the bias: u_i = τ_i − S_iᵀ p^A_i and p^A_parent += p^A_i + I^a ĉ_i + U_i D_i⁻¹ u_i.
+
+    ``with_c`` = 0 drops the ĉ term (impulses). I^a ĉ = I^A ĉ − U D⁻¹ (Uᵀ ĉ).
+    """
+    for i in range(tree_parent.shape[0] - 1, -1, -1):
+        d0 = tree_v_start[i]
+        nv = tree_v_start[i + 1] - d0
+        for k in range(nv):
+            s = tau[d0 + k]
+            for m in range(6):
+                s -= joint_S[i, m, k] * pA[i, m]
+            u[i, k] = s
+        p = tree_parent[i]
+        if p < 0:
+            continue
+        # w = D⁻¹ (u − Uᵀ ĉ): the combination of U columns both corrections need
+        for a in range(nv):
+            s = 0.0
+            for b in range(nv):
+                t = u[i, b]
+                if with_c:
+                    for m in range(6):
+                        t -= U[i, m, b] * c[i, m]
+                s += Dinv[i, a, b] * t
+            u[i, 6 + a] = s   # stored after the n_v entries of u_i (u has 12 columns)
+        for r in range(6):
+            s = pA[i, r]
+            if with_c:
+                for m in range(6):
+                    s += IA[i, r, m] * c[i, m]
+            for a in range(nv):
+                s += U[i, r, a] * u[i, 6 + a]
+            pA[p, r] += s
+
+
+@njit(cache=True)
+def _forward(tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with_c, qdd, a, tmp6):
+    """Pass 3: â′ = â_parent + ĉ_i, q̈_i = D_i⁻¹ (u_i − U_iᵀ â′), â_i = â′ + S_i q̈_i."""
+    for i in range(tree_parent.shape[0]):
+        d0 = tree_v_start[i]
+        nv = tree_v_start[i + 1] - d0
+        p = tree_parent[i]
+        for r in range(6):
+            tmp6[r] = (a[p, r] if p >= 0 else a0[r]) + (c[i, r] if with_c else 0.0)
+        for k in range(nv):
+            s = 0.0
+            for b in range(nv):
+                t = u[i, b]
+                for m in range(6):
+                    t -= U[i, m, b] * tmp6[m]
+                s += Dinv[i, k, b] * t
+            qdd[d0 + k] = s
+        for r in range(6):
+            s = tmp6[r]
+            for k in range(nv):
+                s += joint_S[i, r, k] * qdd[d0 + k]
+            a[i, r] = s
+
+
+@njit(cache=True)
+def forward_dynamics(tree_parent, tree_v_start, joint_S, joint_I, v, vj, f_ext, tau, a0,
+                     # outputs
+                     qdd, IA, U, Dinv, pA, c, u, a, work, tmp6):
+    """q̈ of the whole tree (ABA). Returns −1, or the tree joint with a singular D_i."""
+    bad = articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I, IA, U, Dinv, work)
+    if bad >= 0:
+        return bad
+    _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6)
+    one = tree_parent.shape[0] >= 0   # a run-time True: keeps one compiled copy of the passes
+    _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, one)
+    _forward(tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, one, qdd, a, tmp6)
+    return -1
+
+
+@njit(cache=True)
+def impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6,
+                     # outputs
+                     dqd, dv, pA, c, u, tmp6):
+    """Δq̇ = H⁻¹ (Jᵀ ŷ + Q) and the bodies' spatial velocity changes Δv̂ for impulsive loads.
+
+    ``y_body`` [n, 6]: spatial impulse [N s about the origin; N s] on each tree body (world);
+    ``y_joint`` [n_v]: generalized impulses [N m s or N s]; ``zero6``: a zero [6] (no base motion).
+    Uses U, D⁻¹ (and I^A) of the current pose.
+    """
+    n = tree_parent.shape[0]
+    for i in range(n):
+        for r in range(6):
+            pA[i, r] = -y_body[i, r]   # an applied load enters the bias with a minus sign
+            c[i, r] = 0.0
+    off = tree_parent.shape[0] < 0     # a run-time False
+    _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_joint, pA, c, u, off)
+    _forward(tree_parent, tree_v_start, joint_S, U, Dinv, c, u, zero6, off, dqd, dv, tmp6)

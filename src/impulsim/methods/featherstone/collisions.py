@@ -1,0 +1,163 @@
+"""Stage "collisions": contacts (Detector) and joint limits → rows → sequential impulses on q̇.
+
+Rows are built at the start of a step from the current poses: per contact the two tree bodies, the points,
+the contact frame (n from B towards A, two tangents), K from test impulses, the restitution target and the
+friction coefficients; per active joint limit the coordinate, its direction and (H⁻¹)_dd.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from impulsim.contact.materials import (DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, combine,
+                                        parse_rule)
+from impulsim.math import basis_perpendicular
+from impulsim.methods.featherstone.impulses import (collision_matrix, limit_matrix, relative_velocity,
+                                                    sequential_impulses)
+
+
+class Rows:
+    """Growable row buffers for contacts (prefix c_) and limits (prefix l_)."""
+
+    def __init__(self, capacity: int, n_limits: int):
+        self.grow(capacity)
+        self.l_dof = np.zeros(n_limits, np.int64)
+        self.l_dir = np.zeros(n_limits)
+        self.l_K = np.zeros(n_limits)
+        self.l_target = np.zeros(n_limits)
+        self.l_lam = np.zeros(n_limits)
+
+    def grow(self, cap: int):
+        self.cap = cap
+        self.c_ta, self.c_tb = np.zeros(cap, np.int64), np.zeros(cap, np.int64)
+        self.c_pa, self.c_pb, self.c_n, self.c_t1, self.c_t2, self.c_P = (np.zeros((cap, 3)) for _ in range(6))
+        self.c_K = np.zeros((cap, 3, 3))
+        self.c_target, self.c_mus, self.c_mud = np.zeros(cap), np.zeros(cap), np.zeros(cap)
+
+
+class CollisionStage:
+    """Builds the rows of one step and resolves them with impulses through the tree.
+
+    ``limits``: list of (tree dof, q index, sign, lower, upper, restitution) with the model's coordinate
+    q_model = sign · q[q index] (see :class:`~.tree.Tree`). ``rest_speed`` [m/s]: approach speeds below it get
+    no restitution (resting contact); None uses 2 |g| h. ``slop`` [m] penetration left uncorrected; deeper
+    contacts get a target separation speed ``beta`` · (depth − slop) / h.
+    """
+
+    def __init__(self, model, tree, dyn, detector, limits, *, eps_v, max_iter, rest_speed, slop, beta,
+                 limit_envelope, restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE):
+        self.model, self.tree, self.dyn, self.detector = model, tree, dyn, detector
+        self.limits = limits
+        self.eps_v, self.max_iter = float(eps_v), int(max_iter)
+        self.rest_speed, self.slop, self.beta = rest_speed, float(slop), float(beta)
+        self.limit_envelope = float(limit_envelope)
+        self.e_rule = int(parse_rule(restitution_rule, "restitution"))
+        self.mu_rule = int(parse_rule(friction_rule, "friction"))
+        self.body_tree = np.full(model.n_bodies, -1, np.int64)
+        self.body_tree[tree.body] = np.arange(tree.n)
+        self.rows = Rows(64, len(limits))
+        n = tree.n
+        self.y_body, self.dv, self.pA, self.c = (np.zeros((n, 6)) for _ in range(4))
+        self.u = np.zeros((n, 12))
+        self.y_joint, self.dqd = np.zeros(tree.nv), np.zeros(tree.nv)
+        self.tmp6, self.zero6, self.unit = np.zeros(6), np.zeros(6), np.zeros(3)
+        self.work3 = np.zeros((4, 3))
+        self.n_contacts = 0
+        self.n_limits = 0
+
+    # rows -------------------------------------------------------------------------------------------
+    def _contact_rows(self, state, h):
+        if self.detector is None:
+            return 0
+        con = self.detector.detect(state)
+        m, rows = self.model, self.rows
+        count = con.count
+        if count > rows.cap:
+            rows.grow(max(count, 2 * rows.cap))
+        g = float(np.linalg.norm(m.gravity))
+        rest = 2.0 * g * h if self.rest_speed is None else self.rest_speed
+        k = 0
+        for i in range(count):
+            ta, tb = self.body_tree[con.body_a[i]], self.body_tree[con.body_b[i]]
+            if ta < 0 and tb < 0:
+                continue
+            rows.c_ta[k], rows.c_tb[k] = ta, tb
+            rows.c_pa[k], rows.c_pb[k], rows.c_n[k] = con.point_a[i], con.point_b[i], con.normal[i]
+            rows.c_t1[k], rows.c_t2[k] = basis_perpendicular(con.normal[i])
+            ma, mb = m.shape_material[con.shape_a[i]], m.shape_material[con.shape_b[i]]
+            e = combine(self.e_rule, m.material_restitution[ma], m.material_restitution[mb])
+            rows.c_mus[k] = combine(self.mu_rule, m.material_static_friction[ma], m.material_static_friction[mb])
+            rows.c_mud[k] = combine(self.mu_rule, m.material_dynamic_friction[ma],
+                                    m.material_dynamic_friction[mb])
+            rows.c_target[k] = self._target(k, e, rest, -float(con.distance[i]), h)
+            rows.c_P[k] = 0.0
+            k += 1
+        return k
+
+    def _target(self, k, e, rest, depth, h):
+        """Normal velocity to reach: −e u_n⁻ (Newton) above the resting speed, a push-out when too deep."""
+        rows, dyn = self.rows, self.dyn
+        relative_velocity(rows.c_ta[k], rows.c_tb[k], rows.c_pa[k], rows.c_pb[k], dyn.v, self.unit)
+        un = float(self.unit @ rows.c_n[k])
+        target = -e * un if un < -rest else 0.0
+        if depth > self.slop:
+            target = max(target, self.beta * (depth - self.slop) / h)
+        return target
+
+    def _limit_rows(self, q, qd):
+        rows = self.rows
+        k = 0
+        for dof, qi, sign, lower, upper, e in self.limits:
+            value = sign * q[qi]
+            if value <= lower + self.limit_envelope:
+                direction = sign            # the impulse pushes the model coordinate up
+            elif value >= upper - self.limit_envelope:
+                direction = -sign
+            else:
+                continue
+            rate = direction * qd[dof]
+            rows.l_dof[k], rows.l_dir[k] = dof, direction
+            rows.l_target[k] = -e * rate if rate < 0.0 else 0.0
+            rows.l_lam[k] = 0.0
+            k += 1
+        return k
+
+    # solve ------------------------------------------------------------------------------------------
+    def resolve(self, state, q, qd, h, info):
+        """Apply contact and limit impulses to q̇ (poses and velocities of ``dyn`` must be current)."""
+        dyn = self.dyn
+        t = self.tree
+        n_c = self._contact_rows(state, h)
+        n_l = self._limit_rows(q, qd)
+        self.n_contacts, self.n_limits = n_c, n_l
+        info.n_contacts = n_c + n_l
+        if n_c + n_l == 0:
+            return
+        dyn.articulated_inertias()
+        r = self.rows
+        args = (t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.y_body, self.y_joint)
+        scratch = (self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6)
+        for k in range(n_c):
+            collision_matrix(r.c_ta[k], r.c_tb[k], r.c_pa[k], r.c_pb[k], *args, r.c_K[k], *scratch, self.unit)
+        for k in range(n_l):
+            r.l_K[k] = limit_matrix(r.l_dof[k], *args, *scratch)
+        info.n_collisions = int(np.count_nonzero(r.c_target[:n_c] > 0.0)) + int(np.count_nonzero(
+            r.l_target[:n_l] > 0.0))
+        sweeps, change = sequential_impulses(
+            r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
+            r.c_K[:n_c], r.c_target[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.l_dof[:n_l], r.l_dir[:n_l],
+            r.l_K[:n_l], r.l_target[:n_l], t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6,
+            self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
+            self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6, self.work3)
+        info.iters_vel = int(sweeps)
+        info.residual_vel = float(change)
+        info.converged_vel = change <= self.eps_v
+
+    def clamp_limits(self, q) -> int:
+        """Put coordinates that crossed a limit back onto it (positions only); returns how many."""
+        count = 0
+        for dof, qi, sign, lower, upper, e in self.limits:
+            value = sign * q[qi]
+            if value < lower or value > upper:
+                q[qi] = sign * min(max(value, lower), upper)
+                count += 1
+        return count

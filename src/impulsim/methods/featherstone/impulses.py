@@ -1,0 +1,214 @@
+"""Collision impulses on articulated bodies (Mirtich; Holck §3.5, ch. 4), as Numba kernels.
+
+The collision matrix of a contact comes from test impulses (Holck Table 3.4): a unit impulse e_k at the
+contact point on body A (and −e_k on B) is propagated through the tree in O(n) (``impulse_response``) and the
+change of the relative contact-point velocity is column k of K, Δu = K p (Holck eq. 3.40/3.41). Free bodies
+are one-link trees with a 6-DoF joint, so rigid–rigid, rigid–link and link–link contacts (even two links of
+one tree) all use the same code; a static body contributes nothing.
+
+Joint limits (Holck ch. 4) are contacts between fictitious points whose equal and opposite impulses act as
+a pure torque about a hinge axis (Theorem 9) or a pure force along a slider axis (Theorem 8). Such a pair is
+exactly a generalized impulse λ on the joint coordinate, so the limit's K is the scalar (H⁻¹)_dd, obtained
+by propagating a unit generalized impulse; the law is Newton's, frictionless (Holck eq. 4.3).
+
+All rows (contacts and limits) are solved together by sequential impulses with accumulated, clamped
+impulses: each visit computes the increment that meets the row's target velocity (normal: −e u_n⁻, Newton;
+tangential: 0, sticking), clamps the accumulated normal impulse to ≥ 0 and the friction impulse to the
+Coulomb cone (|p_t| ≤ μ_s p_n sticks, as Holck's Theorem 4 test for one contact; otherwise sliding with
+|p_t| = μ_d p_n), applies it through the tree and moves on, until no visit changes a velocity by more
+than eps_v.
+"""
+import numpy as np
+from numba import njit
+
+from impulsim.methods.featherstone.aba import impulse_response
+
+
+@njit(cache=True)
+def _load_point(t, point, P, sign, y_body):
+    """y_body[t] += sign · [point × P; P] (an impulse P [N s] at a world point, about the origin)."""
+    if t < 0:
+        return
+    y_body[t, 0] += sign * (point[1] * P[2] - point[2] * P[1])
+    y_body[t, 1] += sign * (point[2] * P[0] - point[0] * P[2])
+    y_body[t, 2] += sign * (point[0] * P[1] - point[1] * P[0])
+    y_body[t, 3] += sign * P[0]
+    y_body[t, 4] += sign * P[1]
+    y_body[t, 5] += sign * P[2]
+
+
+@njit(cache=True)
+def _clear(t, y_body):
+    if t >= 0:
+        for r in range(6):
+            y_body[t, r] = 0.0
+
+
+@njit(cache=True)
+def point_velocity(t, point, v, out_sign, out):
+    """out += out_sign · (v_O + ω × point) of tree body t (nothing for a static body, t < 0)."""
+    if t < 0:
+        return
+    out[0] += out_sign * (v[t, 3] + v[t, 1] * point[2] - v[t, 2] * point[1])
+    out[1] += out_sign * (v[t, 4] + v[t, 2] * point[0] - v[t, 0] * point[2])
+    out[2] += out_sign * (v[t, 5] + v[t, 0] * point[1] - v[t, 1] * point[0])
+
+
+@njit(cache=True)
+def relative_velocity(ta, tb, pa, pb, v, out):
+    """u = u_a − u_b of a contact's two points [m/s], world."""
+    out[0] = out[1] = out[2] = 0.0
+    point_velocity(ta, pa, v, 1.0, out)
+    point_velocity(tb, pb, v, -1.0, out)
+
+
+@njit(cache=True)
+def collision_matrix(ta, tb, pa, pb, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body, y_joint,
+                     # outputs
+                     K, dqd, dv, pA, c, u, tmp6, unit):
+    """K (3×3) of one contact from three test impulses (Holck Table 3.4); no velocity is changed."""
+    for k in range(3):
+        unit[0] = unit[1] = unit[2] = 0.0
+        unit[k] = 1.0
+        _load_point(ta, pa, unit, 1.0, y_body)
+        _load_point(tb, pb, unit, -1.0, y_body)
+        impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv, pA,
+                         c, u, tmp6)
+        _clear(ta, y_body)
+        _clear(tb, y_body)
+        relative_velocity(ta, tb, pa, pb, dv, unit)
+        K[0, k], K[1, k], K[2, k] = unit[0], unit[1], unit[2]
+
+
+@njit(cache=True)
+def limit_matrix(dof, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body, y_joint,
+                 dqd, dv, pA, c, u, tmp6):
+    """(H⁻¹)_dd: the rate change of coordinate ``dof`` per unit generalized impulse on it."""
+    y_joint[dof] = 1.0
+    impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv, pA, c,
+                     u, tmp6)
+    y_joint[dof] = 0.0
+    return dqd[dof]
+
+
+@njit(cache=True)
+def _apply(dqd, dv, qd, v):
+    for k in range(qd.shape[0]):
+        qd[k] += dqd[k]
+    for i in range(v.shape[0]):
+        for r in range(6):
+            v[i, r] += dv[i, r]
+
+
+@njit(cache=True)
+def quad(a, K, b):
+    """aᵀ K b for 3-vectors and a 3×3 matrix, without temporaries."""
+    s = 0.0
+    for r in range(3):
+        s += a[r] * (K[r, 0] * b[0] + K[r, 1] * b[1] + K[r, 2] * b[2])
+    return s
+
+
+@njit(cache=True)
+def _row(K, r, x):
+    return K[r, 0] * x[0] + K[r, 1] * x[1] + K[r, 2] * x[2]
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
+    """New accumulated tangential impulse (world) that stops sliding at velocity u, clipped to the cone."""
+    # 2×2 tangential block of K and the tangential velocity
+    k11 = quad(t1, K, t1)
+    k12 = quad(t1, K, t2)
+    k21 = quad(t2, K, t1)
+    k22 = quad(t2, K, t2)
+    u1 = _dot(u, t1)
+    u2 = _dot(u, t2)
+    det = k11 * k22 - k12 * k21
+    x1 = x2 = 0.0
+    if det > 1e-14 * (k11 * k22 + 1e-300):
+        x1 = -(k22 * u1 - k12 * u2) / det
+        x2 = -(-k21 * u1 + k11 * u2) / det
+    for r in range(3):
+        out[r] = Pt[r] + x1 * t1[r] + x2 * t2[r]
+    mag = np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2)
+    if mag > mu_s * Pn:
+        scale = mu_d * Pn / mag if mag > 0.0 else 0.0
+        for r in range(3):
+            out[r] *= scale
+
+
+@njit(cache=True)
+def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_mus, c_mud,
+                        l_dof, l_dir, l_K, l_target,
+                        tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, eps_v, max_iter,
+                        # in/out
+                        qd, v, c_P, l_lam,
+                        # scratch
+                        y_body, y_joint, dqd, dv, pA, c, u, tmp6, work3):
+    """Solve all rows; returns (sweeps, largest velocity change of the last sweep [m/s or rad/s])."""
+    n_c = c_ta.shape[0]
+    n_l = l_dof.shape[0]
+    change = 0.0
+    sweeps = 0
+    uvec = work3[0]
+    dP = work3[1]
+    Pt = work3[2]
+    newPt = work3[3]
+    for it in range(max_iter):
+        sweeps = it + 1
+        change = 0.0
+        for k in range(n_c):
+            ta, tb = c_ta[k], c_tb[k]
+            n = c_n[k]
+            relative_velocity(ta, tb, c_pa[k], c_pb[k], v, uvec)
+            un = _dot(uvec, n)
+            Knn = quad(n, c_K[k], n)
+            Pn_old = _dot(c_P[k], n)
+            Pn = max(Pn_old + (c_target[k] - un) / Knn, 0.0)
+            for r in range(3):
+                Pt[r] = c_P[k, r] - Pn_old * n[r]
+                dP[r] = (Pn - Pn_old) * n[r]
+            # velocity after the normal increment (K is constant during the collision: Holck Theorem 1)
+            for r in range(3):
+                uvec[r] += _row(c_K[k], r, dP)
+            if c_mus[k] > 0.0 or c_mud[k] > 0.0:
+                _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, Pn, Pt, c_mus[k], c_mud[k], newPt)
+            else:
+                newPt[0] = newPt[1] = newPt[2] = 0.0
+            for r in range(3):
+                dP[r] += newPt[r] - Pt[r]
+                c_P[k, r] = Pn * n[r] + newPt[r]
+            du = np.sqrt(_row(c_K[k], 0, dP) ** 2 + _row(c_K[k], 1, dP) ** 2 + _row(c_K[k], 2, dP) ** 2)
+            if du == 0.0:
+                continue
+            change = max(change, du)
+            _load_point(ta, c_pa[k], dP, 1.0, y_body)
+            _load_point(tb, c_pb[k], dP, -1.0, y_body)
+            impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv,
+                             pA, c, u, tmp6)
+            _clear(ta, y_body)
+            _clear(tb, y_body)
+            _apply(dqd, dv, qd, v)
+        for k in range(n_l):
+            d = l_dof[k]
+            rate = l_dir[k] * qd[d]
+            lam = max(l_lam[k] + (l_target[k] - rate) / l_K[k], 0.0)
+            dlam = lam - l_lam[k]
+            l_lam[k] = lam
+            if dlam == 0.0:
+                continue
+            change = max(change, abs(dlam) * l_K[k])
+            y_joint[d] = l_dir[k] * dlam
+            impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv,
+                             pA, c, u, tmp6)
+            y_joint[d] = 0.0
+            _apply(dqd, dv, qd, v)
+        if change <= eps_v:
+            break
+    return sweeps, change

@@ -1,0 +1,227 @@
+"""Featherstone's articulated-body method with Mirtich's impulses and Holck's joint limits.
+
+One step (the state in maximal coordinates stays the single source of truth):
+
+    coordinates   q, q̇ ← the joints' positions and rates measured from the State
+    collisions    contacts (Detector) and active joint limits → impulses through the tree (O(n) each)
+    loads         motors and PID servos → generalized forces held over the step; user forces
+    integrate     RK4 or semi-implicit Euler of (q, q̇) with the ABA (springs, damping per evaluation)
+    limits        coordinates that crossed a limit are put back onto it (counted in StepInfo.clamped)
+    write back    body poses and velocities from q, q̇ (so recording, plots and the viewer work unchanged)
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from impulsim.dynamics.forces import pid_effort, servo_error
+from impulsim.errors import ModelError
+from impulsim.methods.base import Method, StageTimer, StepInfo
+from impulsim.methods.featherstone.articulated import TreeDynamics
+from impulsim.methods.featherstone.collisions import CollisionStage
+from impulsim.methods.featherstone.integrators import Integrator
+from impulsim.methods.featherstone.tree import TreeJoint, build_tree
+from impulsim.model.kinds import Coordinate, JointKind
+from impulsim.model.model import Model
+
+
+@njit(cache=True)
+def actuator_forces(t, h, motor_dof, motor_sign, motor_effort, servo_dof, servo_sign, servo_mode, servo_joint,
+                    servo_gains, servo_limit, servo_sp_start, servo_sp_time, servo_sp_value, servo_sp_linear,
+                    joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a,
+                    joint_ref_b, body_pos, body_quat, body_vel, body_omega,
+                    # in/out
+                    servo_integral, servo_prev_error, servo_effort, tau):
+    """Generalized forces of motors (constant effort) and PID servos on their coordinates [N m or N].
+
+    A model effort acts + on body B and − on A about/along the joint axis, which is ``sign`` times a force on
+    the tree coordinate (sign = −1 when A is the child in the tree)."""
+    for m in range(motor_dof.shape[0]):
+        tau[motor_dof[m]] += motor_sign[m] * motor_effort[m]
+    for s in range(servo_dof.shape[0]):
+        e, coord = servo_error(s, t, servo_mode, servo_joint, servo_sp_start, servo_sp_time, servo_sp_value,
+                               servo_sp_linear, joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b,
+                               joint_axis_a, joint_ref_a, joint_ref_b, body_pos, body_quat, body_vel, body_omega)
+        u, integral = pid_effort(e, servo_prev_error[s], servo_integral[s], servo_gains[s], servo_limit[s], h)
+        servo_integral[s] = integral
+        servo_prev_error[s] = e
+        servo_effort[s] = u
+        tau[servo_dof[s]] += servo_sign[s] * u
+
+
+class FeatherstoneMethod(Method):
+    """Reduced coordinates: the articulated-body algorithm (Featherstone; Holck ch. 3) over trees of hinge,
+    slider, cylindrical, ball and fixed joints, with free-floating bases (bodies or subtrees not attached to a
+    static body get a 6-DoF joint); contacts with Newton restitution and Coulomb friction by impulses
+    propagated through the tree (Mirtich); joint limits by impulses (Holck ch. 4).
+
+    Supports gravity, user forces, springs, motors (constant effort), PID servos (position or velocity
+    control with an effort limit), viscous joint damping. Rejects, naming the joint: loops, distance,
+    point-on-line/plane, rotation-lock, direction, double-rotation, universal and velocity joints, and
+    kinematic bodies.
+
+    Options
+    -------
+    integrator : "rk4" (default, as Holck's Multi) or "euler" (semi-implicit).
+    damping : joint damping d [N m s/rad or N s/m]: τ = −d q̇ on every joint freedom.
+    contacts : resolve contacts found by the collision Detector (default True when the model has shapes).
+    eps_c : contact tolerance of the Detector [m].
+    limits : {joint name: (lower, upper, restitution)} for hinge angles [rad] and slider positions [m],
+        measured as dynamics/coordinates.py measures them; added to the limits the model carries
+        (``limit_*`` arrays, used when present). A revolute limit needs |bound| < π (angles are read in
+        (−π, π]).
+    eps_v : stop criterion of the impulse iteration: largest velocity change of a sweep [m/s].
+    max_iter : sweeps of the impulse iteration at most.
+    rest_speed : approach speed [m/s] below which a contact gets no restitution (default 2 |g| h).
+    slop, beta : penetration [m] tolerated; deeper contacts separate at beta · (depth − slop) / h.
+    measure_joints : report the largest joint error of the written-back state in StepInfo.residual_pos
+        (a check of the reduced coordinates; costs a pass over the joint primitives).
+    eps_d : bound residual_pos is compared against for StepInfo.converged_pos.
+    """
+
+    name = "featherstone"
+    unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
+
+    def __init__(self, model, *, integrator: str = "rk4", damping: float = 0.0, contacts=None,
+                 eps_c: float = 1e-3, limits=None, eps_v: float = 1e-6, max_iter: int = 100,
+                 rest_speed=None, slop: float = 1e-3, beta: float = 0.2, limit_envelope: float = 1e-9,
+                 measure_joints: bool = True, eps_d: float = 1e-6, restitution_rule="product",
+                 friction_rule="sum"):
+        super().__init__(model)
+        if not (np.isfinite(damping) and damping >= 0):
+            raise ValueError(f"damping must be non-negative, got {damping!r}")
+        self.tree = build_tree(model)
+        self.damping = float(damping)
+        self.integrator_name = integrator
+        self.eps_d = float(eps_d)
+        self.measure_joints = bool(measure_joints)
+        self.q = np.zeros(self.tree.nq)
+        self.qd = np.zeros(self.tree.nv)
+        self.limit_rows = self._limits(model, limits or {})
+        use_contacts = (model.shape_kind.shape[0] > 0) if contacts is None else bool(contacts)
+        self.detector = None
+        if use_contacts:
+            from impulsim.collision import Detector
+            self.detector = Detector(model, eps_c)
+        self._options = dict(eps_v=eps_v, max_iter=max_iter, rest_speed=rest_speed, slop=slop, beta=beta,
+                             limit_envelope=limit_envelope, restitution_rule=restitution_rule,
+                             friction_rule=friction_rule)
+        self._actuators()
+        self.dyn = None
+
+    # set-up -----------------------------------------------------------------------------------------
+    def _limits(self, model, option):
+        """(dof, q index, sign, lower, upper, e) per limit, from the model's arrays and the option."""
+        entries = []
+        for k in range(len(getattr(model, "limit_joint", ()))):
+            coord = int(model.limit_coord[k]) if hasattr(model, "limit_coord") else None
+            entries.append((int(model.limit_joint[k]), coord, float(model.limit_lower[k]),
+                            float(model.limit_upper[k]), float(model.limit_restitution[k]),
+                            f'limits[{k}] "{model.limit_names[k]}"'))
+        for name, spec in option.items():
+            try:
+                j = model.joint(name)
+            except KeyError:
+                raise ModelError(f'featherstone limits: joint "{name}" does not exist') from None
+            spec = tuple(spec)
+            if len(spec) not in (2, 3):
+                raise ModelError(f'featherstone limits "{name}": give (lower, upper) or (lower, upper, restitution)')
+            lower, upper, e = spec if len(spec) == 3 else spec + (0.0,)
+            entries.append((j, None, float(lower), float(upper), float(e), f'limits "{name}"'))
+        return [self._limit_row(*entry) for entry in entries]
+
+    def _limit_row(self, j, coord, lower, upper, e, label):
+        kind = JointKind(int(self.model.joint_kind[j]))
+        if kind not in (JointKind.HINGE, JointKind.SLIDER, JointKind.CYLINDRICAL):
+            raise ModelError(f'{label}: joint "{self.model.joint_names[j]}" is a {kind.name.lower()} joint; '
+                             f"limits need a hinge, slider or cylindrical joint")
+        if np.isnan(lower) or np.isnan(upper) or not lower < upper:
+            raise ModelError(f"{label}: need lower < upper, got [{lower}, {upper}]")
+        if not (0.0 <= e <= 1.0):
+            raise ModelError(f"{label}: restitution must be in [0, 1], got {e}")
+        if coord is None:
+            coord = Coordinate.ANGLE if kind in (JointKind.HINGE, JointKind.CYLINDRICAL) else Coordinate.POSITION
+        i = int(self.tree.joint_tree[j])
+        dof = self.tree.dof(j, coord)
+        q_index = int(self.tree.q_start[i]) + (dof - int(self.tree.v_start[i]))
+        return (dof, q_index, float(self.tree.sign[i]), lower, upper, e)
+
+    def _actuators(self):
+        m, t = self.model, self.tree
+        self.motor_dof = np.array([t.dof(int(j), int(c)) for j, c in zip(m.motor_joint, m.motor_coord)], np.int64)
+        self.motor_sign = t.sign[t.joint_tree[m.motor_joint]] if m.n_motors else np.zeros(0)
+        modes = m.servo_mode
+        coords = [Coordinate.ANGLE if md in (0, 2) else Coordinate.POSITION for md in modes]
+        self.servo_dof = np.array([t.dof(int(j), int(c)) for j, c in zip(m.servo_joint, coords)], np.int64)
+        self.servo_sign = t.sign[t.joint_tree[m.servo_joint]] if m.n_servos else np.zeros(0)
+
+    def _prepare(self, state):
+        """Workspaces need a State (for the static bodies' poses); built on the first step."""
+        self.dyn = TreeDynamics(self.model, self.tree, state)
+        self.dyn.damping = self.damping
+        self.integrator = Integrator(self.integrator_name, self.dyn)
+        self.collisions = CollisionStage(self.model, self.tree, self.dyn, self.detector, self.limit_rows,
+                                         **self._options)
+
+    # the step ---------------------------------------------------------------------------------------
+    def _step(self, s, h, info: StepInfo):
+        if self.dyn is None:
+            self._prepare(s)
+        dyn, q, qd = self.dyn, self.q, self.qd
+        dyn.model = self.model            # live parameters (gravity, springs, servos) may have changed
+        timer = StageTimer(info.timings)
+        dyn.read(s, q, qd)                 # also leaves the poses and velocities of q, q̇ in dyn
+        timer.lap("coordinates")
+        if self.detector is not None or self.limit_rows:
+            self.collisions.resolve(s, q, qd, h, info)
+        timer.lap("collisions")
+        self._loads(s, h)
+        timer.lap("loads")
+        self.integrator.step(q, qd, h)
+        timer.lap("integrate")
+        info.clamped = self.collisions.clamp_limits(q) if self.limit_rows else 0
+        dyn.pose(q)
+        dyn.velocities(qd)
+        dyn.write(s)
+        s.t += h
+        s.step_count += 1
+        timer.lap("write back")
+        if self.measure_joints and self.model.n_prims:
+            from impulsim.dynamics.diagnostics import constraint_errors
+            info.residual_pos = float(constraint_errors(self.model, s).max())
+            info.converged_pos = info.residual_pos <= self.eps_d
+        info.iters_pos = 1
+
+    def _loads(self, s, h):
+        m, dyn = self.model, self.dyn
+        dyn.user_force[...] = s.body_force
+        dyn.user_torque[...] = s.body_torque
+        dyn.tau_const[...] = 0.0
+        actuator_forces(s.t, h, self.motor_dof, self.motor_sign, s.motor_effort, self.servo_dof, self.servo_sign,
+                        m.servo_mode, m.servo_joint, m.servo_gains, m.servo_limit, m.servo_sp_start,
+                        m.servo_sp_time, m.servo_sp_value, m.servo_sp_linear, m.joint_body_a, m.joint_body_b,
+                        m.joint_anchor_a, m.joint_anchor_b, m.joint_axis_a, m.joint_ref_a, m.joint_ref_b,
+                        s.body_pos, s.body_quat, s.body_vel, s.body_omega, s.servo_integral, s.servo_prev_error,
+                        s.servo_effort, dyn.tau_const)
+
+    # queries ----------------------------------------------------------------------------------------
+    def coordinates(self, state):
+        """(q, q̇) of ``state`` in this method's tree layout (see :class:`~.tree.Tree`)."""
+        if self.dyn is None:
+            self._prepare(state)
+        q, qd = np.zeros(self.tree.nq), np.zeros(self.tree.nv)
+        self.dyn.read(state, q, qd)
+        return q, qd
+
+    def accelerations(self, state):
+        """q̈ at ``state`` under gravity, user loads (held), springs and damping (no actuators, no contacts)."""
+        q, qd = self.coordinates(state)
+        self.dyn.user_force[...] = state.body_force
+        self.dyn.user_torque[...] = state.body_torque
+        self.dyn.tau_const[...] = 0.0
+        qdd = np.zeros(self.tree.nv)
+        self.dyn.accelerations(q, qd, qdd)
+        return qdd
+
+
+__all__ = ["FeatherstoneMethod", "TreeJoint"]
