@@ -1,0 +1,60 @@
+"""Impulse-based joint limits (Holck ch. 4, tests 8 and 9): Newton's law on the joint coordinate."""
+import numpy as np
+import pytest
+
+import impulsim as ims
+from impulsim.dynamics.diagnostics import joint_coordinate
+from impulsim.methods.featherstone import FeatherstoneMethod
+from impulsim.methods.featherstone.scenes import limit_arm
+
+H = 0.01
+# No gravity, no other load: between hits the rate is exactly constant (RK4 of q̈ = 0), and a limit
+# impulse of a single coordinate meets Newton's law q̇⁺ = −e q̇⁻ exactly (one row, K = (H⁻¹)_dd); what is left
+# is round-off of the coordinate read-back, ~1e-15.
+RATE_TOL = 1e-10
+
+
+def hit_rates(kind, e, duration):
+    """Joint rate just before and after every limit hit, and the coordinate's extremes."""
+    model, state, options = limit_arm(kind, restitution=e)
+    sim = ims.Simulation(model, state, method=FeatherstoneMethod(model, **options), h=H)
+    before, after, values = [], [], []
+    rate = joint_coordinate(model, sim.state, "joint", rate=True)
+    while sim.t < duration:
+        sim.step()
+        new = joint_coordinate(model, sim.state, "joint", rate=True)
+        values.append(joint_coordinate(model, sim.state, "joint"))
+        if np.sign(new) != np.sign(rate):
+            before.append(rate)
+            after.append(new)
+        rate = new
+    return np.array(before), np.array(after), np.array(values), options["limits"]["joint"]
+
+
+@pytest.mark.parametrize("kind", ["hinge", "slider"])
+def test_elastic_limit_keeps_the_speed_and_flips_its_sign(kind):
+    before, after, values, (lower, upper, _) = hit_rates(kind, 1.0, 20.0)
+    assert len(before) >= 4
+    assert np.allclose(after, -before, rtol=0, atol=RATE_TOL)
+    assert np.allclose(np.abs(after), 1.0, atol=RATE_TOL)
+    # the coordinate never leaves the limits (crossings are put back onto the limit)
+    assert values.min() >= lower - 1e-12 and values.max() <= upper + 1e-12
+
+
+@pytest.mark.parametrize("kind", ["hinge", "slider"])
+def test_half_restitution_halves_the_speed_at_every_hit(kind):
+    # hinge hits at t = 2, 10 and 26 s (speeds 1, 0.5, 0.25 over the 4 rad between the limits)
+    before, after, _, _ = hit_rates(kind, 0.5, 27.0)
+    assert len(before) >= 3
+    assert np.allclose(after, -0.5 * before, rtol=0, atol=RATE_TOL)
+    speeds = np.abs(after)
+    assert np.allclose(speeds[1:] / speeds[:-1], 0.5, atol=1e-9)
+
+
+def test_limit_on_a_joint_without_a_coordinate_is_rejected():
+    b = ims.ModelBuilder("ball")
+    b.add_body("bob", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1))
+    b.add_ball("pivot", "world", "bob", anchor=(0, 0, 0))
+    model, _ = b.build()
+    with pytest.raises(ims.ModelError, match='"pivot" is a ball joint'):
+        FeatherstoneMethod(model, limits={"pivot": (-1.0, 1.0, 0.5)})
