@@ -1,12 +1,13 @@
-"""Broad phase: the grid finds exactly the overlapping boxes a brute-force test finds, step after step as
-bodies move, with shapes of mixed sizes (big ones outside the grid) and far-flung coordinates (cells
-merged at the grid's edge); and the collision filter removes the right pairs."""
+"""Broad phase: the grid and sweep-and-prune find exactly the overlapping boxes a brute-force test finds,
+step after step as bodies move, with shapes of mixed sizes (big ones outside the grid) and far-flung
+coordinates (cells merged at the grid's edge); and the collision filter removes the right pairs in both."""
 import numpy as np
 import pytest
 
 import impulsim as ims
 from impulsim.collision import Detector
 from impulsim.collision import broadphase as bp
+from impulsim.collision.detector import BROAD_PHASES
 from impulsim.errors import ModelError
 from impulsim.geometry import HalfSpace, TriangleMesh
 
@@ -37,9 +38,13 @@ def _found(det, n):
     return set(got)
 
 
-def test_grid_matches_brute_force_while_bodies_move():
+METHODS = pytest.mark.parametrize("method", BROAD_PHASES)
+
+
+@METHODS
+def test_pairs_match_brute_force_while_bodies_move(method):
     model, state = _cubes(150, 3.0, seed=1).build()
-    det = Detector(model)
+    det = Detector(model, broad_phase=method)
     rng = np.random.default_rng(2)
     for _ in range(10):
         n = det.broad_phase(state)
@@ -47,7 +52,8 @@ def test_grid_matches_brute_force_while_bodies_move():
         state.body_pos[1:] += rng.normal(scale=0.05, size=(150, 3))
 
 
-def test_mixed_sizes_and_far_coordinates_match_brute_force():
+@METHODS
+def test_mixed_sizes_and_far_coordinates_match_brute_force(method):
     """Spheres, capsules, cylinders and boxes of 0.05–0.5 m and two boxes 5 m wide (big: outside the grid),
     in three clusters up to 10 km apart in x (far more than GRID_DIM cells: the far ones share the last
     cell column)."""
@@ -64,19 +70,23 @@ def test_mixed_sizes_and_far_coordinates_match_brute_force():
     b.add_body("slab1", shapes=[ims.Box(size=(5, 5, 0.2))], position=(0, 0, 0))
     b.add_body("slab2", shapes=[ims.Box(size=(5, 0.2, 5))], position=(1, 0, 0), static=True)
     model, state = b.build()
-    det = Detector(model)
-    assert len(det.big) == 2
+    det = Detector(model, broad_phase=method)
+    slabs = {len(model.shape_kind) - 2, len(model.shape_kind) - 1}
+    if method == "grid":
+        assert set(det.big) == slabs
     rng = np.random.default_rng(6)
     for _ in range(3):
         n = det.broad_phase(state)
         found = _found(det, n)
         assert found == _brute_force(det)
-        assert n > 50 and any(set(p) & set(det.big) for p in found)
-        assert det.cell[:, 0].max() == bp.GRID_DIM - 1
+        assert n > 50 and any(set(p) & slabs for p in found)
+        if method == "grid":
+            assert det.cell[:, 0].max() == bp.GRID_DIM - 1
         state.body_pos[1:] += rng.normal(scale=0.2, size=state.body_pos[1:].shape)
 
 
-def test_collision_groups_masks_exclusions_and_joints_filter_pairs():
+@METHODS
+def test_collision_groups_masks_exclusions_and_joints_filter_pairs(method):
     b = ims.ModelBuilder("filter", gravity=(0, 0, 0))
     box = lambda: [ims.Box(size=(1, 1, 1))]  # noqa: E731
     b.add_body("a", shapes=box(), position=(0, 0, 0), collision_group=0b01, collision_mask=0b01)
@@ -87,7 +97,7 @@ def test_collision_groups_masks_exclusions_and_joints_filter_pairs():
     b.add_ball("j", "d", "e", anchor=(0.25, 0.05, 0.3))
     b.exclude_collision("a", "d")
     model, state = b.build()
-    det = Detector(model)
+    det = Detector(model, broad_phase=method)
     n = det.broad_phase(state)
     bodies = {tuple(sorted((int(model.shape_body[i]), int(model.shape_body[j])))) for i, j in det.pairs[:n]}
     a, bb, c, d, e = (model.body(x) for x in "abcde")
@@ -99,39 +109,42 @@ def test_collision_groups_masks_exclusions_and_joints_filter_pairs():
     assert (c, d) in bodies and (c, e) in bodies
 
 
-def test_collision_matrix_decides_alone():
+@METHODS
+def test_collision_matrix_decides_alone(method):
     model, state = _cubes(3, 0.01, seed=3).build()
     nb = model.n_bodies
     matrix = np.zeros((nb, nb), int)
     matrix[1, 3] = matrix[3, 1] = 1
-    det = Detector(model, collision_matrix=matrix)
+    det = Detector(model, collision_matrix=matrix, broad_phase=method)
     n = det.broad_phase(state)
     assert {tuple(p) for p in det.pairs[:n]} == {(0, 2)}
     with pytest.raises(ModelError, match="collision_matrix must have shape"):
         Detector(model, collision_matrix=np.ones((2, 2)))
 
 
-def test_static_and_fixed_pairs_are_never_tested():
+@METHODS
+def test_static_and_fixed_pairs_are_never_tested(method):
     b = ims.ModelBuilder("static", gravity=(0, 0, 0))
     b.add_body("ground", shapes=[HalfSpace()], static=True)
     b.add_body("wall", shapes=[ims.Box(size=(1, 1, 1))], static=True, position=(0, 0, 0))
     b.add_body("box", shapes=[ims.Box(size=(1, 1, 1))], position=(0, 0, 0.45))   # reaches below z = 0
     model, state = b.build()
-    det = Detector(model)
+    det = Detector(model, broad_phase=method)
     n = det.broad_phase(state)
     pairs = {tuple(p) for p in det.pairs[:n]}
     assert pairs == {(0, 2), (1, 2)}
 
 
+@METHODS
 @pytest.mark.parametrize("gap_in_eps_c, found", [(0.9, True), (1.1, False)])
-def test_box_within_eps_c_above_the_ground_is_a_pair(gap_in_eps_c, found):
+def test_box_within_eps_c_above_the_ground_is_a_pair(gap_in_eps_c, found, method):
     """Regression: the ground's side of eps_c was missing, so a box 0.5–1 eps_c above it was not tested."""
     eps_c = 1e-3
     b = ims.ModelBuilder("above", gravity=(0, 0, 0))
     b.add_body("ground", shapes=[HalfSpace()], static=True)
     b.add_body("box", shapes=[ims.Box(size=(1, 1, 1))], position=(0, 0, 0.5 + gap_in_eps_c * eps_c))
     model, state = b.build()
-    det = Detector(model, eps_c=eps_c)
+    det = Detector(model, eps_c=eps_c, broad_phase=method)
     assert (det.broad_phase(state) == 1) == found
     c = det.detect(state)
     assert (c.n_pairs == 1) == found
@@ -156,3 +169,9 @@ def test_two_meshes_that_could_collide_are_refused():
     model, _ = b.build()
     with pytest.raises(ModelError, match='"m1" and "m2".*two triangle meshes'):
         Detector(model)
+
+
+def test_unknown_broad_phase_is_refused_with_the_choices_named():
+    model, _ = _cubes(2, 1.0, seed=0).build()
+    with pytest.raises(ModelError, match="broad_phase must be one of.*'grid'.*'sap'.*got 'octree'"):
+        Detector(model, broad_phase="octree")

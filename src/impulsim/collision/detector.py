@@ -1,8 +1,9 @@
 """The collision detector: built once from a Model, then ``detect(state) -> Contacts`` every step.
 
-Three phases (Bender 4.3): broad phase (hashed uniform grid over AABBs and the collision filter), narrow
+Three phases (Bender 4.3): broad phase (uniform grid or sweep-and-prune over AABBs, and the collision
+filter), narrow
 phase (signed distance, normal and closest points per pair) and contact region (all points within eps_c).
-The detector owns its workspace: collision geometry (hull topology, BVHs), the grid tables, pair and
+The detector owns its workspace: collision geometry (hull topology, BVHs), the broad phase's tables, pair and
 contact buffers; nothing is allocated per step unless a buffer has to grow.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from impulsim.collision import broadphase as bp
+from impulsim.collision import sap
 from impulsim.collision.contacts import Contacts, make_buffers
 from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, MESH, SPHERE, Geometry,
                                      make_workspace)
@@ -24,6 +26,10 @@ from impulsim.math import quat_to_matrix
 
 DEFAULT_EPS_C = 1e-3
 """Contact tolerance eps_c [m]: pairs and points closer than this are in contact (Bender's ε_c)."""
+BROAD_PHASES = ("grid", "sap")
+"""Broad-phase methods: hashed uniform grid (broadphase.py) and sweep-and-prune (sap.py)."""
+DEFAULT_BROAD_PHASE = "grid"
+"""The faster of the two on the benchmark's heap and scattered scenes (docs/collision.md, Broad phase)."""
 
 
 class Proximity(NamedTuple):
@@ -41,13 +47,17 @@ class Detector:
     Parameters: ``eps_c`` contact tolerance [m]; ``capacity`` initial number of contact points (grown on
     demand, counted in ``grow_count``); ``collision_matrix`` optional [n_bodies, n_bodies] array of 0/1
     (Bender's collision matrix): when given it alone decides which body pairs are tested (apart from
-    same-body and fixed–fixed pairs), instead of the model's groups, masks and exclusions.
+    same-body and fixed–fixed pairs), instead of the model's groups, masks and exclusions;
+    ``broad_phase`` one of BROAD_PHASES (both find the same pairs; they differ in speed and pair order).
     """
 
     def __init__(self, model, eps_c: float = DEFAULT_EPS_C, capacity: int | None = None,
-                 collision_matrix=None):
+                 collision_matrix=None, broad_phase: str = DEFAULT_BROAD_PHASE):
         if not (np.isfinite(eps_c) and eps_c >= 0):
             raise ModelError(f"Detector: eps_c must be a non-negative distance, got {eps_c!r}")
+        if broad_phase not in BROAD_PHASES:
+            raise ModelError(f"Detector: broad_phase must be one of {BROAD_PHASES}, got {broad_phase!r}")
+        self.broad_phase_method = broad_phase
         self.model = model
         self.eps_c = float(eps_c)
         self.geo, self.local_lo, self.local_hi = _build_geometry(model)
@@ -65,6 +75,18 @@ class Detector:
         self.lo, self.hi = np.zeros((ns, 3)), np.zeros((ns, 3))
         self.planes = np.nonzero(self.geo.kind == HALFSPACE)[0].astype(np.int64)
         self.bounded = np.nonzero(self.geo.kind != HALFSPACE)[0].astype(np.int64)
+        if broad_phase == "grid":
+            self._make_grid()
+        else:
+            self.sap = sap.SweepState(self.bounded)
+        self.pairs = np.zeros((max(64, 8 * ns), 2), np.int64)
+        self.buffers = make_buffers(capacity or max(256, 8 * ns))
+        self.grow_count = 0
+        self.n_pairs = 0
+        self.timings = {"broad": 0.0, "narrow": 0.0}
+
+    def _make_grid(self) -> None:
+        """Grid layout (small and big shapes, cell size) and the grid's tables."""
         ext = bp.extent_bound(self.geo.kind, self.geo.params, self.local_lo, self.local_hi)
         self.small, self.big, self.cell_size = bp.grid_layout(ext, self.bounded, 0.5 * self.eps_c)
         n_small = len(self.small)
@@ -73,11 +95,6 @@ class Detector:
         self.counts = np.zeros((1 << bp.RADIX_BITS) + 1, np.int64)
         self.ptr = np.zeros(len(bp.ROWS), np.int64)
         self.box = np.zeros((n_small, 6))
-        self.pairs = np.zeros((max(64, 8 * ns), 2), np.int64)
-        self.buffers = make_buffers(capacity or max(256, 8 * ns))
-        self.grow_count = 0
-        self.n_pairs = 0
-        self.timings = {"broad": 0.0, "narrow": 0.0}
 
     # phases --------------------------------------------------------------------------------------
     def update_poses(self, state) -> None:
@@ -90,18 +107,31 @@ class Detector:
 
     def broad_phase(self, state) -> int:
         """Shape poses and boxes, then the candidate shape pairs into ``self.pairs``; returns their number."""
-        geo = self.geo
+        find = self._grid_pairs if self.broad_phase_method == "grid" else self._sap_pairs
         while True:
-            n = bp.broad_phase(geo.kind, geo.body, geo.local_pos, geo.local_mat, geo.params, self.local_lo,
-                               self.local_hi, state.body_pos, state.body_quat, 0.5 * self.eps_c, self.small,
-                               self.big, self.bounded, self.planes, 1.0 / self.cell_size, self.body_fixed,
-                               self.group, self.mask, self.exclude_keys, self.matrix, self.model.n_bodies,
-                               self.cell, self.keys, self.order, self.tmp_keys, self.tmp_order, self.counts,
-                               self.ptr, self.box, self.xpos, self.xmat, self.lo, self.hi, self.pairs)
+            n = find(state)
             if n <= len(self.pairs):
                 self.n_pairs = n
                 return n
             self.pairs = np.zeros((2 * n, 2), np.int64)
+
+    def _grid_pairs(self, state) -> int:
+        geo = self.geo
+        return bp.broad_phase(geo.kind, geo.body, geo.local_pos, geo.local_mat, geo.params, self.local_lo,
+                              self.local_hi, state.body_pos, state.body_quat, 0.5 * self.eps_c, self.small,
+                              self.big, self.bounded, self.planes, 1.0 / self.cell_size, self.body_fixed,
+                              self.group, self.mask, self.exclude_keys, self.matrix, self.model.n_bodies,
+                              self.cell, self.keys, self.order, self.tmp_keys, self.tmp_order, self.counts,
+                              self.ptr, self.box, self.xpos, self.xmat, self.lo, self.hi, self.pairs)
+
+    def _sap_pairs(self, state) -> int:
+        geo, w = self.geo, self.sap
+        return sap.sap_broad_phase(geo.kind, geo.body, geo.local_pos, geo.local_mat, geo.params, self.local_lo,
+                                   self.local_hi, state.body_pos, state.body_quat, 0.5 * self.eps_c,
+                                   self.bounded, self.planes, self.body_fixed, self.group, self.mask,
+                                   self.exclude_keys, self.matrix, self.model.n_bodies, 0, w.state, w.order,
+                                   w.box, w.keys, w.tmp_keys, w.tmp_vals, self.xpos, self.xmat, self.lo,
+                                   self.hi, self.pairs)
 
     def narrow_phase(self, region: bool = True) -> Contacts:
         """Contacts of the current broad-phase pairs (call :meth:`broad_phase` first)."""
