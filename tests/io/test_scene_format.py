@@ -10,8 +10,8 @@ import pytest
 import impulsim as ims
 from impulsim.geometry import Sphere
 from impulsim.io import SHAPE_TYPES, load_scene, register_shape_type, scene_from_string
-from impulsim.io.elements import (BODY_READERS, JOINT_PARAMS, JOINT_READERS, MATERIAL_KEYS, MOTOR_READERS,
-                                  SERVO_READERS, SPRING_READERS)
+from impulsim.io.elements import (BODY_READERS, JOINT_PARAMS, JOINT_READERS, LIMIT_READERS, MATERIAL_KEYS,
+                                  MOTOR_READERS, SERVO_READERS, SPRING_READERS)
 from impulsim.io.rotations import rpy_to_quat
 from impulsim.io.yamlnodes import SceneError
 from impulsim.math import quat_to_matrix
@@ -253,6 +253,7 @@ def test_scene_keys_cover_the_builder_arguments():
 
     assert args("add_body") == set(BODY_READERS)
     assert args("add_motor") == set(MOTOR_READERS)
+    assert args("add_limit") == set(LIMIT_READERS)
     assert args("add_servo") == set(SERVO_READERS)
     assert args("add_spring") - {"body_a", "body_b"} | {"bodies"} == set(SPRING_READERS)
     frame = {f.name for f in fields(JointSpec)} - {"name", "kind", "body_a", "body_b", "where"}

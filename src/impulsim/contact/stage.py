@@ -20,6 +20,7 @@ from impulsim.contact import rows as R
 from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
+from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.contact.solve import velocity_sweep, restitution_pass, position_contact
 from impulsim.dynamics.integrate import predict_body
 
@@ -44,11 +45,14 @@ class ContactOptions:
     capacity : initial contact buffer size (grown on demand).
     gravity_for_eps_rc : |g| [m/s²] in eps_rc = sqrt(2 |g| eps_c) (default: the model's gravity).
     warm_start : seed contact impulses with last step's values (matched by contact feature).
+    sleep : let islands of bodies at rest sleep (see :mod:`impulsim.contact.sleep`), with the thresholds
+        sleep_velocity [m/s], sleep_angular [rad/s] held for sleep_time [s].
     """
 
     def __init__(self, eps_c=1e-3, eps_vc=1e-3, restitution="newton", restitution_rule=DEFAULT_RESTITUTION_RULE,
                  friction_rule=DEFAULT_FRICTION_RULE, max_iter_collision=1000, shock_propagation=None,
-                 max_iter_contact=10000, capacity=None, gravity_for_eps_rc=None, warm_start=True):
+                 max_iter_contact=10000, capacity=None, gravity_for_eps_rc=None, warm_start=True, sleep=False,
+                 sleep_velocity=0.02, sleep_angular=0.05, sleep_time=0.5):
         try:
             self.restitution = Restitution[str(restitution).upper()]
         except KeyError:
@@ -68,6 +72,8 @@ class ContactOptions:
         self.capacity = capacity
         self.gravity_for_eps_rc = gravity_for_eps_rc
         self.warm_start = bool(warm_start)
+        self.sleep = bool(sleep)
+        self.sleep_options = SleepOptions(sleep_velocity, sleep_angular, sleep_time)
 
 
 class ContactStage:
@@ -86,6 +92,9 @@ class ContactStage:
         self.order = np.zeros(len(self.rows.e), np.int64)
         self.body_level = np.zeros(model.n_bodies, np.int64)
         self.frozen = np.zeros(model.n_bodies, np.int8)
+        self.sleep = Sleep(model, options.sleep_options) if options.sleep else None
+        self._awake_frozen = np.zeros(model.n_bodies, np.int8) if self.sleep is None else self.sleep.asleep
+        """What ``frozen`` returns to outside shock propagation: nothing, or the sleeping bodies."""
         self.top_level = 0
         self._alloc_warm(len(self.rows.e))
         self.prev_count = 0
@@ -120,6 +129,9 @@ class ContactStage:
                                        self.opt.eps_vc)    # sticking flags are set again before the positions
         self.top_level = body_levels(self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level)
         contact_levels(self.rows, self.count, self.body_level, self.order)
+        if self.sleep is not None:
+            self.sleep.wake(self.rows, self.count, state, m.body_inv_mass)
+        self.frozen[:] = self._awake_frozen
         return self.count
 
     # collisions -------------------------------------------------------------------------------------
@@ -130,7 +142,7 @@ class ContactStage:
             return 0
         rows, n = self.rows, self.count
         _set_targets(rows, n, state.body_vel, state.body_omega, int(self.opt.restitution))
-        self.frozen[:] = 0
+        self.frozen[:] = self._awake_frozen
         cap = self.opt.max_iter_collision
         shock = self.opt.shock_propagation
         iters = 0
@@ -157,7 +169,7 @@ class ContactStage:
             _freeze_up_to(self.body_level, level, self.frozen)
             velocity_sweep(self.rows, self.order, self.count, kind, m.body_inv_mass, Iinv, self.frozen,
                            state.body_vel, state.body_omega, self.opt.eps_vc, level)
-        self.frozen[:] = 0
+        self.frozen[:] = self._awake_frozen
 
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
@@ -202,6 +214,16 @@ class ContactStage:
         self.prev_index_sorted[:n] = order
         self.prev_pos[:n], self.prev_vel[:n] = self.cur_pos[:n], self.cur_vel[:n]
         self.prev_count = n
+
+    def after_step(self, state, h) -> None:
+        """Sleeping: advance the still clocks and put islands at rest to sleep."""
+        if self.sleep is not None:
+            self.sleep.update(self.rows, self.count, state, h)
+
+    @property
+    def static_now(self):
+        """Bodies the free step and the predictions leave in place: static ones and sleeping ones."""
+        return self.model.body_static if self.sleep is None else self.sleep.static_now
 
     def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).

@@ -205,6 +205,9 @@ def add_joint(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
 MOTOR_READERS = {"name": string, "joint": string, "effort": _real,
                  "coordinate": _choice("auto", *(c.name.lower() for c in Coordinate))}
 
+LIMIT_READERS = {"name": string, "joint": string, "lower": _real, "upper": _real, "restitution": _real,
+                 "coordinate": _choice("auto", *(c.name.lower() for c in Coordinate))}
+
 SERVO_READERS = {"name": string, "joint": string, "mode": _choice(*(s.name.lower() for s in ServoMode)),
                  "kp": _real, "ki": _real, "kd": _real,
                  "limit": lambda el, node, what: number(el, node, what, positive=True, finite=False),
@@ -219,6 +222,13 @@ def add_motor(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
     el, m, name = _element(file, node, "motors", index, "a motor")
     m.check_keys(MOTOR_READERS, ("name", "joint"))
     _call(el, builder.add_motor, name, where=el.where, **_read_all(el, m, MOTOR_READERS))
+
+
+def add_limit(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
+    """One item of ``limits``: stops on a joint's angle [rad] or position [m], with restitution."""
+    el, m, name = _element(file, node, "limits", index, "a limit")
+    m.check_keys(LIMIT_READERS, ("name", "joint"))
+    _call(el, builder.add_limit, name, where=el.where, **_read_all(el, m, LIMIT_READERS))
 
 
 def add_servo(builder: ModelBuilder, file: str, node: Node, index: int) -> None:

@@ -10,6 +10,7 @@ Top-level keys (all optional except ``bodies``)::
     bodies: [...]                  # see below
     joints: [...]
     motors: [...]
+    limits: [...]                  # joint stops (hinge angle, slider position) with restitution
     servos: [...]
     springs: [...]
     collisions: {exclude: [[a, b]], allow: [[a, b]]}
@@ -27,6 +28,7 @@ double_rotation, hinge, cylindrical, slider, universal, fixed, velocity), ``bodi
 for the ground) and, by type, ``anchor``/``axis`` in world coordinates at the initial pose or
 ``anchor_a``/``anchor_b``/``axis_a``/``axis_b`` in each body's user frame, ``length`` (distance) and
 ``velocity``/``angular_velocity`` (velocity joints). Motors: ``name, joint, effort, coordinate``.
+Limits: ``name, joint, lower, upper, restitution, coordinate`` (bounds in rad or m).
 Servos: ``name, joint, mode, kp, ki, kd, limit, setpoints, interpolate`` with ``setpoints`` a number or
 a list of ``[time, value]``. Springs: ``name, bodies, stiffness, damping, rest_length, anchor_a,
 anchor_b``. Loads: ``body, force`` [N, world, at the centre of mass], ``torque`` [N m, world],
@@ -55,10 +57,10 @@ from impulsim.model.state import State
 from impulsim.simulation import Simulation
 
 TOP_KEYS = ("name", "description", "gravity", "settings", "materials", "bodies", "joints", "motors",
-            "servos", "springs", "collisions", "loads", "templates")
+            "limits", "servos", "springs", "collisions", "loads", "templates")
 
 _LIST_SECTIONS = (("bodies", elements.add_body), ("joints", elements.add_joint),
-                  ("motors", elements.add_motor), ("servos", elements.add_servo),
+                  ("motors", elements.add_motor), ("limits", elements.add_limit), ("servos", elements.add_servo),
                   ("springs", elements.add_spring))
 
 

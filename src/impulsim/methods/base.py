@@ -37,6 +37,8 @@ class StepInfo:
     """Of those, contacts approaching faster than eps_rc (resolved as collisions)."""
     iters_collision: int = 0
     """Iterations of the collision resolution."""
+    n_asleep: int = 0
+    """Bodies asleep after the step (sleeping switched on)."""
     timings: dict = field(default_factory=dict)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from impulsim.errors import ModelError
 from impulsim.model.kinds import JointKind, Coordinate, ServoMode
-from impulsim.model.specs import BodySpec, JointSpec, MotorSpec, ServoSpec, SpringSpec, Material
+from impulsim.model.specs import BodySpec, JointSpec, LimitSpec, MotorSpec, ServoSpec, SpringSpec, Material
 
 WORLD = "world"
 
@@ -43,6 +43,7 @@ class ModelBuilder:
         self.motors: list[MotorSpec] = []
         self.servos: list[ServoSpec] = []
         self.springs: list[SpringSpec] = []
+        self.limits: list[LimitSpec] = []
         self.materials: dict[str, Material] = {"default": Material()}
         self.collision_rules: list[tuple[str, str, bool]] = []   # (body_a, body_b, exclude?)
 
@@ -170,6 +171,15 @@ class ModelBuilder:
                                      bool(interpolate), where))
         return name
 
+    def add_limit(self, name: str, joint: str, lower: float = -np.inf, upper: float = np.inf, *,
+                  restitution: float = 0.0, coordinate: str = "auto", where: str = "") -> str:
+        """Keep a joint coordinate within [lower, upper]: a hinge's angle [rad, in (−π, π)] or a slider's
+        position [m] (cylindrical joints: ``coordinate`` "angle" or "position"). The stops act like contacts
+        with restitution ``restitution`` (Newton's law on the coordinate's rate, 0 … 1)."""
+        self.limits.append(LimitSpec(name, joint, _coordinate(coordinate), float(lower), float(upper),
+                                     float(restitution), where))
+        return name
+
     def add_spring(self, name: str, body_a: str, body_b: str, *, stiffness: float, damping: float = 0.0,
                    rest_length: Optional[float] = None, anchor_a=None, anchor_b=None,
                    where: str = "") -> str:
@@ -204,4 +214,4 @@ def _coordinate(c) -> Optional[Coordinate]:
     try:
         return Coordinate[str(c).upper()]
     except KeyError:
-        raise ModelError(f"unknown motor coordinate {c!r} (use angle or position)") from None
+        raise ModelError(f"unknown joint coordinate {c!r} (use angle or position)") from None

@@ -181,6 +181,7 @@ def compile_model(builder) -> tuple[Model, State]:
         _add_body(bodies, spec, i, builder.materials)
     joints = _compile_joints(builder, bodies)
     motors = _compile_motors(builder, joints)
+    limits = _compile_limits(builder)
     servos = _compile_servos(builder, joints)
     springs = _compile_springs(builder, bodies)
     material_index = list(builder.materials)
@@ -199,7 +200,7 @@ def compile_model(builder) -> tuple[Model, State]:
         body_mass=mass, body_inv_mass=inv_mass, body_inertia=inertia, body_inv_inertia=inv_inertia,
         body_static=np.array(bodies.static, np.int8), body_kinematic=np.array(bodies.kinematic, np.int8),
         body_frame_offset=np.array(bodies.offset), body_frame_quat=np.array(bodies.frame_quat),
-        **joints, **motors, **servos, **springs, **shapes, **materials, **collision,
+        **joints, **motors, **limits, **servos, **springs, **shapes, **materials, **collision,
         body_group=np.array(bodies.group, np.int64), body_mask=np.array(bodies.mask, np.int64), source=source)
     state = State(
         t=0.0, step_count=0, body_pos=np.array(bodies.pos), body_quat=np.array(bodies.quat),
@@ -211,7 +212,7 @@ def compile_model(builder) -> tuple[Model, State]:
 
 
 def _check_unique(builder):
-    for kind, items in (("joints", builder.joints), ("motors", builder.motors),
+    for kind, items in (("joints", builder.joints), ("motors", builder.motors), ("limits", builder.limits),
                         ("servos", builder.servos), ("springs", builder.springs)):
         seen = set()
         for i, item in enumerate(items):
@@ -293,6 +294,30 @@ def _compile_motors(builder, joints) -> dict:
         effort.append(m.effort)
     return dict(motor_names=tuple(m.name for m in builder.motors), motor_joint=np.array(idx, np.int32),
                 motor_coord=np.array(coords, np.int32), motor_effort=np.array(effort, float))
+
+
+def _compile_limits(builder) -> dict:
+    idx, coords, bounds, restitution = [], [], [], []
+    for i, lim in enumerate(builder.limits):
+        label = _label("limits", i, lim.name, lim.where)
+        j, c = _joint_of(builder, lim.joint, label, lim.coordinate, "limit")
+        lo, hi = lim.lower, lim.upper
+        if np.isnan(lo) or np.isnan(hi) or not lo < hi:
+            raise ModelError(f"{label}: needs lower < upper, got [{lo}, {hi}]")
+        if np.isinf(lo) and np.isinf(hi):
+            raise ModelError(f"{label}: both bounds are infinite; give lower, upper or both")
+        if c == Coordinate.ANGLE and any(np.isfinite(v) and not -np.pi < v < np.pi for v in (lo, hi)):
+            raise ModelError(f"{label}: angle bounds must lie inside (-pi, pi) rad, got [{lo}, {hi}]")
+        if not 0.0 <= lim.restitution <= 1.0:
+            raise ModelError(f"{label}: restitution must be within [0, 1], got {lim.restitution}")
+        idx.append(j)
+        coords.append(int(c))
+        bounds.append((lo, hi))
+        restitution.append(lim.restitution)
+    b = np.array(bounds, float).reshape(-1, 2)
+    return dict(limit_names=tuple(lim.name for lim in builder.limits), limit_joint=np.array(idx, np.int32),
+                limit_coord=np.array(coords, np.int32), limit_lower=b[:, 0].copy(), limit_upper=b[:, 1].copy(),
+                limit_restitution=np.array(restitution, float))
 
 
 def _compile_servos(builder, joints) -> dict:

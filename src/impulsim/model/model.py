@@ -81,6 +81,18 @@ class Model:
     """Coordinate (angle or position) the motor drives, shape [n_motors], int32."""
     motor_effort: np.ndarray
     """Initial torque [N m] or force [N] along the joint axis, applied + to B and − to A."""
+    limit_names: tuple
+    limit_joint: np.ndarray
+    """Joint whose coordinate the limit bounds, shape [n_limits], int32."""
+    limit_coord: np.ndarray
+    """Coordinate bounded (Coordinate: angle [rad] or position [m]), shape [n_limits], int32."""
+    limit_lower: np.ndarray
+    """Lower bound [rad or m] (−inf: none), shape [n_limits]."""
+    limit_upper: np.ndarray
+    """Upper bound [rad or m] (+inf: none), shape [n_limits]."""
+    limit_restitution: np.ndarray
+    """Coefficient of restitution of the stops (Newton's law on the coordinate's rate), shape [n_limits]."""
+
     servo_names: tuple
     servo_joint: np.ndarray
     servo_mode: np.ndarray
@@ -165,6 +177,10 @@ class Model:
     @property
     def n_motors(self) -> int:
         return len(self.motor_names)
+
+    @property
+    def n_limits(self) -> int:
+        return len(self.limit_names)
 
     @property
     def n_servos(self) -> int:

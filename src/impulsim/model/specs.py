@@ -57,6 +57,17 @@ class JointSpec:
 
 
 @dataclass
+class LimitSpec:
+    name: str
+    joint: str
+    coordinate: int | None
+    lower: float
+    upper: float
+    restitution: float
+    where: str = ""
+
+
+@dataclass
 class MotorSpec:
     name: str
     joint: str

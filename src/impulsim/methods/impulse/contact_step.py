@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 from impulsim.contact import ContactStage, ContactOptions
+from impulsim.contact.limits import LimitStage
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all
 from impulsim.methods.base import StepInfo, StageTimer
@@ -72,30 +73,51 @@ def _joint_components(model, movable) -> np.ndarray:
 
 
 class ContactCoupling:
-    """Contact handling of the impulse method; expects the attributes ImpulseMethod sets up."""
+    """Contact and joint-limit handling of the impulse method; expects the attributes ImpulseMethod sets up.
+
+    ``contacts`` (a :class:`ContactStage`) and ``limits`` (a :class:`LimitStage`) are each None when the
+    model has none; with either, the method steps through :meth:`_step_with_contacts`.
+    """
 
     contacts: ContactStage | None = None
+    limits: LimitStage | None = None
 
     def _setup_contacts(self, model, enabled, contact_opts):
-        """Create the contact stage when ``enabled`` (None: when the model has contacts)."""
+        """Create the contact stage when ``enabled`` (None: when the model has contacts) and the limit stage
+        when the model has joint limits."""
         if enabled is None:
             enabled = model_has_contacts(model)
-        if not enabled:
+        if not enabled and model.n_limits == 0:
             if contact_opts:
                 raise ValueError(f"contact options {sorted(contact_opts)} given, but contacts are off "
                                  f"({'contacts=False' if enabled is False else 'the model has no collidable pair'})")
             return
+        what = "contacts" if enabled else "joint limits"
         if self.scheme != "standard":
-            raise ValueError(f"scheme={self.scheme!r} is not available with contacts (use scheme='standard', "
-                             f"or contacts=False to ignore the shapes)")
+            raise ValueError(f"scheme={self.scheme!r} is not available with {what} (use scheme='standard'"
+                             + (", or contacts=False to ignore the shapes)" if enabled else ")"))
         if self.solver != "iterative" or any(sv != "iterative" for sv in self.chain_solvers):
-            raise ValueError("contacts are coupled with the iterative joint solver only; use solver='iterative' "
-                             "(or contacts=False)")
-        self.contacts = ContactStage(model, ContactOptions(**contact_opts))
+            raise ValueError(f"{what} are coupled with the iterative joint solver only; use solver='iterative'"
+                             + (" (or contacts=False)" if enabled else ""))
+        opt = ContactOptions(**contact_opts)
+        if enabled:
+            self.contacts = ContactStage(model, opt)
+        if model.n_limits:
+            # a stop counts as touched within eps_c [m or rad]; it collides above eps_rc [m/s or rad/s]
+            g = float(np.linalg.norm(model.gravity)) if opt.gravity_for_eps_rc is None else opt.gravity_for_eps_rc
+            eps_rc = max(float(np.sqrt(2.0 * g * opt.eps_c)), opt.eps_vc)
+            self.limits = LimitStage(model, opt.eps_c, eps_rc, opt.eps_vc)
+        self._eps_vc = opt.eps_vc
+        self._max_iter_collision = opt.max_iter_collision
+        self._max_iter_contact = opt.max_iter_contact
+
+    def _static_now(self):
+        """Static bodies, and with sleeping on the sleeping ones: the free step leaves them in place."""
+        return self.model.body_static if self.contacts is None else self.contacts.static_now
 
     def _free(self):
         m = self.model
-        return (self.acc, self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static,
+        return (self.acc, self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, self._static_now(),
                 int(self.integrator))
 
     def _step_with_contacts(self, s, h, info: StepInfo):
@@ -105,23 +127,58 @@ class ContactCoupling:
         compute_loads(m, s, h, self.acc, self.tau)
         timer.lap("forces")
         self._rows(s)
-        info.n_contacts = self.contacts.begin(s, self.Iinv)
-        info.n_collisions = self.contacts.n_collisions
+        self._begin_unilaterals(s, info)
         timer.lap("detect")
-        info.iters_collision = self.contacts.resolve_collisions(s, self.Iinv, lambda: self._joint_velocity_pass(s))
+        info.iters_collision = self._resolve_collisions(s)
         timer.lap("collisions")
-        self.contacts.begin_positions(s, self.Iinv, h)
+        if self.contacts is not None:
+            self.contacts.begin_positions(s, self.Iinv, h)
+        if self.limits is not None:
+            self.limits.begin_positions()
         self._positions_with_contacts(s, h, info)
-        self.contacts.end_positions()
+        if self.contacts is not None:
+            self.contacts.end_positions()
         timer.lap("joint_correction")
         free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
-                      m.body_inv_inertia, m.body_inv_mass, m.body_static, h, int(self.integrator))
+                      m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, int(self.integrator))
         timer.lap("free_step")
         self._rows(s)
-        self.contacts.begin_velocities(s, self.Iinv)
+        if self.contacts is not None:
+            self.contacts.begin_velocities(s, self.Iinv)
+        if self.limits is not None:
+            self.limits.begin_velocities(s, self.Iinv)
         self._velocities_with_contacts(s, info)
-        self.contacts.end_velocities()
+        if self.contacts is not None:
+            self.contacts.end_velocities()
+            self.contacts.after_step(s, h)
+            info.n_asleep = 0 if self.contacts.sleep is None else self.contacts.sleep.n_asleep
         timer.lap("velocity_correction")
+
+    def _begin_unilaterals(self, s, info):
+        """Detect and classify contacts and limits at t0 (StepInfo counts both)."""
+        if self.contacts is not None:
+            info.n_contacts = self.contacts.begin(s, self.Iinv)
+            info.n_collisions = self.contacts.n_collisions
+        if self.limits is not None:
+            info.n_collisions += self.limits.begin(s, self.Iinv)
+
+    def _resolve_collisions(self, s) -> int:
+        """Collision impulses of contacts and limits, each iteration followed by one joint velocity pass;
+        returns the iterations."""
+        limits = self.limits if self.limits is not None and self.limits.n_collisions else None
+
+        def coupled_pass():
+            err = limits.collision_sweep(s, self.Iinv) if limits is not None else 0.0
+            return self._joint_velocity_pass(s) or err > self._eps_vc
+
+        if self.contacts is not None and self.contacts.n_collisions:
+            return self.contacts.resolve_collisions(s, self.Iinv, coupled_pass)
+        iters = 0
+        if limits is not None:
+            for iters in range(1, self._max_iter_collision + 1):
+                if not coupled_pass():
+                    break
+        return iters
 
     def _joint_velocity_pass(self, s) -> bool:
         m = self.model
@@ -147,34 +204,40 @@ class ContactCoupling:
         return residual, clamped
 
     def _positions_with_contacts(self, s, h, info):
-        """Joint sweeps and contact-joint sweeps alternate until neither corrects anything."""
+        """Joint sweeps, contact-joint sweeps and limit sweeps alternate until none corrects anything."""
         self.dirty[:] = 1
         free = self._free()
-        cap = max(self.max_iter_pos, self.contacts.opt.max_iter_contact)
-        jres = cres = 0.0
+        cap = max(self.max_iter_pos, self._max_iter_contact)
+        res = 0.0
         it = 0
         for it in range(1, cap + 1):
-            jres, clamped = self._joint_position_pass(s, h)
+            res, clamped = self._joint_position_pass(s, h)
             info.clamped = max(info.clamped, clamped)
-            cres, moved = self.contacts.position_sweep(s, self.Iinv, self.pred_pos, self.pred_quat, self.dirty,
-                                                       free, h, self.eps_d)
-            if jres <= self.eps_d and cres <= self.eps_d:
+            for stage in (self.contacts, self.limits):
+                if stage is not None:
+                    err, _ = stage.position_sweep(s, self.Iinv, self.pred_pos, self.pred_quat, self.dirty, free, h,
+                                                  self.eps_d)
+                    res = max(res, err)
+            if res <= self.eps_d:
                 break
-        info.iters_pos, info.residual_pos = it, max(jres, cres)
-        info.converged_pos = info.residual_pos <= self.eps_d
+        info.iters_pos, info.residual_pos = it, res
+        info.converged_pos = res <= self.eps_d
 
     def _velocities_with_contacts(self, s, info):
-        cap = max(self.max_iter_vel, self.contacts.opt.max_iter_contact)
+        """Joint, contact and limit velocity sweeps at t0+h until none corrects anything."""
+        cap = max(self.max_iter_vel, self._max_iter_contact)
         it = 0
-        cres = 0.0
+        res = 0.0
         for it in range(1, cap + 1):
             joints_moved = self._joint_velocity_pass(s)
-            cres = self.contacts.velocity_sweep(s, self.Iinv)
-            if not joints_moved and cres <= self.contacts.opt.eps_vc:
+            res = 0.0
+            for stage in (self.contacts, self.limits):
+                if stage is not None:
+                    res = max(res, stage.velocity_sweep(s, self.Iinv))
+            if not joints_moved and res <= self._eps_vc:
                 break
-        info.iters_vel, info.residual_vel = it, cres
-        info.converged_vel = cres <= self.contacts.opt.eps_vc
-
+        info.iters_vel, info.residual_vel = it, res
+        info.converged_vel = res <= self._eps_vc
 
 def __getattr__(name):
     # ContactImpulseMethod lives with ImpulseMethod (which imports this module); reachable here too

@@ -119,7 +119,7 @@ class ImpulseMethod(Method, ContactCoupling):
 
     # the step ---------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
-        if self.contacts is not None:
+        if self.contacts is not None or self.limits is not None:
             self._step_with_contacts(s, h, info)
         else:
             self._scheme(self, s, h, info, StageTimer(info.timings))

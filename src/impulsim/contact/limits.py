@@ -1,0 +1,277 @@
+"""Joint limits as one-dimensional contacts (Bender 5.4.3, Holck ch. 4).
+
+A limit keeps a joint coordinate q (hinge angle [rad] or slider position [m], measured as
+:mod:`impulsim.dynamics.coordinates` measures it) within [lower, upper]. At a bound it acts like a contact
+whose normal is the joint axis: an angular impulse ±p x on the two bodies for an angle, a linear impulse
+±p x at B's anchor for a position. With side s = +1 at the lower and −1 at the upper bound, the
+"normal speed" is u = s q̇ and the effective inverse mass along x is
+
+    k = xᵀ (I_a⁻¹ + I_b⁻¹) x                                  (angle)
+    k = 1/m_a + 1/m_b + (r_a × x)ᵀ I_a⁻¹ (r_a × x) + (r_b × x)ᵀ I_b⁻¹ (r_b × x)   (position)
+
+so an impulse p along the limit changes u by k p. Accumulated impulses stay ≥ 0 (a stop pushes, never pulls).
+
+The three phases of the impulse step:
+
+* **collision** (t0): a limit at its bound (within ``tol``) approaching faster than ``eps_rc`` gets
+  Newton's law u' = −e u;
+* **position** (predicted t0+h): any limit whose predicted coordinate passes its bound gets the impulse that
+  puts it on the bound (the limit "arrives" in this step);
+* **velocity** (t0+h): a limit resting at t0 gets u ≥ 0; a limit that arrived in this step is resolved as
+  a collision at t0+h with the approach speed its free motion had, u_free = u − k p_position, so the
+  position correction does not eat the impact speed: with e = 1 the speed is kept, with e = 0.5 halved.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from impulsim.dynamics.coordinates import coordinate_value
+from impulsim.dynamics.integrate import predict_body
+
+NONE, COLLISION, RESTING, ARRIVED = 0, 1, 2, 3
+"""Phase of a limit in the current step."""
+
+
+class LimitStage:
+    """The joint limits of one model inside an impulse step (see the module docstring)."""
+
+    def __init__(self, model, tol: float, eps_rc: float, eps_v: float):
+        self.model = model
+        self.tol, self.eps_rc, self.eps_v = float(tol), float(eps_rc), float(eps_v)
+        n = model.n_limits
+        self.side = np.zeros(n)
+        self.phase = np.zeros(n, np.int64)
+        self.target = np.zeros(n)
+        self.lam = np.zeros(n)
+        self.lam_pos = np.zeros(n)
+        self.x = np.zeros((n, 3))
+        self.ra = np.zeros((n, 3))
+        self.rb = np.zeros((n, 3))
+        self.k = np.zeros(n)
+        self.n_collisions = 0
+
+    def _geometry(self, state, Iinv):
+        m = self.model
+        limit_geometry(m.limit_joint, m.limit_coord, m.joint_body_a, m.joint_body_b, m.joint_anchor_b,
+                       m.joint_axis_a, state.body_pos, state.body_quat, m.body_inv_mass, Iinv,
+                       self.x, self.ra, self.rb, self.k)
+
+    def _args(self):
+        m = self.model
+        return (m.limit_joint, m.limit_coord, m.limit_lower, m.limit_upper, m.joint_body_a, m.joint_body_b,
+                m.joint_anchor_a, m.joint_anchor_b, m.joint_axis_a, m.joint_ref_a, m.joint_ref_b)
+
+    def begin(self, state, Iinv) -> int:
+        """Geometry at t0 and the classification; returns the number of colliding limits."""
+        self._geometry(state, Iinv)
+        self.n_collisions = classify_limits(*self._args(), self.model.limit_restitution, state.body_pos,
+                                            state.body_quat, state.body_vel, state.body_omega, self.tol,
+                                            self.eps_rc, self.eps_v, self.side, self.phase, self.target)
+        self.lam[:] = 0.0
+        return self.n_collisions
+
+    def collision_sweep(self, state, Iinv) -> float:
+        """One pass of Newton impulses over the colliding limits; returns the largest speed error."""
+        return velocity_pass(self._args(), COLLISION, self.model.body_inv_mass, Iinv, self.side, self.phase,
+                             self.target, self.x, self.ra, self.rb, self.k, self.lam, state.body_pos,
+                             state.body_quat, state.body_vel, state.body_omega)
+
+    def begin_positions(self):
+        self.lam_pos[:] = 0.0
+
+    def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
+        """One pass of position impulses; returns (largest violation at t0+h, any impulse applied)."""
+        return position_pass(self._args(), self.model.body_inv_mass, Iinv, self.side, self.phase, self.x,
+                             self.ra, self.rb, self.k, self.lam_pos, pred_pos, pred_quat, dirty, free, h, eps_d,
+                             state.body_pos, state.body_quat, state.body_vel, state.body_omega)
+
+    def begin_velocities(self, state, Iinv):
+        """Geometry at t0+h; velocity targets of the resting and arriving limits."""
+        self._geometry(state, Iinv)
+        velocity_targets(self._args(), self.model.limit_restitution, self.side, self.phase, self.k, self.lam_pos,
+                         self.eps_rc, state.body_pos, state.body_quat, state.body_vel, state.body_omega,
+                         self.target)
+        self.lam[:] = 0.0
+
+    def velocity_sweep(self, state, Iinv) -> float:
+        """One pass over the resting and arriving limits at t0+h; returns the largest speed error."""
+        return velocity_pass(self._args(), RESTING, self.model.body_inv_mass, Iinv, self.side, self.phase,
+                             self.target, self.x, self.ra, self.rb, self.k, self.lam, state.body_pos,
+                             state.body_quat, state.body_vel, state.body_omega)
+
+
+@njit(cache=True)
+def _body_term(inv_mass, Iinv, r, x, angular):
+    """x's share of the effective inverse mass of one body: xᵀI⁻¹x (angle) or 1/m + (r×x)ᵀI⁻¹(r×x)."""
+    if angular:
+        w = x
+        out = 0.0
+    else:
+        w = np.cross(r, x)
+        out = inv_mass
+    return out + w @ (Iinv @ w)
+
+
+@njit(cache=True)
+def limit_geometry(limit_joint, limit_coord, joint_body_a, joint_body_b, joint_anchor_b, joint_axis_a,
+                   body_pos, body_quat, body_inv_mass, Iinv,
+                   # outputs
+                   x_out, ra_out, rb_out, k_out):
+    """World axis x, impulse arms r_a, r_b (from the centres of mass to B's anchor [m]) and k per limit."""
+    for i in range(limit_joint.shape[0]):
+        j = limit_joint[i]
+        a = joint_body_a[j]
+        b = joint_body_b[j]
+        x = _rotate(body_quat[a], joint_axis_a[j])
+        p = body_pos[b] + _rotate(body_quat[b], joint_anchor_b[j])
+        angular = limit_coord[i] == 0
+        x_out[i] = x
+        ra_out[i] = p - body_pos[a]
+        rb_out[i] = p - body_pos[b]
+        k_out[i] = _body_term(body_inv_mass[a], Iinv[a], ra_out[i], x, angular) + \
+            _body_term(body_inv_mass[b], Iinv[b], rb_out[i], x, angular)
+
+
+@njit(cache=True)
+def _rotate(q, v):
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    t = 2.0 * np.array([y * v[2] - z * v[1], z * v[0] - x * v[2], x * v[1] - y * v[0]])
+    return v + w * t + np.array([y * t[2] - z * t[1], z * t[0] - x * t[2], x * t[1] - y * t[0]])
+
+
+@njit(cache=True)
+def _value(args, i, rate, body_pos, body_quat, body_vel, body_omega):
+    """Coordinate (or its rate) of limit i's joint."""
+    limit_joint, limit_coord = args[0], args[1]
+    return coordinate_value(limit_coord[i], rate, limit_joint[i], args[4], args[5], args[6], args[7], args[8],
+                            args[9], args[10], body_pos, body_quat, body_vel, body_omega)
+
+
+@njit(cache=True)
+def classify_limits(limit_joint, limit_coord, limit_lower, limit_upper, joint_body_a, joint_body_b,
+                    joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b, limit_restitution,
+                    body_pos, body_quat, body_vel, body_omega, tol, eps_rc, eps_v,
+                    # outputs
+                    side, phase, target):
+    """Side, phase and Newton target u' = −e u of each limit at t0; returns the number of collisions."""
+    args = (limit_joint, limit_coord, limit_lower, limit_upper, joint_body_a, joint_body_b, joint_anchor_a,
+            joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b)
+    n_coll = 0
+    for i in range(limit_joint.shape[0]):
+        q = _value(args, i, False, body_pos, body_quat, body_vel, body_omega)
+        side[i] = 0.0
+        phase[i] = NONE
+        target[i] = 0.0
+        if q - limit_lower[i] <= tol:
+            side[i] = 1.0
+        elif limit_upper[i] - q <= tol:
+            side[i] = -1.0
+        else:
+            continue
+        u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        if u < -eps_rc:
+            phase[i] = COLLISION
+            target[i] = -limit_restitution[i] * u
+            n_coll += 1
+        elif u <= eps_v:
+            phase[i] = RESTING
+    return n_coll
+
+
+@njit(cache=True)
+def _apply(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, body_vel, body_omega):
+    """Impulse s·dp along x: + on B, − on A (angular for an angle, at B's anchor for a position)."""
+    p = (side[i] * dp) * x[i]
+    if angular:
+        body_omega[b] += Iinv[b] @ p
+        body_omega[a] -= Iinv[a] @ p
+    else:
+        body_vel[b] += body_inv_mass[b] * p
+        body_vel[a] -= body_inv_mass[a] * p
+        body_omega[b] += Iinv[b] @ np.cross(rb[i], p)
+        body_omega[a] -= Iinv[a] @ np.cross(ra[i], p)
+
+
+@njit(cache=True)
+def velocity_pass(args, which, body_inv_mass, Iinv, side, phase, target, x, ra, rb, k, lam, body_pos, body_quat,
+                  body_vel, body_omega):
+    """Impulses that bring u = s q̇ to at least its target, with the accumulated impulse kept ≥ 0.
+    ``which`` = COLLISION: the colliding limits; RESTING: the resting and arriving ones."""
+    worst = 0.0
+    for i in range(side.shape[0]):
+        ph = phase[i]
+        if not ((which == COLLISION and ph == COLLISION) or (which == RESTING and (ph == RESTING or ph == ARRIVED))):
+            continue
+        if k[i] <= 0.0:
+            continue
+        u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        new = max(lam[i] + (target[i] - u) / k[i], 0.0)
+        dp = new - lam[i]
+        if dp != 0.0:
+            j = args[0][i]
+            _apply(i, dp, side, x, ra, rb, args[1][i] == 0, args[4][j], args[5][j], body_inv_mass, Iinv,
+                   body_vel, body_omega)
+            lam[i] = new
+        worst = max(worst, target[i] - u if new > 0.0 else 0.0)
+    return worst
+
+
+@njit(cache=True)
+def position_pass(args, body_inv_mass, Iinv, side, phase, x, ra, rb, k, lam, pred_pos, pred_quat, dirty, free, h,
+                  eps_d, body_pos, body_quat, body_vel, body_omega):
+    """Impulses at t0 that keep each predicted coordinate at t0+h within its bounds: Δq ≈ k p h.
+    A limit without accumulated impulse picks the side it would pass; one that passes while free of
+    contact at t0 is marked ARRIVED."""
+    worst = 0.0
+    moved_any = False
+    lower, upper = args[2], args[3]
+    for i in range(side.shape[0]):
+        j = args[0][i]
+        a, b = args[4][j], args[5][j]
+        for body in (a, b):
+            if dirty[body]:
+                predict_body(body, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
+                             free[4], free[5], h, free[6], pred_pos, pred_quat)
+                dirty[body] = 0
+        q = _value(args, i, False, pred_pos, pred_quat, body_vel, body_omega)
+        if lam[i] == 0.0:
+            if q < lower[i] - eps_d:
+                side[i] = 1.0
+            elif q > upper[i] + eps_d:
+                side[i] = -1.0
+            else:
+                continue
+            if phase[i] == NONE:
+                phase[i] = ARRIVED
+        bound = lower[i] if side[i] > 0.0 else upper[i]
+        d = side[i] * (q - bound)                # < 0: the bound is passed
+        worst = max(worst, -d)
+        if k[i] <= 0.0:
+            continue
+        new = max(lam[i] - d / (k[i] * h), 0.0)
+        dp = new - lam[i]
+        if dp != 0.0:
+            _apply(i, dp, side, x, ra, rb, args[1][i] == 0, a, b, body_inv_mass, Iinv, body_vel, body_omega)
+            lam[i] = new
+            dirty[a] = 1
+            dirty[b] = 1
+            moved_any = True
+    return worst, moved_any
+
+
+@njit(cache=True)
+def velocity_targets(args, limit_restitution, side, phase, k, lam_pos, eps_rc, body_pos, body_quat, body_vel,
+                     body_omega,
+                     # outputs
+                     target):
+    """Targets at t0+h: 0 for resting limits; for arriving ones Newton's law on the free approach speed
+    u_free = u − k p_position (the position impulse changed u by k p)."""
+    for i in range(side.shape[0]):
+        target[i] = 0.0
+        if phase[i] != ARRIVED:
+            continue
+        u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        u_free = u - k[i] * lam_pos[i]
+        if u_free < -eps_rc:
+            target[i] = -limit_restitution[i] * u_free
