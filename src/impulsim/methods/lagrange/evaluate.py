@@ -49,14 +49,13 @@ def unpack(y, n):
             y[10 * n:13 * n].reshape(n, 3))
 
 
-def pack(state) -> np.ndarray:
-    return np.concatenate([state.body_pos.ravel(), state.body_quat.ravel(), state.body_vel.ravel(),
-                           state.body_omega.ravel()])
-
-
-def normalize_quaternions(y, n):
-    q = y[3 * n:7 * n].reshape(n, 4)
-    q /= np.linalg.norm(q, axis=1)[:, None]
+def pack(state, out=None) -> np.ndarray:
+    """The packed state vector (pos, quat, vel, ω) of ``state``, into ``out`` when given [13 n]."""
+    if out is None:
+        out = np.empty(13 * state.body_pos.shape[0])
+    pos, quat, vel, omega = unpack(out, state.body_pos.shape[0])
+    pos[...], quat[...], vel[...], omega[...] = state.body_pos, state.body_quat, state.body_vel, state.body_omega
+    return out
 
 
 class Evaluator:
@@ -87,7 +86,10 @@ class Evaluator:
         self.lam = np.zeros(r)
         self.Wa = np.zeros((r, 6))
         self.Wb = np.zeros((r, 6))
-        self.timed = {"forces": 0.0, "rows": 0.0, "solve": 0.0}
+        self.quat_unit = np.zeros((n, 4))
+        self.one_kernel = hasattr(solver, "derivative")
+        """The solver evaluates f in one kernel (Baraff); otherwise stage by stage (dense)."""
+        self.timed = {"evaluate": 0.0} if self.one_kernel else {"forces": 0.0, "rows": 0.0, "solve": 0.0}
         self._timed_blocks = time_dependent_blocks(table)
         self._extra_of_block = {int(b): self.extras[table.element[b] - self._n_joint_elements()]
                                 for b in self._timed_blocks}
@@ -132,12 +134,17 @@ class Evaluator:
     def rows(self, t, pos, quat, vel, omega) -> None:
         """J, c, C, Ċ of every row at this state and time."""
         tab = self.table
-        for b in self._timed_blocks:
-            f, fd, fdd = self._extra_of_block[int(b)].function(t)
-            tab.func[b, 0], tab.func[b, 1], tab.func[b, 2] = f, fd, fdd
+        self._refresh_functions(t)
         compute_rows(tab.kind, tab.a, tab.b, tab.anchor_a, tab.anchor_b, tab.axis_a, tab.axis_b, tab.perp,
                      tab.target, tab.qrel, tab.vel_target, tab.func, tab.row_start, pos, quat, vel, omega,
                      self.row_Ja, self.row_Jb, self.row_c, self.row_C, self.row_Cd)
+
+    def _refresh_functions(self, t):
+        """f(t), ḟ(t), f̈(t) of the time-dependent extra constraints into the table."""
+        tab = self.table
+        for b in self._timed_blocks:
+            f, fd, fdd = self._extra_of_block[int(b)].function(t)
+            tab.func[b, 0], tab.func[b, 1], tab.func[b, 2] = f, fd, fdd
 
     def accelerations(self, t, pos, quat, vel, omega) -> None:
         """acc6 (v̇ per body) and lam (λ per row) at this state."""
@@ -153,15 +160,31 @@ class Evaluator:
         t2 = time.perf_counter()
         self.solver.solve(self)
         t3 = time.perf_counter()
-        self.timed["forces"] += t1 - t0
-        self.timed["rows"] += t2 - t1
-        self.timed["solve"] += t3 - t2
+        for key, dt in (("forces", t1 - t0), ("rows", t2 - t1), ("solve", t3 - t2)):
+            self.timed[key] = self.timed.get(key, 0.0) + dt
 
     def derivative(self, t, y, out) -> None:
         """out = f(t, y) for the packed state y."""
+        if self.one_kernel:
+            self._derivative_in_one_kernel(t, y, out)
+            return
         n = self.model.n_bodies
         pos, quat, vel, omega = unpack(y, n)
         unit = quat / np.linalg.norm(quat, axis=1)[:, None]     # stage values drift off unit length
         self.accelerations(t, pos, unit, vel, omega)
         d_pos, d_quat, d_vel, d_omega = unpack(out, n)
         state_derivative(self.model.body_static, quat, vel, omega, self.acc6, d_pos, d_quat, d_vel, d_omega)
+
+    def _derivative_in_one_kernel(self, t, y, out) -> None:
+        """out = f(t, y) by the solver's single kernel; only the loads that change within the step
+        (springs, force elements) and the extras' functions of time are computed here first."""
+        t0 = time.perf_counter()
+        self._refresh_functions(t)
+        acc, tau = self.acc_held, self.tau_held
+        if self._springs or self.elements:
+            pos, quat, vel, omega = unpack(y, self.model.n_bodies)
+            unit = quat / np.linalg.norm(quat, axis=1)[:, None]
+            self._stage_loads(t, pos, unit, vel, omega)
+            acc, tau = self.acc, self.tau
+        self.solver.derivative(self, acc, tau, y, out)
+        self.timed["evaluate"] += time.perf_counter() - t0

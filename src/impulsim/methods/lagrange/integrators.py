@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from impulsim.errors import SimulationError
 
@@ -46,6 +47,29 @@ TABLEAUS = {
 MAX_SUBSTEPS = 10000
 
 
+@njit(cache=True)
+def weighted_sum(y, k, weights, n_terms, h,
+                 # outputs
+                 out):
+    """out = y + Σ_{j < n_terms} (h w_j) k_j, terms with w_j = 0 skipped (stage inputs and results)."""
+    out[:] = y
+    for j in range(n_terms):
+        if weights[j] != 0.0:
+            c = h * weights[j]
+            for i in range(y.shape[0]):
+                out[i] += c * k[j, i]
+
+
+@njit(cache=True)
+def normalize_quaternions(y, n):
+    """Renormalize the n quaternions of the packed state y in place (y = pos, quat, vel, ω)."""
+    for b in range(n):
+        o = 3 * n + 4 * b
+        norm = np.sqrt(y[o] * y[o] + y[o + 1] * y[o + 1] + y[o + 2] * y[o + 2] + y[o + 3] * y[o + 3])
+        for i in range(4):
+            y[o + i] /= norm
+
+
 class RungeKutta:
     """Takes steps of y' = f(t, y, out) with one tableau; ``adaptive`` sub-steps to ``tolerance``."""
 
@@ -59,34 +83,37 @@ class RungeKutta:
         self.adaptive = bool(self.tab.err)
         self.tolerance = float(tolerance)
         self.k = np.zeros((len(self.tab.b), size))
+        stages = len(self.tab.b)
+        self.a = np.zeros((stages, stages))
+        """The stage matrix as an array (row s: the weights of k_0 … k_{s−1} in stage s's input)."""
+        for i, row in enumerate(self.tab.a):
+            self.a[i, :len(row)] = row
+        self.b = np.array(self.tab.b)
+        self.err = np.array(self.tab.err) if self.tab.err else np.zeros(0)
         self.tmp = np.zeros(size)
+        self.out = np.zeros(size)
         self.next_dt = None
         self.evaluations = 0
         self.substeps = 0
 
     def _stages(self, f, t, y, h):
-        for s, (cs, row) in enumerate(zip(self.tab.c, self.tab.a)):
-            self.tmp[:] = y
-            for j, a in enumerate(row):
-                if a != 0.0:
-                    self.tmp += (h * a) * self.k[j]
+        for s, cs in enumerate(self.tab.c):
+            weighted_sum(y, self.k, self.a[s], s, h, self.tmp)
             f(t + cs * h, self.tmp, self.k[s])
             self.evaluations += 1
 
     def _combine(self, y, h, weights, out):
-        out[:] = y
-        for s, w in enumerate(weights):
-            if w != 0.0:
-                out += (h * w) * self.k[s]
+        weighted_sum(y, self.k, weights, len(weights), h, out)
 
     def step(self, f, t, y, h, normalize) -> np.ndarray:
-        """y(t + h); ``normalize(y)`` renormalizes the quaternions in place after every (sub)step."""
+        """y(t + h); ``normalize(y)`` renormalizes the quaternions in place after every (sub)step.
+        The result lives in a buffer of the integrator, overwritten by the next step."""
         self.evaluations = 0
         self.substeps = 0
         if not self.adaptive:
             self._stages(f, t, y, h)
-            out = np.empty_like(y)
-            self._combine(y, h, self.tab.b, out)
+            out = self.out
+            self._combine(y, h, self.b, out)
             normalize(out)
             self.substeps = 1
             return out
@@ -104,7 +131,7 @@ class RungeKutta:
                 return y
             dt = min(dt, h - done)
             self._stages(f, t + done, y, dt)
-            self._combine(y, dt, self.tab.b, trial)
+            self._combine(y, dt, self.b, trial)
             err[:] = 0.0
             for s, w in enumerate(self.tab.err):
                 if w != 0.0:

@@ -12,12 +12,12 @@ import numpy as np
 from impulsim.errors import ModelError, SimulationError
 from impulsim.methods.base import Method, StepInfo
 from impulsim.methods.lagrange.constraints import ExtraConstraint
-from impulsim.methods.lagrange.evaluate import Evaluator, normalize_quaternions, pack, unpack
+from impulsim.methods.lagrange.evaluate import Evaluator, pack, unpack
 from impulsim.methods.lagrange.forces import bind_all
-from impulsim.methods.lagrange.integrators import RungeKutta
+from impulsim.methods.lagrange.integrators import RungeKutta, normalize_quaternions
 from impulsim.methods.lagrange.kinds import VELOCITY_LEVEL
 from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
-from impulsim.methods.lagrange.system import constraint_loads
+from impulsim.methods.lagrange.system import block_residuals, constraint_loads
 from impulsim.methods.lagrange.table import build_table, check_extras
 from impulsim.model.model import Model
 
@@ -111,6 +111,8 @@ class LagrangeMethod(Method):
         self.consistent_start = bool(consistent_start)
         self.lam_start = np.zeros(self.table.n_rows)
         """λ per row at the start of the last step [N, N m or N s/m per unit row]."""
+        self.y0 = np.zeros(13 * model.n_bodies)
+        """The packed state at the start of the step."""
 
     @staticmethod
     def _check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v):
@@ -130,7 +132,7 @@ class LagrangeMethod(Method):
             self._project(s)
         ev.begin_step(s, h)
         n = self.model.n_bodies
-        y0 = pack(s)
+        y0 = pack(s, self.y0)
         first = [True]
 
         def f(t, y, out):
@@ -172,12 +174,7 @@ class LagrangeMethod(Method):
         t, ev = self.table, self.eval
         if t.n_rows == 0:
             return 0.0, 0.0
-        vel_rows = t.row_velocity.astype(bool)
-        pos_sq = np.where(vel_rows, 0.0, ev.row_C ** 2)
-        per_block = np.sqrt(np.add.reduceat(pos_sq, t.row_start[:-1]))
-        rates = np.where(vel_rows, ev.row_C, ev.row_Cd)
-        rate_block = np.sqrt(np.add.reduceat(rates ** 2, t.row_start[:-1]))
-        return float(per_block.max()), float(rate_block.max())
+        return block_residuals(ev.row_C, ev.row_Cd, t.row_velocity, t.row_start)
 
     def project_velocities(self, state) -> None:
         """Make the velocities meet the velocity constraints (J v + ∂C/∂t = 0, velocity rows C = 0) with the

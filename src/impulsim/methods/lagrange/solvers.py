@@ -10,6 +10,9 @@ import numpy as np
 
 from impulsim.methods.lagrange import baraff, dense
 from impulsim.methods.lagrange.dense import SingularSystem
+from impulsim.methods.lagrange.evaluate import state_derivative, unpack
+from impulsim.methods.lagrange.forest import build_forest
+from impulsim.methods.lagrange.fused import baraff_derivative
 from impulsim.methods.lagrange.system import accelerations, mobility, row_rates
 
 
@@ -43,13 +46,13 @@ class BaraffSolver:
 
     def __init__(self, table, model, svd: bool, svd_tol: float):
         self.svd, self.svd_tol = svd, svd_tol
-        f = self.forest = baraff.build_forest(table, model.body_inv_mass, ground_links_secondary=svd)
-        self.D = np.zeros(f.node_d[-1])
-        self.Dinv = np.zeros(f.node_d[-1])
-        self.H = np.zeros(f.node_h[-1])
-        self.L = np.zeros(f.node_h[-1])
+        f = self.forest = build_forest(table, model.body_inv_mass, ground_links_secondary=svd)
+        self.Q = np.zeros(f.node_d[-1])
+        self.Y = np.zeros(f.node_h[-1])
+        self.node_full = np.zeros(len(f.node_size), np.int8)
         self.x = np.zeros(f.node_x[-1])
-        self.work = np.zeros(max(6, int(f.node_size.max()) if len(f.node_size) else 6))
+        s = max(6, int(f.node_size.max()) if len(f.node_size) else 6)
+        self.work = np.zeros(s * s + s)
         k = len(f.secondary_rows)
         self.resp_acc = np.zeros((k, model.n_bodies, 6))
         self.resp_lam = np.zeros((k, table.n_rows))
@@ -61,27 +64,42 @@ class BaraffSolver:
         return len(self.forest.secondary_rows)
 
     def solve(self, ev) -> None:
+        """v̇ and λ from the rows and forces already in ``ev`` (stage by stage)."""
         f, t = self.forest, ev.table
-        baraff.fill_blocks(f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h,
-                           f.element_row_start, t.row_a, ev.row_Ja, ev.row_Jb, ev.model.body_inv_mass, ev.Iw,
-                           self.D, self.H)
+        baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, self.x)
         bad = baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h,
-                            f.node_leaf, ev.model.body_inv_mass, ev.Iw_inv, self.svd, self.D, self.H, self.Dinv,
-                            self.L)
+                            f.node_x, f.child_start, f.children, f.element_row_start, t.row_a, ev.row_Ja, ev.row_Jb,
+                            ev.model.body_inv_mass, ev.Iw, self.svd, self.work, self.Q, self.Y, self.node_full,
+                            self.x)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
-        baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, self.x)
-        self._solve_primary()
+        baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
+                               self.node_full, self.Q, self.Y, self.work, self.x)
         ev.acc6[:] = 0.0
         ev.lam[:] = 0.0
         baraff.unload_solution(f.node_kind, f.node_ref, f.node_x, f.element_row_start, self.x, ev.acc6, ev.lam)
         if self.n_secondary:
             self._secondary(ev)
 
-    def _solve_primary(self):
-        f = self.forest
-        baraff.solve(f.order, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h, self.Dinv, self.L,
-                     self.work, self.x)
+    def derivative(self, ev, acc, tau, y, out) -> None:
+        """out = f(t, y) in one kernel (:mod:`.fused`), then the secondary rows; rows and forces of the
+        stage are left in ``ev`` as :meth:`solve` leaves them."""
+        f, t, m = self.forest, ev.table, ev.model
+        bad = baraff_derivative(
+            m.body_static, m.body_inv_mass, m.body_inertia, m.body_inv_inertia, t.kind, t.a, t.b, t.anchor_a,
+            t.anchor_b, t.axis_a, t.axis_b, t.perp, t.target, t.qrel, t.vel_target, t.func, t.row_start, t.row_a,
+            t.row_velocity, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.order, f.node_x, f.node_d,
+            f.node_h, f.child_start, f.children, f.element_row_start, acc, tau, ev.alpha, ev.beta, self.svd, y,
+            ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd,
+            ev.cp, self.Q, self.Y, self.node_full, self.x, self.work, ev.acc6, ev.lam, out)
+        if bad >= 0:
+            raise SingularSystem(self._first_row(bad))
+        if self.n_secondary:
+            self._secondary(ev)
+            n = m.n_bodies
+            d_pos, d_quat, d_vel, d_omega = unpack(out, n)
+            _, quat, vel, omega = unpack(y, n)
+            state_derivative(m.body_static, quat, vel, omega, ev.acc6, d_pos, d_quat, d_vel, d_omega)
 
     def _first_row(self, node):
         f = self.forest
@@ -95,8 +113,8 @@ class BaraffSolver:
         S = f.secondary_rows
         baraff.secondary_responses(S, t.row_a, t.row_b, ev.row_Ja, ev.row_Jb, f.body_node, f.node_kind,
                                    f.node_ref, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
-                                   f.element_row_start, f.order, self.Dinv, self.L, ev.model.n_bodies,
-                                   t.n_rows, self.x, self.work, self.resp_acc, self.resp_lam, self.K)
+                                   f.element_row_start, f.order, self.node_full, self.Q, self.Y, self.x,
+                                   self.work, self.resp_acc, self.resp_lam, self.K)
         rates = np.einsum("ri,ri->r", ev.row_Ja[S], ev.acc6[t.row_a[S]]) + \
             np.einsum("ri,ri->r", ev.row_Jb[S], ev.acc6[t.row_b[S]])
         rhs = -(rates + ev.cp[S])

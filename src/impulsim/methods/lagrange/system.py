@@ -7,6 +7,7 @@ kinematic) have M⁻¹ = 0: their accelerations are zero and the constraints can
 c′ = c + 2α Ċ + β² C on holonomic rows and c′ = c + α C on velocity rows (Baumgarte, Wagner eq. 3.21,
 3.23); α = β = 0 leaves the constraints unstabilized.
 """
+import numpy as np
 from numba import njit
 
 from impulsim.math.vec import v3, q4, sub, cross, matvec, qnormalize, qrot
@@ -128,3 +129,23 @@ def constraint_loads(row_a, row_b, row_Ja, row_Jb, lam, n_bodies,
         for i in range(6):
             load[row_a[r], i] += row_Ja[r, i] * lam[r]
             load[row_b[r], i] += row_Jb[r, i] * lam[r]
+
+
+@njit(cache=True)
+def block_residuals(row_C, row_Cd, row_velocity, row_start):
+    """(max over blocks of |C| [m, rad] on holonomic rows, max over blocks of |Ċ| (holonomic rows) or |C|
+    (velocity rows) [m/s, rad/s]): the constraint errors a step leaves, block by block."""
+    pos = 0.0
+    rate = 0.0
+    for i in range(row_start.shape[0] - 1):
+        p = 0.0
+        v = 0.0
+        for r in range(row_start[i], row_start[i + 1]):
+            if row_velocity[r]:
+                v += row_C[r] * row_C[r]
+            else:
+                p += row_C[r] * row_C[r]
+                v += row_Cd[r] * row_Cd[r]
+        pos = max(pos, np.sqrt(p))
+        rate = max(rate, np.sqrt(v))
+    return pos, rate

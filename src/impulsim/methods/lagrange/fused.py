@@ -1,0 +1,72 @@
+"""One evaluation of the equations of motion with Baraff's solve, in one kernel: y' = f(t, y).
+
+The stages are those of :class:`.evaluate.Evaluator` with :class:`.solvers.BaraffSolver` (world inertia →
+generalized forces → rows J, c, C, Ċ → c′ → no-fill block factorization → solve → v̇, λ → ẏ), called
+from one compiled function over preallocated buffers, so that an evaluation costs no Python glue and
+allocates nothing. The loads held over the step (and, when the model has them, the springs and force
+elements of this stage) come in as ``acc`` [m/s²] and ``tau`` [N m]; secondary (loop) rows are added
+afterwards by the solver.
+"""
+import math
+
+from numba import njit
+
+from impulsim.methods.lagrange.baraff import back_substitute, factor, load_rhs, unload_solution
+from impulsim.methods.lagrange.evaluate import state_derivative
+from impulsim.methods.lagrange.rows import compute_rows
+from impulsim.methods.lagrange.system import generalized_forces, stabilized_terms, world_inertia
+
+
+@njit(cache=True)
+def unit_quaternions(y, n,
+                     # outputs
+                     quat_unit):
+    """The quaternions of the packed state y, normalized (stage values drift off unit length)."""
+    for k in range(n):
+        o = 3 * n + 4 * k
+        s = 0.0
+        for i in range(4):
+            s += y[o + i] * y[o + i]
+        r = math.sqrt(s)
+        for i in range(4):
+            quat_unit[k, i] = y[o + i] / r
+
+
+@njit(cache=True)
+def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia,
+                      tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
+                      tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, row_a, row_velocity,
+                      node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h,
+                      child_start, children, element_row_start, acc, tau, alpha, beta, svd, y,
+                      # workspace
+                      quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp,
+                      Q, Y, node_full, x, work,
+                      # outputs
+                      acc6, lam, dy):
+    """dy = f(t, y) for the packed state y (pos, quat, vel, ω of n bodies), with v̇ (acc6) and the primary
+    λ; returns −1, or the node of the first singular block (then the outputs are incomplete)."""
+    n = body_inv_mass.shape[0]
+    pos = y[:3 * n].reshape((n, 3))
+    quat = y[3 * n:7 * n].reshape((n, 4))
+    vel = y[7 * n:10 * n].reshape((n, 3))
+    omega = y[10 * n:13 * n].reshape((n, 3))
+    unit_quaternions(y, n, quat_unit)
+    world_inertia(quat_unit, body_inertia, body_inv_inertia, body_inv_mass, Iw, Iw_inv)
+    generalized_forces(body_inv_mass, omega, acc, tau, Iw, Iw_inv, force, a0)
+    compute_rows(tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
+                 tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, pos, quat_unit, vel, omega,
+                 row_Ja, row_Jb, row_c, row_C, row_Cd)
+    stabilized_terms(row_c, row_C, row_Cd, row_velocity, alpha, beta, cp)
+    load_rhs(node_kind, node_ref, node_x, element_row_start, force, cp, x)
+    bad = factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
+                 element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_full, x)
+    if bad >= 0:
+        return bad
+    back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x)
+    acc6[:, :] = 0.0
+    lam[:] = 0.0
+    unload_solution(node_kind, node_ref, node_x, element_row_start, x, acc6, lam)
+    state_derivative(body_static, quat, vel, omega, acc6, dy[:3 * n].reshape((n, 3)),
+                     dy[3 * n:7 * n].reshape((n, 4)), dy[7 * n:10 * n].reshape((n, 3)),
+                     dy[10 * n:13 * n].reshape((n, 3)))
+    return -1
