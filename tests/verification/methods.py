@@ -40,12 +40,26 @@ def _lagrange(solver):
     return factory
 
 
+# Moreau's midpoint time-stepping, joints as bilateral rows with projection onto them (docs/moreau.md).
+# Not "joints": on Bender's 20-link chain at h = 10 ms the velocity projection removes the O(h²) normal
+# velocity the midpoint rule leaves, and the energy falls by 2 % in 20 s (bound 0.5 %; both pendulum tests
+# pass). Not "free_body": a second-order scheme; world angular momentum drifts 2e-6 relative over 100 s at
+# h = 10 ms (bound 1e-6, set for RK4); energy is kept to 1e-13. Not "drag": velocity rows are solved as
+# equals of the joint rows, not yielding to them.
+FEATURES_MOREAU = {"all_joint_kinds", "springs", "servos", "loops", "velocity_joints", "reassembly"}
+
+
+def _moreau(model, eps_d=1e-6, eps_v=1e-6, **kw):
+    return make("moreau", model, eps_d=eps_d, eps_v=eps_v, **kw)
+
+
 METHODS = {
     "impulse-iterative": (_impulse_iterative, FEATURES_IMPULSE),
     "impulse-lgs": (_impulse_lgs("drop"), FEATURES_IMPULSE),
     "impulse-lgs-cut": (_impulse_lgs("cut"), FEATURES_IMPULSE),
     "lagrange-baraff": (_lagrange("baraff"), FEATURES_LAGRANGE),
     "lagrange-dense": (_lagrange("dense"), FEATURES_LAGRANGE),
+    "moreau": (_moreau, FEATURES_MOREAU),
 }
 
 

@@ -5,8 +5,10 @@ from impulsim.methods.impulse import ImpulseMethod
 from impulsim.methods.masspoint import MassPointMethod
 from impulsim.methods.lagrange import LagrangeMethod
 from impulsim.methods.featherstone import FeatherstoneMethod
+from impulsim.methods.moreau import MoreauMethod
 
-METHODS = {"impulse": ImpulseMethod, "lagrange": LagrangeMethod, "masspoint": MassPointMethod}
+METHODS = {"impulse": ImpulseMethod, "lagrange": LagrangeMethod, "masspoint": MassPointMethod,
+           "moreau": MoreauMethod}
 METHODS["featherstone"] = FeatherstoneMethod
 
 
@@ -19,4 +21,4 @@ def make(name: str, model, **options) -> Method:
     return cls(model, **options)
 
 
-__all__ = ["Method", "StepInfo", "ImpulseMethod", "MassPointMethod", "LagrangeMethod", "METHODS", "make"]
+__all__ = ["Method", "StepInfo", "ImpulseMethod", "MassPointMethod", "LagrangeMethod", "MoreauMethod", "METHODS", "make"]

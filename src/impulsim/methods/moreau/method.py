@@ -1,0 +1,259 @@
+"""Moreau's midpoint time-stepping with prox iterations (Rempfler 2015, ch. 2.4, after Studer 2008).
+
+One step from (q_B, u_B) over h:
+
+    q_M = q_B + h/2 B(q_B) u_B                                  (eq. 2.35)
+    at q_M: forces f, contacts (gap ≤ gap_close), rows W of contacts and joints
+    M (u_E − u_B) = h f + W Λ                                   (eq. 2.40)
+    Λ_l = prox_{C_l}(Λ_l − r_l ξ_l),  ξ_l = γ_l^E + e_l γ_l^B     (eq. 2.36, 2.42; Gauss–Seidel or Jacobi)
+    q_E = q_M + h/2 B(q_M) u_E, quaternions normalized          (eq. 2.44)
+    optional projection of q_E, u_E onto the joints (post-stabilization, to eps_d / eps_v)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from impulsim.collision import Detector
+from impulsim.collision.detector import DEFAULT_EPS_C
+from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, parse_rule
+from impulsim.dynamics.forces import compute_loads
+from impulsim.errors import ModelError, UnsupportedFeatureError
+from impulsim.math import quat_rotate_inv
+from impulsim.methods.base import Method, StageTimer, StepInfo
+from impulsim.methods.moreau import bodies, prox
+from impulsim.methods.moreau.joints import JointRows
+from impulsim.methods.moreau.laws import FrictionLaw, N_PAR, RunnerFriction
+from impulsim.methods.moreau.loads import contact_loads
+from impulsim.methods.moreau.rows import RowBuffers, contact_rows
+from impulsim.model.model import Model
+
+SOLVERS = ("gauss_seidel", "jacobi")
+GYROSCOPIC = ("implicit", "explicit")
+
+
+class MoreauMethod(Method):
+    """Nonsmooth time-stepping on the midpoint with set-valued force laws as prox functions.
+
+    Coordinates: every movable body has a quaternion free joint (u = (v, _K ω), ω in the body frame);
+    the model's joints are bilateral constraints solved in the same prox loop as the contacts (prox onto
+    R), followed by a projection of positions and velocities onto the joints (``project``). Contacts come
+    from the collision :class:`Detector` at the midpoint and close when their gap is ≤ ``gap_close``.
+    Force laws: unilateral normal contact with Newton's impact law (restitution from the materials),
+    isotropic Coulomb friction (dynamic coefficient of the materials) and the anisotropic runner law for
+    the bodies named in ``runners``. Springs, motors, servos, user forces and velocity joints are
+    supported; kinematic bodies move with their velocity.
+
+    Options
+    -------
+    solver : "gauss_seidel" (default) or "jacobi". alpha : r-factor scale α ∈ (0, 2) (see :mod:`.prox`).
+    e_r, e_a : relative and absolute stop tolerance on the percussions [N s] (thesis 1e-6, 1e-4).
+    max_iter : sweeps allowed per solve. eps_c : detector tolerance [m]. gap_close : closing gap [m].
+    restitution_rule, friction_rule : how two materials combine (see impulsim.contact.materials).
+    tangential_restitution : ε_f of the extended Newton law (default 0).
+    runners : {body name: RunnerFriction} — contacts of these bodies use the runner law.
+    gyroscopic : "implicit" (midpoint ω, keeps a free body's energy) or "explicit" (ω_B, the thesis).
+    project : project onto the joints after each step; eps_d [m, rad], eps_v [m/s, rad/s] its bounds.
+    warm_start : start the joint percussions from the previous step's.
+    """
+
+    name = "moreau"
+    unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
+
+    def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, e_r: float = 1e-6,
+                 e_a: float = 1e-4, max_iter: int = 2000, eps_c: float = DEFAULT_EPS_C, gap_close: float = 0.0,
+                 restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE,
+                 tangential_restitution: float = 0.0, runners=None, gyroscopic: str = "implicit",
+                 project: bool = True, eps_d: float = 1e-6, eps_v: float = 1e-6, max_projections: int = 10,
+                 warm_start: bool = True):
+        super().__init__(model)
+        _check_bodies(model)
+        _check_options(solver, alpha, e_r, e_a, max_iter, gyroscopic, eps_d, eps_v, tangential_restitution)
+        self.jacobi = int(solver == "jacobi")
+        self.alpha, self.e_r, self.e_a, self.max_iter = float(alpha), float(e_r), float(e_a), int(max_iter)
+        self.gap_close, self.e_t = float(gap_close), float(tangential_restitution)
+        self.rules = (int(parse_rule(restitution_rule, "restitution")), int(parse_rule(friction_rule, "friction")))
+        self.implicit_gyro = int(gyroscopic == "implicit")
+        self.project, self.eps_d, self.eps_v = bool(project), float(eps_d), float(eps_v)
+        self.max_projections, self.warm_start = int(max_projections), bool(warm_start)
+        self.detector = Detector(model, eps_c)
+        self.joints = JointRows(model)
+        self.runners = dict(runners or {})
+        self.body_law, self.body_law_axis, self._runner_specs = _runner_tables(model, self.runners)
+        self.body_law_par = np.zeros((model.n_bodies, N_PAR))
+        n = model.n_bodies
+        self.minv = np.zeros((n, 6))
+        bodies.generalized_inverse_mass(model.body_inv_mass, model.body_inv_inertia, self.minv)
+        self.u_b, self.u = np.zeros((n, 6)), np.zeros((n, 6))
+        self.acc, self.torque = np.zeros((n, 3)), np.zeros((n, 3))
+        self.body_sum = np.zeros(n)
+        self.buf = RowBuffers(self.joints.n_rows + 3 * 16, self.joints.n_rows + 16)
+        self.proj = RowBuffers(self.joints.n_rows, self.joints.n_rows)
+        self.stats = np.zeros(5)
+        self._mid = None
+        self.contact_force = np.zeros((n, 3))
+        """Mean contact force [N] on each body over the last step (Λ/h, thesis eq. 2.45), world frame."""
+        self.contact_torque = np.zeros((n, 3))
+        """Mean contact torque [N m] about each body's centre of mass over the last step, world frame."""
+        self.last = {}
+        """The last step's solver record: iterations, residual, converged, r adaptations, gyro iterations."""
+
+    # the step -----------------------------------------------------------------------------------------
+    def _step(self, s, h, info: StepInfo):
+        timer = StageTimer(info.timings)
+        mid = self._midpoint(s, h)
+        timer.lap("midpoint")
+        self._free_velocities(s, mid, h)
+        timer.lap("forces")
+        n_joint, n_rows, n_blocks = self._assemble(mid, h, info)
+        timer.lap("rows")
+        self._solve(n_joint, n_rows, n_blocks, info)
+        timer.lap("prox")
+        self._advance(s, mid, h)
+        contact_loads(n_joint, n_rows, self.buf.lam, self.buf.row_a, self.buf.row_b, self.buf.row_wa,
+                      self.buf.row_wb, mid.body_quat, 1.0 / h, self.contact_force, self.contact_torque)
+        timer.lap("advance")
+        if self.project and self.joints.n_rows:
+            self._project(s, info)
+            timer.lap("projection")
+        s.t += h
+        s.step_count += 1
+
+    def _midpoint(self, s, h):
+        """q_M = q_B + h/2 B u_B; the midpoint State keeps the start velocities (world frame)."""
+        if self._mid is None:
+            self._mid = s.copy()
+        mid = self._mid
+        mid.assign(s)
+        bodies.generalized_velocities(s.body_quat, s.body_vel, s.body_omega, self.u_b)
+        bodies.half_drift(self.model.body_static, s.body_pos, s.body_quat, self.u_b, 0.5 * h, mid.body_pos,
+                          mid.body_quat)
+        mid.t = s.t + 0.5 * h
+        return mid
+
+    def _free_velocities(self, s, mid, h):
+        """Forces at (q_M, u_B) (servo memory is kept in the real state), then u_F = u_B + h M⁻¹ f."""
+        compute_loads(self.model, mid, h, self.acc, self.torque)
+        for name in ("servo_integral", "servo_prev_error", "servo_effort"):
+            np.copyto(getattr(s, name), getattr(mid, name))
+        m = self.model
+        self.last["gyro_iterations"] = bodies.free_velocities(
+            m.body_inv_mass, m.body_inertia, m.body_inv_inertia, mid.body_quat, self.u_b, self.acc, self.torque,
+            h, self.implicit_gyro, 1e-14, 50, self.u)
+
+    def _assemble(self, mid, h, info):
+        """Joint rows, then contact rows, at the midpoint; r-factors; warm start. Returns row/block counts."""
+        contacts = self.detector.detect(mid)
+        nj = self.joints.n_rows
+        buf = self.buf
+        buf.ensure(nj + 3 * contacts.count, nj + contacts.count)
+        lam_joint = buf.lam[:nj].copy()
+        self.joints.evaluate(mid)
+        self.joints.fill(self.joints.all_rows, 0, 1.0, mid, self.u_b, 0, 0, buf)
+        self._runner_params(h)
+        m = self.model
+        n_c_rows, n_c, n_impacts = contact_rows(
+            contacts.body_a, contacts.body_b, contacts.shape_a, contacts.shape_b, contacts.point_a,
+            contacts.point_b, contacts.normal, contacts.distance, contacts.count, self.gap_close, mid.body_pos,
+            mid.body_quat, self.u_b, m.shape_material, m.material_restitution, m.material_dynamic_friction,
+            self.rules[0], self.rules[1], self.body_law, self.body_law_par, self.body_law_axis, self.e_t, nj, nj,
+            buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
+            buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par)
+        info.n_contacts, info.n_collisions = int(n_c), int(n_impacts)
+        n_rows, n_blocks = nj + n_c_rows, nj + n_c
+        buf.lam[:n_rows] = 0.0
+        if self.warm_start:
+            buf.lam[:nj] = lam_joint
+        self._r_factors(buf, n_rows, n_blocks)
+        prox.apply_all(n_rows, buf.lam, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, self.u)
+        return nj, n_rows, n_blocks
+
+    def _r_factors(self, buf, n_rows, n_blocks):
+        if self.jacobi:
+            prox.jacobi_r(n_rows, n_blocks, self.alpha, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par,
+                          buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, self.body_sum, buf.row_r)
+        else:
+            prox.gauss_seidel_r(n_blocks, self.alpha, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par,
+                                buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, buf.row_r)
+
+    def _solve(self, n_joint, n_rows, n_blocks, info):
+        buf = self.buf
+        prox.solve(self.jacobi, n_rows, n_blocks, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_e,
+                   buf.blk_e_t, buf.blk_par, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi,
+                   buf.row_gamma_b, buf.row_r, self.minv, self.e_r, self.e_a, self.eps_v, self.max_iter, buf.lam,
+                   buf.lam_new, self.u, self.stats)
+        it, worst, ok, adapt, _ = self.stats
+        info.iters_vel = int(it)
+        info.converged_vel = bool(ok)
+        self.last.update(iterations=int(it), residual=float(worst), converged=bool(ok), adaptations=int(adapt))
+
+    def _advance(self, s, mid, h):
+        """q_E = q_M + h/2 B(q_M) u_E; the State's velocities from u_E."""
+        bodies.half_drift(self.model.body_static, mid.body_pos, mid.body_quat, self.u, 0.5 * h, s.body_pos,
+                          s.body_quat)
+        bodies.world_velocities(s.body_quat, self.u, s.body_vel, s.body_omega)
+
+    def _project(self, s, info):
+        """Positions, then velocities, onto the joints (post-stabilization; see :mod:`.joints`)."""
+        it, err = self.joints.project_positions(s, self.minv, self.proj, self.eps_d, self.max_projections,
+                                                self.max_iter)
+        info.iters_pos, info.residual_pos = it, err
+        info.converged_pos = err <= self.eps_d
+        verr = self.joints.project_velocities(s, self.minv, self.proj, self.u, self.eps_v, self.max_iter)
+        info.residual_vel = verr
+        info.converged_vel = info.converged_vel and verr <= self.eps_v
+
+    def _runner_params(self, h):
+        for k, spec in self._runner_specs.items():
+            self.body_law_par[k] = spec.params(h)
+
+    # results ------------------------------------------------------------------------------------------
+    def contact_load(self, body) -> tuple[np.ndarray, np.ndarray]:
+        """Mean contact force [N] and torque about the centre of mass [N m] (world) on ``body`` (name or
+        index) over the last step."""
+        k = self.model.body(body) if isinstance(body, str) else int(body)
+        return self.contact_force[k].copy(), self.contact_torque[k].copy()
+
+
+def _check_bodies(model):
+    dyn = np.nonzero(model.body_inv_mass > 0)[0]
+    for k in dyn:
+        if np.any(model.body_inertia[k] <= 0):
+            raise UnsupportedFeatureError(
+                f'method "moreau": body "{model.body_names[k]}" has a zero principal moment of inertia '
+                f"{tuple(model.body_inertia[k])}; the body-frame Euler equations need Θ > 0")
+
+
+def _check_options(solver, alpha, e_r, e_a, max_iter, gyroscopic, eps_d, eps_v, e_t):
+    if solver not in SOLVERS:
+        raise ValueError(f"unknown solver {solver!r} (use {', '.join(SOLVERS)})")
+    if gyroscopic not in GYROSCOPIC:
+        raise ValueError(f"unknown gyroscopic treatment {gyroscopic!r} (use {', '.join(GYROSCOPIC)})")
+    if not 0 < alpha < 2:
+        raise ValueError(f"alpha must lie in (0, 2) for the prox iteration to converge, got {alpha!r}")
+    for name, v in (("e_r", e_r), ("e_a", e_a), ("eps_d", eps_d), ("eps_v", eps_v)):
+        if not (np.isfinite(v) and v >= 0):
+            raise ValueError(f"{name} must be a non-negative tolerance, got {v!r}")
+    if not (isinstance(max_iter, (int, np.integer)) and max_iter > 0):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if not 0 <= e_t <= 1:
+        raise ValueError(f"tangential_restitution must lie in [0, 1], got {e_t!r}")
+
+
+def _runner_tables(model, runners):
+    """Per body: friction law (RUNNER or COULOMB) and runner axis in the principal frame."""
+    law = np.full(model.n_bodies, int(FrictionLaw.COULOMB), np.int64)
+    axis = np.zeros((model.n_bodies, 3))
+    specs = {}
+    for name, spec in runners.items():
+        try:
+            k = model.body(name)
+        except KeyError:
+            raise ModelError(f'method "moreau": runners: body "{name}" does not exist') from None
+        if not isinstance(spec, RunnerFriction):
+            raise ModelError(f'method "moreau": runners["{name}"] must be a RunnerFriction, got {type(spec).__name__}')
+        a = np.asarray(spec.axis, float)
+        # user frame -> principal frame
+        axis[k] = quat_rotate_inv(model.body_frame_quat[k], a / np.linalg.norm(a))
+        law[k] = int(FrictionLaw.RUNNER)
+        specs[k] = spec
+    return law, axis, specs
