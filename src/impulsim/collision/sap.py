@@ -240,5 +240,5 @@ class SweepState:
         return int(self.state[STATE_FULL_SORTS])
 
 
-__all__ = ["AXIS_SWITCH", "STATE_AXIS", "STATE_MOVES", "STATE_FULL_SORTS", "spread_axis", "gather_boxes", "insertion_sort", "merge_sort", "sort_boxes", "sweep",
-           "sap_broad_phase", "SweepState"]
+__all__ = ["AXIS_SWITCH", "STATE_AXIS", "STATE_MOVES", "STATE_FULL_SORTS", "spread_axis", "gather_boxes",
+           "insertion_sort", "merge_sort", "sort_boxes", "sweep", "sap_broad_phase", "SweepState"]
