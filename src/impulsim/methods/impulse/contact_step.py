@@ -18,7 +18,7 @@ from impulsim.contact.limits import LimitStage
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all
 from impulsim.methods.base import StepInfo, StageTimer
-from impulsim.methods.impulse.iterative import correct_positions, correct_velocities
+from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 
 
 
@@ -96,9 +96,6 @@ class ContactCoupling:
         if self.scheme != "standard":
             raise ValueError(f"scheme={self.scheme!r} is not available with {what} (use scheme='standard'"
                              + (", or contacts=False to ignore the shapes)" if enabled else ")"))
-        if self.solver != "iterative" or any(sv != "iterative" for sv in self.chain_solvers):
-            raise ValueError(f"{what} are coupled with the iterative joint solver only; use solver='iterative'"
-                             + (" (or contacts=False)" if enabled else ""))
         opt = ContactOptions(**contact_opts)
         if enabled:
             self.contacts = ContactStage(model, opt)
@@ -126,7 +123,7 @@ class ContactCoupling:
         timer = StageTimer(info.timings)
         compute_loads(m, s, h, self.acc, self.tau)
         timer.lap("forces")
-        self._rows(s)
+        self._ensure_position_rows(s)
         self._begin_unilaterals(s, info)
         timer.lap("detect")
         info.iters_collision = self._resolve_collisions(s)
@@ -142,7 +139,7 @@ class ContactCoupling:
         free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
                       m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, int(self.integrator))
         timer.lap("free_step")
-        self._rows(s)
+        self._update_rows(s)
         if self.contacts is not None:
             self.contacts.begin_velocities(s, self.Iinv)
         if self.limits is not None:
@@ -181,26 +178,37 @@ class ContactCoupling:
         return iters
 
     def _joint_velocity_pass(self, s) -> bool:
+        """One LGS solve per chain and one sweep over the other joints; True if a joint needed correcting."""
         m = self.model
-        if m.n_prims == 0:
-            return False
-        _, residual = correct_velocities(
-            m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_vel_target, m.body_inv_mass, self.Iinv,
-            self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, self.eps_v, 1,
-            s.body_vel, s.body_omega)
-        return residual > self.eps_v
+        moved = False
+        if self._lgs is not None:
+            solves, _ = self._lgs.correct_velocities(self, s, max_iter=1)
+            moved = solves > 0
+        if self._iter_prims is not None:
+            _, residual = correct_velocities_of(
+                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_vel_target, m.body_inv_mass,
+                self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, self.eps_v, 1,
+                s.body_vel, s.body_omega)
+            moved = moved or residual > self.eps_v
+        return moved
 
     def _joint_position_pass(self, s, h):
+        """One LGS solve per chain and one sweep over the other joints; returns (largest error, clamped)."""
         m = self.model
-        if m.n_prims == 0:
-            return 0.0, 0
-        _, residual, clamped = correct_positions(
-            m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a,
-            m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat, self.acc, self.tau,
-            m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv, self.row_ra,
-            self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator), self.eps_d,
-            1, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos,
-            self.pred_quat, self.dirty, self.step_tol)
+        residual, clamped = 0.0, 0
+        if self._lgs is not None:
+            _, residual, clamped = self._lgs.correct_positions(self, s, h, max_iter=1)
+            self.pred_valid[:] = 0       # contact impulses follow: the free step integrates afresh
+            self.dirty[:] = 1            # the solve changed velocities the contact sweeps predict from
+        if self._iter_prims is not None:
+            _, res, cl = correct_positions_of(
+                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
+                m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat, self.acc,
+                self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv,
+                self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator),
+                self.eps_d, 1, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos, self.pred_quat,
+                self.dirty, self.step_tol)
+            residual, clamped = max(residual, res), clamped + cl
         return residual, clamped
 
     def _positions_with_contacts(self, s, h, info):

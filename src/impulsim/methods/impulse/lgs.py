@@ -98,8 +98,9 @@ class LgsSolver:
             self.fac_off, self.tmp, self.fac_diag)
         self.factorizations += 1
 
-    def correct_positions(self, method, s, h):
-        """Joint correction of all LGS chains; returns (most solves, largest error, clamped count)."""
+    def correct_positions(self, method, s, h, max_iter=None):
+        """Joint correction of all LGS chains with at most ``max_iter`` solves per chain (default: the
+        method's max_iter_pos); returns (most solves, largest error, clamped count)."""
         m, st = self.model, self.structure
         return correct_positions_lgs(
             st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
@@ -108,19 +109,22 @@ class LgsSolver:
             method.acc, method.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, method.Iinv,
             method.row_ra, method.row_rb, method.row_P, method.row_dim, method.row_Minv, self.node_lin,
             self.node_angw, self.fac_diag_inv, self.fac_off, st.col_ptr, st.off_row, h, int(method.integrator),
-            method.eps_d, method.max_iter_pos, method.max_correction_speed, s.body_vel, s.body_omega,
+            method.eps_d, method.max_iter_pos if max_iter is None else max_iter, method.max_correction_speed,
+            s.body_vel, s.body_omega,
             method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
             method.step_tol, self.x, self.iters_pos)
 
-    def correct_velocities(self, method, s):
-        """Velocity correction of all LGS chains; returns (most solves, largest residual)."""
+    def correct_velocities(self, method, s, max_iter=None):
+        """Velocity correction of all LGS chains with at most ``max_iter`` solves per chain (default: the
+        method's max_iter_vel); returns (most solves, largest residual)."""
         m, st = self.model, self.structure
         return correct_velocities_lgs(
             st.chain_node_start, self.chain_cut_start, self.cut_prims, self.chain_soft_start, self.soft_prims,
             st.node_prim, m.prim_kind, m.prim_body_a,
             m.prim_body_b, m.prim_vel_target, m.body_inv_mass, method.Iinv, method.row_ra, method.row_rb,
             method.row_P, method.row_dim, method.row_Minv, self.node_lin, self.node_angw, self.fac_diag_inv,
-            self.fac_off, st.col_ptr, st.off_row, method.eps_v, method.max_iter_vel, s.body_vel, s.body_omega,
+            self.fac_off, st.col_ptr, st.off_row, method.eps_v,
+            method.max_iter_vel if max_iter is None else max_iter, s.body_vel, s.body_omega,
             self.x, self.iters_vel)
 
 

@@ -22,8 +22,8 @@ class ImpulseMethod(Method, ContactCoupling):
     """Impulse-based simulation of joints and contacts (Bender 2007).
 
     Supports every joint kind of the model (the six basic constraints and all combined joints),
-    velocity-only joints, motors, PID servos, springs and closed loops, with either solver; and collisions
-    and resting contacts with Coulomb friction (Bender ch. 5) with the iterative solver.
+    velocity-only joints, motors, PID servos, springs and closed loops, with either solver; collisions and
+    resting contacts with Coulomb friction and joint limits (Bender ch. 5), coupled with either solver.
 
     Options
     -------
