@@ -1,0 +1,81 @@
+"""Bender's contact experiments (Sec. 5.5) and the issue's extra checks, with the deterministic figures that
+run in reasonable time. Scenes and measurements are those of ``impulsim bench contact``.
+
+Tests marked ``xfail(strict=True)`` assert the physical fact the issue asks for and fail today for a solver
+cause named in their reason; strictness makes them fail loudly (XPASS) once the solver is fixed, so the
+marker is removed then.
+"""
+import numpy as np
+import pytest
+
+from impulsim.bench import contact as C
+from impulsim.bench import contact_scenes as S
+
+CRADLE_TOL = C.CRADLE_GOAL
+"""Issue 5: energy [J] and angular-velocity [rad/s] deviations over the impact ≤ 2e-6, the order of the
+thesis's (1.1e-6 … 3.5e-6: positions may deviate by eps_d = 1e-6 m, velocities by eps_v = 1e-6 per ball)."""
+NO_RECLASSIFY = ("the collision loop never re-classifies contacts after its impulses (Bender 5.1.2: new "
+                 "collisions must be found and resolved in a loop), so the resting contacts between the "
+                 "hanging balls stay out of it and the impact spreads inelastically over all of them")
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=NO_RECLASSIFY)
+@pytest.mark.parametrize("n_deflected", [1, 2, 3, 4])
+def test_cradle_impact_keeps_energy_and_passes_the_swing_on(n_deflected):
+    de, dw, _ = C.cradle_impact(n_deflected)
+    assert de <= CRADLE_TOL
+    assert dw <= CRADLE_TOL
+
+
+def quarter_period(length, amplitude, g=9.81):
+    """Quarter period [s] of a pendulum of equivalent length ``length`` [m] swinging out to ``amplitude``
+    [rad]: √(l/g) K(sin(θ0/2)), with K(k) = π / (2 AGM(1, √(1 − k²)))."""
+    a, b = 1.0, np.sqrt(1.0 - np.sin(0.5 * amplitude) ** 2)
+    for _ in range(30):
+        a, b = 0.5 * (a + b), np.sqrt(a * b)
+    return np.sqrt(length / g) * np.pi / (2.0 * a)
+
+
+def test_cradle_impact_happens_at_the_bottom_of_the_swing():
+    # a ball on a massless rod is a physical pendulum of equivalent length (L² + 2/5 r²) / L; the strikers
+    # touch the resting balls after a quarter period (1.0561 s). The impact step starts at the first multiple
+    # of h at which the gap is within eps_c, so less than one step from that instant
+    _, _, t = C.cradle_impact(1)
+    length = (S.CRADLE_ROD ** 2 + 0.4 * S.CRADLE_RADIUS ** 2) / S.CRADLE_ROD
+    assert t - S.CRADLE_H == pytest.approx(quarter_period(length, S.CRADLE_DEFLECTION), abs=S.CRADLE_H)
+
+
+REST_SECONDS = 0.5
+"""Fifty steps of 10 ms (the issue's 10 s take ~10 min per scene at today's speed: see the benchmark)."""
+REST_TOL = C.REST_DRIFT_GOAL    # issue 5: 1 mm
+SLOW_FRICTION_VELOCITY = ("the contact velocity correction with static friction stops at eps_vc = 1e-3 m/s "
+                          "with tangential slip left, which accumulates up a 20-box column (3.7 mm in 1 s); "
+                          "at eps_vc = 1e-5 it does not converge within 10000 sweeps")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("build", [
+    pytest.param(S.tower, id="tower20", marks=pytest.mark.xfail(strict=True, reason=SLOW_FRICTION_VELOCITY)),
+    pytest.param(S.pyramid, id="pyramid55")])
+def test_stack_stays_at_rest(build):
+    model, state = build()
+    drift, _, _ = C.rest_drift(model, state, C.make_method(model, S.STACK_SETTINGS), S.STACK_H, REST_SECONDS)
+    assert drift <= REST_TOL
+
+
+LIMIT_TOL = 1e-6
+"""|rate after / rate before − e| per hit: the velocity correction leaves at most eps_v = 1e-8 m/s at the
+rod's points (≤ 1 m from the pivot), i.e. ≤ 1e-8 rad/s on rates of 0.25 … 1 rad/s; 1e-6 leaves margin for
+the few steps of rounding and still catches any restitution error of the law itself."""
+
+
+@pytest.mark.parametrize("e", [1.0, 0.5])
+def test_limit_stop_scales_the_rate_by_the_restitution(e):
+    hits = C.limit_hits(e)
+    # without gravity the rate is constant between stops: 1 rad/s and 0.5 rad from the stop, 1 rad apart,
+    # so e = 1 hits every second (8 hits in 8 s) and e = 0.5 after 0.5, 2.5 and 6.5 s (3 hits)
+    assert len(hits) == (8 if e == 1.0 else 3)
+    assert np.abs(hits[:, 1] / hits[:, 0] - e).max() <= LIMIT_TOL
+    # the rate before each hit is the one after the previous: e^k of the start
+    assert np.allclose(hits[:, 0], e ** np.arange(len(hits)), rtol=0, atol=len(hits) * LIMIT_TOL)
