@@ -20,11 +20,12 @@ class Rows:
 
     def __init__(self, capacity: int, n_limits: int):
         self.grow(capacity)
-        self.l_dof = np.zeros(n_limits, np.int64)
-        self.l_dir = np.zeros(n_limits)
-        self.l_K = np.zeros(n_limits)
-        self.l_target = np.zeros(n_limits)
-        self.l_lam = np.zeros(n_limits)
+        # a coordinate with both bounds can need two rows in one step (a range shorter than a step)
+        self.l_dof = np.zeros(2 * n_limits, np.int64)
+        self.l_dir = np.zeros(2 * n_limits)
+        self.l_K = np.zeros(2 * n_limits)
+        self.l_target = np.zeros(2 * n_limits)
+        self.l_lam = np.zeros(2 * n_limits)
 
     def grow(self, cap: int):
         self.cap = cap
@@ -65,7 +66,14 @@ class CollisionStage:
         self.n_limits = 0
 
     # rows -------------------------------------------------------------------------------------------
-    def _contact_rows(self, state, h):
+    def _rest_speed(self, h):
+        """Approach speed below which no restitution applies: the option, or 2 |g| h (what gravity adds in
+        two steps), so that resting contacts do not bounce."""
+        if self.rest_speed is not None:
+            return float(self.rest_speed)
+        return 2.0 * float(np.linalg.norm(self.model.gravity)) * h
+
+    def _contact_rows(self, state, h, rest):
         if self.detector is None:
             return 0
         con = self.detector.detect(state)
@@ -73,8 +81,6 @@ class CollisionStage:
         count = con.count
         if count > rows.cap:
             rows.grow(max(count, 2 * rows.cap))
-        g = float(np.linalg.norm(m.gravity))
-        rest = 2.0 * g * h if self.rest_speed is None else self.rest_speed
         k = 0
         for i in range(count):
             ta, tb = self.body_tree[con.body_a[i]], self.body_tree[con.body_b[i]]
@@ -103,22 +109,30 @@ class CollisionStage:
             target = max(target, self.beta * (depth - self.slop) / h)
         return target
 
-    def _limit_rows(self, q, qd):
+    def _limit_rows(self, q, qd, h, rest):
+        """Rows of the limits reached within this step (Holck's "collision" of a joint with its stop).
+
+        A limit is hit when its gap d (model coordinate to the bound, ≥ 0 inside) closes within the step at
+        the current rate, −rate · h ≥ d, or is already closed. Like Holck's bisection to the time of impact,
+        this keeps the coordinate inside its bounds, here by turning up to one step early, so Newton's law
+        q̇⁺ = −e q̇⁻ holds exactly and no position is moved by hand. A bound crossed anyway (a large load
+        within the step) is pushed back at beta · depth / h.
+        """
         rows = self.rows
         k = 0
         for dof, qi, sign, lower, upper, e in self.limits:
             value = sign * q[qi]
-            if value <= lower + self.limit_envelope:
-                direction = sign            # the impulse pushes the model coordinate up
-            elif value >= upper - self.limit_envelope:
-                direction = -sign
-            else:
-                continue
-            rate = direction * qd[dof]
-            rows.l_dof[k], rows.l_dir[k] = dof, direction
-            rows.l_target[k] = -e * rate if rate < 0.0 else 0.0
-            rows.l_lam[k] = 0.0
-            k += 1
+            for direction, gap in ((sign, value - lower), (-sign, upper - value)):
+                rate = direction * qd[dof]     # rate of the gap (the impulse direction opens it)
+                if not (gap <= self.limit_envelope or -rate * h >= gap):
+                    continue
+                rows.l_dof[k], rows.l_dir[k] = dof, direction
+                target = -e * rate if rate < -rest else 0.0
+                if gap < 0.0:
+                    target = max(target, -self.beta * gap / h)
+                rows.l_target[k] = target
+                rows.l_lam[k] = 0.0
+                k += 1
         return k
 
     # solve ------------------------------------------------------------------------------------------
@@ -126,8 +140,9 @@ class CollisionStage:
         """Apply contact and limit impulses to q̇ (poses and velocities of ``dyn`` must be current)."""
         dyn = self.dyn
         t = self.tree
-        n_c = self._contact_rows(state, h)
-        n_l = self._limit_rows(q, qd)
+        rest = self._rest_speed(h)
+        n_c = self._contact_rows(state, h, rest)
+        n_l = self._limit_rows(q, qd, h, rest)
         self.n_contacts, self.n_limits = n_c, n_l
         info.n_contacts = n_c + n_l
         if n_c + n_l == 0:
@@ -148,16 +163,6 @@ class CollisionStage:
             r.l_K[:n_l], r.l_target[:n_l], t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6,
             self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
             self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6, self.work3)
-        info.iters_vel = int(sweeps)
+        info.iters_collision = int(sweeps)
         info.residual_vel = float(change)
         info.converged_vel = change <= self.eps_v
-
-    def clamp_limits(self, q) -> int:
-        """Put coordinates that crossed a limit back onto it (positions only); returns how many."""
-        count = 0
-        for dof, qi, sign, lower, upper, e in self.limits:
-            value = sign * q[qi]
-            if value < lower or value > upper:
-                q[qi] = sign * min(max(value, lower), upper)
-                count += 1
-        return count

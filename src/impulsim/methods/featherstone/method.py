@@ -6,7 +6,6 @@ One step (the state in maximal coordinates stays the single source of truth):
     collisions    contacts (Detector) and active joint limits → impulses through the tree (O(n) each)
     loads         motors and PID servos → generalized forces held over the step; user forces
     integrate     RK4 or semi-implicit Euler of (q, q̇) with the ABA (springs, damping per evaluation)
-    limits        coordinates that crossed a limit are put back onto it (counted in StepInfo.clamped)
     write back    body poses and velocities from q, q̇ (so recording, plots and the viewer work unchanged)
 """
 from __future__ import annotations
@@ -70,9 +69,11 @@ class FeatherstoneMethod(Method):
         measured as dynamics/coordinates.py measures them; added to the limits the model carries
         (``limit_*`` arrays, used when present). A revolute limit needs |bound| < π (angles are read in
         (−π, π]).
+    limit_envelope : a limit whose gap is below this [rad or m] counts as reached even at rest.
     eps_v : stop criterion of the impulse iteration: largest velocity change of a sweep [m/s].
     max_iter : sweeps of the impulse iteration at most.
-    rest_speed : approach speed [m/s] below which a contact gets no restitution (default 2 |g| h).
+    rest_speed : approach speed [m/s, or rad/s at a limit] below which a contact or limit gets no
+        restitution (default 2 |g| h).
     slop, beta : penetration [m] tolerated; deeper contacts separate at beta · (depth − slop) / h.
     measure_joints : report the largest joint error of the written-back state in StepInfo.residual_pos
         (a check of the reduced coordinates; costs a pass over the joint primitives).
@@ -179,7 +180,6 @@ class FeatherstoneMethod(Method):
         timer.lap("loads")
         self.integrator.step(q, qd, h)
         timer.lap("integrate")
-        info.clamped = self.collisions.clamp_limits(q) if self.limit_rows else 0
         dyn.pose(q)
         dyn.velocities(qd)
         dyn.write(s)

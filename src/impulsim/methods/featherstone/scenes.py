@@ -1,7 +1,7 @@
 """Holck's test scenes (digest 002_holck.md, ch. 5) for the Featherstone method.
 
 Each builder returns ``(model, state, options)``: ``options`` are the method options the scene needs (joint
-limits as ``limits={joint: (lower, upper, restitution)}``). Dimensions and masses are the thesis's where the
+limits are part of the model, ``ModelBuilder.add_limit``). Dimensions and masses are the thesis's where the
 digest keeps them; where the extraction lost a value the choice made here is stated.
 """
 from __future__ import annotations
@@ -32,14 +32,14 @@ def limit_arm(kind="hinge", restitution=1.0, speed=1.0):
         b.add_body("link", shapes=[ims.Box(size=(LINK[2], LINK[0], LINK[1]))], mass=1.0, position=(half, 0, 0),
                    velocity=(0, speed * half, 0), angular_velocity=(0, 0, speed))
         b.add_hinge("joint", "world", "link", anchor=(0, 0, 0), axis=(0, 0, 1))
-        limits = {"joint": (-2.0, 2.0, restitution)}
+        b.add_limit("stops", "joint", -2.0, 2.0, restitution=restitution)
     else:
         b.add_body("link", shapes=[ims.Box(size=(LINK[2], LINK[0], LINK[1]))], mass=1.0, position=(half, 0, 0),
                    velocity=(speed, 0, 0))
         b.add_slider("joint", "world", "link", anchor=(half, 0, 0), axis=(1, 0, 0))
-        limits = {"joint": (-0.18, 0.09, restitution)}
+        b.add_limit("stops", "joint", -0.18, 0.09, restitution=restitution)
     model, state = b.build()
-    return model, state, {"limits": limits, "contacts": False}
+    return model, state, {"contacts": False}
 
 
 def bouncing_cube(restitution=1.0, friction=0.0, height=0.5):
@@ -94,7 +94,8 @@ def newtons_cradle(n_balls=6, angle_deg=30.3, gap=2e-3):
                    orientation=q)
         b.add_hinge(f"pivot{i}", "world", f"pendulum{i}", anchor=(x, 0, 0), axis=(0, 1, 0))
     model, state = b.build()
-    return model, state, {}
+    # no resting contact here: every approach, however slow, is an elastic collision
+    return model, state, {"rest_speed": 0.0}
 
 
 def serial_arm(b, name, n_links, base, direction, link=LINK, mass=1.0, axis=(1, 0, 0), parent="world",
@@ -167,6 +168,6 @@ def prismatic_rotor(speed=1.1, effort=0.0):
                angular_velocity=(0, 0, speed), velocity=(0, speed * 0.1, 0))
     b.add_slider("slide", "L1", "L2", anchor=(0.1, 0, 0.02), axis=(1, 0, 0))
     b.add_motor("push", "slide", effort=effort)
-    b.exclude_collision("L1", "L2")
+    b.add_limit("slide stops", "slide", -0.15, 0.15, restitution=0.5)
     model, state = b.build()
-    return model, state, {"limits": {"slide": (-0.15, 0.15, 0.5)}, "contacts": False}
+    return model, state, {"contacts": False}

@@ -1,0 +1,73 @@
+"""Holck's articulated-body tests as physical laws, and the method's refusals."""
+import numpy as np
+import pytest
+
+import impulsim as ims
+from impulsim.dynamics import diagnostics
+from impulsim.dynamics.diagnostics import joint_coordinate
+from impulsim.methods.featherstone import FeatherstoneMethod
+from impulsim.methods.featherstone.scenes import merry_go_round, prismatic_rotor
+
+# Every load about the vertical axis is internal (motor, limit impulses, joint forces) and gravity is
+# parallel to it, so L_z is conserved exactly; RK4 at h = 1 ms keeps it to ~1e-12 of its size.
+MOMENTUM_REL_TOL = 1e-9
+
+
+def test_prismatic_rotor_turns_slower_as_its_mass_moves_out():
+    """Holck test 7: ω(q₂) = L_z / I_z(q₂) with I_z = I₁ + m₁ 0.1² + I₂ + m₂ (0.1 + q₂)²."""
+    model, state, options = prismatic_rotor(effort=0.05)
+    sim = ims.Simulation(model, state, method=FeatherstoneMethod(model, **options), h=1e-3)
+    lz = diagnostics.angular_momentum(model, state)[2]
+    i_box = (0.2 ** 2 + 0.02 ** 2) / 12.0          # a 1 kg box 0.2 × 0.02 about its short axis [kg m²]
+    q2_seen = []
+    for _ in range(20):
+        sim.run(0.25)
+        q2 = joint_coordinate(model, sim.state, "slide")
+        omega = joint_coordinate(model, sim.state, "turn", rate=True)
+        inertia = i_box + 0.1 ** 2 + i_box + (0.1 + q2) ** 2
+        assert omega == pytest.approx(lz / inertia, rel=MOMENTUM_REL_TOL)
+        assert diagnostics.angular_momentum(model, sim.state)[2] == pytest.approx(lz, rel=MOMENTUM_REL_TOL)
+        q2_seen.append(q2)
+    # the motor drove the slider out to its stop at 0.15 m, which held it (limit impulses, e = 0.5)
+    assert max(q2_seen) > 0.14 and max(q2_seen) < 0.15 + 1e-6
+
+
+def test_merry_go_round_conserves_angular_momentum_while_the_arms_swing_out():
+    """Holck test 6: the disc's rotation flings the hanging arms outwards (centrifugal), and the turning
+    slows as they do, with L_z unchanged."""
+    model, state, options = merry_go_round()
+    sim = ims.Simulation(model, state, method=FeatherstoneMethod(model, **options), h=1e-3)
+    lz = diagnostics.angular_momentum(model, state)[2]
+    tip = model.body("left6")
+    r0 = np.hypot(*state.body_pos[tip, :2])
+    sim.run(2.0)
+    assert diagnostics.angular_momentum(model, sim.state)[2] == pytest.approx(lz, rel=MOMENTUM_REL_TOL)
+    assert np.hypot(*sim.state.body_pos[tip, :2]) > r0 + 1e-3
+    assert sim.state.body_omega[model.body("disc"), 2] < 0.5
+
+
+def _two_link_loop():
+    b = ims.ModelBuilder("loop")
+    b.add_body("a", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1))
+    b.add_body("b", mass=1.0, inertia=(1, 1, 1), position=(1, 0, -1))
+    b.add_hinge("h1", "world", "a", anchor=(0, 0, 0), axis=(0, 1, 0))
+    b.add_hinge("h2", "a", "b", anchor=(0.5, 0, -1), axis=(0, 1, 0))
+    b.add_ball("closing", "world", "b", anchor=(1, 0, 0))
+    return b.build()[0]
+
+
+def test_a_loop_is_rejected_naming_a_joint_of_the_loop():
+    # breadth-first from the world reaches both links directly; the joint between them closes the loop
+    with pytest.raises(ims.UnsupportedFeatureError, match='joint "h2" \\(hinge\\) closes a loop'):
+        FeatherstoneMethod(_two_link_loop())
+
+
+@pytest.mark.parametrize("kind", ["distance", "universal", "point_on_plane"])
+def test_joints_without_a_reduced_form_are_rejected_by_name(kind):
+    b = ims.ModelBuilder("odd joint")
+    b.add_body("bob", mass=1.0, inertia=(1, 1, 1), position=(0, 0, -1))
+    extra = dict(axis_a=(1, 0, 0), axis_b=(0, 1, 0)) if kind == "universal" else dict(axis=(0, 0, 1))
+    b.add_joint(kind, "odd", "world", "bob", anchor=(0, 0, 0), **extra)
+    model, _ = b.build()
+    with pytest.raises(ims.UnsupportedFeatureError, match=f'joint "odd" \\({kind}\\)'):
+        FeatherstoneMethod(model)
