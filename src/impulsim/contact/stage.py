@@ -90,6 +90,7 @@ class ContactStage:
         self.count = 0
         self.n_collisions = 0
         self.order = np.zeros(len(self.rows.e), np.int64)
+        self.order_down = np.zeros(len(self.rows.e), np.int64)
         self.body_level = np.zeros(model.n_bodies, np.int64)
         self.frozen = np.zeros(model.n_bodies, np.int8)
         self.sleep = Sleep(model, options.sleep_options) if options.sleep else None
@@ -107,6 +108,10 @@ class ContactStage:
         self.prev_pos, self.prev_vel = np.zeros((cap, 3)), np.zeros((cap, 3))
         self.prev_keys_sorted = np.zeros(cap, np.int64)
         self.prev_index_sorted = np.zeros(cap, np.int64)
+        self.pair_keys = np.zeros(cap, np.int64)
+        self.prev_pair_sorted = np.zeros(cap, np.int64)
+        self.prev_pair_index = np.zeros(cap, np.int64)
+        self.prev_local_a = np.zeros((cap, 3))
 
     # detection and classification ----------------------------------------------------------------
     def begin(self, state, Iinv) -> int:
@@ -116,6 +121,7 @@ class ContactStage:
         if len(self.rows.e) < c.count:
             self.rows = R.make_rows(2 * c.count)
             self.order = np.zeros(len(self.rows.e), np.int64)
+            self.order_down = np.zeros(len(self.rows.e), np.int64)
             self._grow_warm(len(self.rows.e))
         self.count = c.count
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
@@ -124,11 +130,15 @@ class ContactStage:
                         c.count, m.shape_material, m.material_restitution, m.material_static_friction,
                         m.material_dynamic_friction, self.opt.restitution_rule, self.opt.friction_rule,
                         state.body_pos, state.body_quat, self.rows)
+        W.match_nearby(self.rows, self.count, m.n_bodies, self.prev_pair_sorted, self.prev_pair_index,
+                       self.prev_local_a, self.prev_count, 10.0 * self.opt.eps_c, self.matched)
         R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, m.body_inv_mass, Iinv)
         self.n_collisions = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
                                        self.opt.eps_vc)    # sticking flags are set again before the positions
         self.top_level = body_levels(self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level)
         contact_levels(self.rows, self.count, self.body_level, self.order)
+        # resting contacts top-down: a sweep carries the weight of a stack down to the ground in one pass
+        self.order_down[:self.count] = self.order[:self.count][::-1]
         if self.sleep is not None:
             self.sleep.wake(self.rows, self.count, state, m.body_inv_mass)
         self.frozen[:] = self._awake_frozen
@@ -173,11 +183,13 @@ class ContactStage:
 
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
-        old = (self.prev_pos, self.prev_vel, self.prev_keys_sorted, self.prev_index_sorted)
+        names = ("prev_pos", "prev_vel", "prev_keys_sorted", "prev_index_sorted", "prev_pair_sorted",
+                 "prev_pair_index", "prev_local_a")
+        old = [getattr(self, k) for k in names]
         self._alloc_warm(cap)
         n = self.prev_count
-        self.prev_pos[:n], self.prev_vel[:n] = old[0][:n], old[1][:n]
-        self.prev_keys_sorted[:n], self.prev_index_sorted[:n] = old[2][:n], old[3][:n]
+        for name, arr in zip(names, old):
+            getattr(self, name)[:n] = arr[:n]
 
     def begin_positions(self, state, Iinv, h) -> int:
         """Turn every contact that is not separating now into a contact joint for this step and seed it
@@ -213,6 +225,11 @@ class ContactStage:
         self.prev_keys_sorted[:n] = self.keys[:n][order]
         self.prev_index_sorted[:n] = order
         self.prev_pos[:n], self.prev_vel[:n] = self.cur_pos[:n], self.cur_vel[:n]
+        W.pair_keys(self.rows.body_a, self.rows.body_b, n, self.model.n_bodies, self.pair_keys)
+        order = np.argsort(self.pair_keys[:n], kind="mergesort")
+        self.prev_pair_sorted[:n] = self.pair_keys[:n][order]
+        self.prev_pair_index[:n] = order
+        self.prev_local_a[:n] = self.rows.local_a[:n]
         self.prev_count = n
 
     def after_step(self, state, h) -> None:
@@ -228,9 +245,26 @@ class ContactStage:
     def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
         Returns (largest remaining error [m], any impulse applied)."""
-        return _position_pass(self.rows, self.order, self.count, self.model.body_inv_mass, Iinv, self.frozen,
+        return _position_pass(self.rows, self.order_down, self.count, self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                              state.body_vel, state.body_omega, free)
+                              state.body_vel, state.body_omega, free, np.iinfo(np.int32).max)
+
+    def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
+        """Shock propagation of the contact joints: one pass level by level from the ground up, each level's
+        bodies frozen once their contacts are resolved. Returns the largest error left [m]."""
+        worst = 0.0
+        for level in range(self.top_level + 1):
+            _freeze_up_to(self.body_level, level, self.frozen)
+            err, _ = _position_pass(self.rows, self.order, self.count, self.model.body_inv_mass, Iinv, self.frozen,
+                                    pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
+                                    state.body_vel, state.body_omega, free, level)
+            worst = max(worst, err)
+        self.frozen[:] = self._awake_frozen
+        return worst
+
+    def velocity_shock_pass(self, state, Iinv) -> None:
+        """Shock propagation of the velocity correction (as for collisions, on the resting contacts)."""
+        self._shock_pass(state, Iinv, R.RESTING)
 
     def begin_velocities(self, state, Iinv):
         """Contact geometry at t0+h and fresh impulses for the velocity correction."""
@@ -241,7 +275,7 @@ class ContactStage:
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
-        return velocity_sweep(self.rows, self.order, self.count, R.RESTING, self.model.body_inv_mass, Iinv,
+        return velocity_sweep(self.rows, self.order_down, self.count, R.RESTING, self.model.body_inv_mass, Iinv,
                               self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc,
                               np.iinfo(np.int32).max)
 
@@ -280,14 +314,15 @@ def _freeze_up_to(body_level, level, frozen):
 
 @njit(cache=True)
 def _position_pass(rows, order, count, body_inv_mass, Iinv, frozen, pred_pos, pred_quat, body_pos, body_quat,
-                   dirty, h, eps_d, body_vel, body_omega, free):
-    """One pass over the contact joints with lazily refreshed predictions. ``free`` holds what the free
-    step needs: (body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, scheme)."""
+                   dirty, h, eps_d, body_vel, body_omega, free, level_hi):
+    """One pass over the contact joints up to contact level ``level_hi`` with lazily refreshed
+    predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
+    body_inv_inertia, body_inv_mass, body_static, scheme)."""
     worst = 0.0
     moved_any = False
     for j in range(count):
         c = order[j]
-        if rows.kind[c] != R.RESTING:
+        if rows.kind[c] != R.RESTING or rows.level[c] > level_hi:
             continue
         A = rows.body_a[c]
         B = rows.body_b[c]

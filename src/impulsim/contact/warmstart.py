@@ -3,8 +3,11 @@ phase with the impulse it needed then, so a resting stack or a body held by stat
 one or two passes instead of creeping by the tolerance every step.
 
 A contact is identified by its body pair and the feature ids the detector gives both points (stable
-while the same vertex, edge or face pair touches). Impulses are kept as world vectors, so a contact
-whose tangent basis turned still gets the right friction direction.
+while the same vertex, edge or face pair touches). Where the ids are ambiguous — two equal boxes stacked
+face on face have corners that are vertices of both faces, and rounding decides which ids a clipped point
+gets — a contact without a key match takes the nearest unmatched contact of the same body pair from the
+last step, if its point on A (A's frame) lies within a tolerance. Impulses are kept as world vectors, so
+a contact whose tangent basis turned still gets the right friction direction.
 """
 import numpy as np
 from numba import njit
@@ -42,6 +45,45 @@ def match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, match_ou
             else:
                 hi = mid
         match_out[c] = prev_index_sorted[lo] if lo < prev_count and prev_keys_sorted[lo] == k else -1
+
+
+@njit(cache=True)
+def pair_keys(body_a, body_b, count, n_bodies, keys_out):
+    """keys_out[c] = body_a·n_bodies + body_b: contacts of one body pair share a key."""
+    for c in range(count):
+        keys_out[c] = np.int64(body_a[c]) * n_bodies + body_b[c]
+
+
+@njit(cache=True)
+def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_count, tol,
+                 # outputs
+                 matched):
+    """For contacts left unmatched by key: the nearest unmatched previous contact of the same body pair
+    whose point on A (A's principal frame) lies within ``tol`` [m]."""
+    used = np.zeros(max(prev_count, 1), np.int8)
+    for c in range(count):
+        if matched[c] >= 0:
+            used[matched[c]] = 1
+    for c in range(count):
+        if matched[c] >= 0:
+            continue
+        key = np.int64(rows.body_a[c]) * n_bodies + rows.body_b[c]
+        lo = np.searchsorted(prev_pair_sorted[:prev_count], key)
+        best, best_d2 = -1, tol * tol
+        j = lo
+        while j < prev_count and prev_pair_sorted[j] == key:
+            i = prev_pair_index[j]
+            j += 1
+            if used[i]:
+                continue
+            d2 = 0.0
+            for a in range(3):
+                d2 += (rows.local_a[c, a] - prev_local_a[i, a]) ** 2
+            if d2 < best_d2:
+                best, best_d2 = i, d2
+        if best >= 0:
+            matched[c] = best
+            used[best] = 1
 
 
 @njit(cache=True)

@@ -107,6 +107,7 @@ class ContactCoupling:
         self._eps_vc = opt.eps_vc
         self._max_iter_collision = opt.max_iter_collision
         self._max_iter_contact = opt.max_iter_contact
+        self._shock = opt.shock_propagation
 
     def _static_now(self):
         """Static bodies, and with sleeping on the sleeping ones: the free step leaves them in place."""
@@ -212,7 +213,8 @@ class ContactCoupling:
         return residual, clamped
 
     def _positions_with_contacts(self, s, h, info):
-        """Joint sweeps, contact-joint sweeps and limit sweeps alternate until none corrects anything."""
+        """Joint sweeps, contact-joint sweeps and limit sweeps alternate until none corrects anything; with
+        shock propagation the contacts get their level-by-level pass after ``shock_propagation`` sweeps."""
         self.dirty[:] = 1
         free = self._free()
         cap = max(self.max_iter_pos, self._max_iter_contact)
@@ -227,6 +229,11 @@ class ContactCoupling:
                                                   self.eps_d)
                     res = max(res, err)
             if res <= self.eps_d:
+                break
+            if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):
+                err = self.contacts.position_shock_pass(s, self.Iinv, self.pred_pos, self.pred_quat, self.dirty,
+                                                        free, h, self.eps_d)
+                res = max(self._joint_position_pass(s, h)[0], err)
                 break
         info.iters_pos, info.residual_pos = it, res
         info.converged_pos = res <= self.eps_d
@@ -243,6 +250,10 @@ class ContactCoupling:
                 if stage is not None:
                     res = max(res, stage.velocity_sweep(s, self.Iinv))
             if not joints_moved and res <= self._eps_vc:
+                break
+            if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):
+                self.contacts.velocity_shock_pass(s, self.Iinv)
+                self._joint_velocity_pass(s)
                 break
         info.iters_vel, info.residual_vel = it, res
         info.converged_vel = res <= self._eps_vc
