@@ -4,10 +4,8 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.dynamics import diagnostics
 from impulsim.methods.featherstone import FeatherstoneMethod
 from impulsim.methods.featherstone.impulses import collision_matrix
-from impulsim.methods.featherstone.scenes import bouncing_cube
 from tests.featherstone.random_trees import random_tree_model, random_state
 
 # K from O(n) impulse propagation and the force-response of the ABA are both exact linear maps of the
@@ -31,7 +29,7 @@ def collision_matrix_of(method, state, body, point):
 
 def point_acceleration(method, state, body, point):
     """Acceleration [m/s²] of the body point at world ``point`` from the ABA at ``state``."""
-    qdd = method.accelerations(state)
+    method.accelerations(state)
     dyn, tree = method.dyn, method.tree
     i = int(np.nonzero(tree.body == body)[0][0])
     a, w = dyn.a[i], dyn.v[i, :3]

@@ -1,0 +1,33 @@
+"""The Featherstone example scripts (Holck's tests) run and pass their own checks, over short durations so
+the suite stays quick (the scripts' defaults are the thesis's durations)."""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "featherstone"
+
+# duration [s] per example: long enough for its check to bite (first bounce at 0.27 s, rolling after
+# 0.39 s at μ = 0.1, the cradle's first collisions, several limit hits)
+DURATIONS = {"bouncing_cube": 1.5, "spinning_top": 0.6, "newtons_cradle": 2.0, "arm_against_bars": 1.0,
+             "merry_go_round": 1.0, "prismatic_rotor": 2.0, "joint_limits": 6.0}
+
+
+def _load(name):
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))      # the scripts import their _common helpers
+    spec = importlib.util.spec_from_file_location(f"featherstone_example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_example_is_listed():
+    assert {p.stem for p in EXAMPLES.glob("[!_]*.py")} == set(DURATIONS)
+
+
+@pytest.mark.parametrize("name", sorted(DURATIONS))
+def test_example_passes_its_checks(name, capsys):
+    assert _load(name).main([str(DURATIONS[name])]) == 0
+    assert "FAILED" not in capsys.readouterr().out
