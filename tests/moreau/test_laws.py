@@ -5,8 +5,9 @@ import math
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from impulsim.methods.moreau.laws import (coulomb_law, prox_disc, prox_normal, prox_stadium, runner_law,
-                                          runner_lateral_coefficient, runner_scale)
+from impulsim.methods.moreau.laws import (coulomb_law, prox_disc, prox_ellipse, prox_normal, prox_stadium,
+                                          runner_exact_law, runner_law, runner_lateral_coefficient,
+                                          runner_scale)
 
 # the first call of a kernel compiles it (or loads it from the cache), which can exceed any deadline
 NO_DEADLINE = settings(deadline=None)
@@ -166,3 +167,51 @@ def test_lateral_coefficient_grows_with_load_up_to_its_maximum():
     assert runner_lateral_coefficient(0.0, MU_B_MIN, MU_B_MAX, P_MAX) == MU_B_MIN
     assert math.isclose(runner_lateral_coefficient(P_MAX / 2, MU_B_MIN, MU_B_MAX, P_MAX), 0.5 * (MU_B_MIN + MU_B_MAX))
     assert runner_lateral_coefficient(3 * P_MAX, MU_B_MIN, MU_B_MAX, P_MAX) == MU_B_MAX
+
+
+EXACT = RUNNER
+
+
+def runner_exact(x_t, x_b, lam_n):
+    return runner_exact_law(x_t, x_b, 0.0, 0.0, 1.0, lam_n, EXACT)
+
+
+@NO_DEADLINE
+@given(small, small, load)
+def test_exact_runner_prox_lands_in_the_runner_set_and_is_idempotent(xt, xb, lam_n):
+    pt, pb = runner_exact(xt, xb, lam_n)
+    assert in_runner_set(pt, pb, lam_n)
+    assert np.allclose(runner_exact(pt, pb, lam_n), (pt, pb), rtol=1e-9, atol=1e-15)
+
+
+@NO_DEADLINE
+@given(small, small, small, small, load)
+def test_exact_runner_prox_is_nonexpansive(xt, xb, yt, yb, lam_n):
+    p, q = np.array(runner_exact(xt, xb, lam_n)), np.array(runner_exact(yt, yb, lam_n))
+    assert np.linalg.norm(p - q) <= np.linalg.norm([xt - yt, xb - yb]) * (1 + 1e-7) + 1e-15
+
+
+@NO_DEADLINE
+@given(small, small, load, st.floats(-1.0, 1.0), unit, angle)
+def test_exact_runner_prox_is_the_closest_point(xt, xb, lam_n, s, frac, a):
+    pt, pb = runner_exact(xt, xb, lam_n)
+    mu_b = runner_lateral_coefficient(lam_n, MU_B_MIN, MU_B_MAX, P_MAX)
+    yt = s * MU_R * lam_n + frac * (MU_T - MU_R) * lam_n * math.cos(a)
+    yb = frac * mu_b * lam_n * math.sin(a)
+    # Newton's root of the ellipse equation is exact to ~1e-15 relative in τ; 1e-7 covers its effect
+    assert math.hypot(xt - pt, xb - pb) <= math.hypot(xt - yt, xb - yb) * (1 + 1e-7) + 1e-15
+
+
+@NO_DEADLINE
+@given(st.floats(-10, 10), st.floats(-10, 10), st.floats(0.01, 5), st.floats(0.01, 5))
+def test_ellipse_projection_meets_the_optimality_condition(x, y, a, b):
+    """Outside the ellipse, x − p is along the outer normal (p_x/a², p_y/b²) at p, and p is on the boundary."""
+    px, py = prox_ellipse(x, y, a, b)
+    if (x / a) ** 2 + (y / b) ** 2 <= 1:
+        assert (px, py) == (x, y)
+        return
+    assert math.isclose((px / a) ** 2 + (py / b) ** 2, 1.0, rel_tol=1e-9)
+    nx, ny = px / a ** 2, py / b ** 2
+    cross = (x - px) * ny - (y - py) * nx
+    assert abs(cross) <= 1e-9 * math.hypot(x - px, y - py) * math.hypot(nx, ny) + 1e-12
+    assert (x - px) * nx + (y - py) * ny >= 0.0

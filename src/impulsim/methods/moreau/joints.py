@@ -45,6 +45,7 @@ class JointRows:
         self.holonomic_block = np.isin(np.arange(t.n_blocks), np.unique(t.row_block[self.holonomic]))
         self.stats = np.zeros(5)
 
+
     def evaluate(self, s) -> None:
         """J, C, Ċ of every row at state s."""
         if not self.n_rows:

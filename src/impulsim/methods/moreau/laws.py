@@ -25,6 +25,7 @@ class FrictionLaw(enum.IntEnum):
     COULOMB = 0     # isotropic disc of radius μ Λ_N (Alg. 4.1)
     RUNNER = 1      # anisotropic runner set, scaled prox (Alg. 4.2, eq. 4.5)
     NONE = 2        # frictionless
+    RUNNER_EXACT = 3  # the same set, Euclidean projection (one r for both directions)
 
 
 # layout of the per-contact parameter row [N_PAR]
@@ -106,6 +107,49 @@ def runner_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
 
 
 @njit(cache=True)
+def prox_ellipse(x, y, a, b):
+    """Closest point to (x, y) of the ellipse region (X/a)² + (Y/b)² ≤ 1 (a, b ≥ 0).
+
+    Outside it is (a² x/(τ + a²), b² y/(τ + b²)) with τ > 0 the root of F(τ) = (a x/(τ + a²))² +
+    (b y/(τ + b²))² − 1; F is convex and decreasing, so Newton's method from τ = 0 rises monotonically
+    to the root.
+    """
+    if a <= 0.0 or b <= 0.0:
+        return (0.0, min(max(y, -b), b)) if a <= 0.0 else (min(max(x, -a), a), 0.0)
+    if (x / a) ** 2 + (y / b) ** 2 <= 1.0:
+        return x, y
+    a2, b2 = a * a, b * b
+    tau = 0.0
+    for _ in range(100):
+        p, q = a * x / (tau + a2), b * y / (tau + b2)
+        f = p * p + q * q - 1.0
+        df = -2.0 * (p * p / (tau + a2) + q * q / (tau + b2))
+        step = -f / df
+        tau += step
+        if step <= 1e-15 * (tau + a2 + b2):
+            break
+    return a2 * x / (tau + a2), b2 * y / (tau + b2)
+
+
+@njit(cache=True)
+def runner_exact_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
+    """The runner set Λ_N F with its Euclidean projection: rectangle |t| ≤ μ_r Λ_N, |b| ≤ μ_b Λ_N, caps
+    that are half-ellipses with semi-axes (μ_t − μ_r) Λ_N along t and μ_b Λ_N along b. A point beyond the
+    rectangle's end projects onto its cap (the set is convex and the caps meet the sides tangentially)."""
+    mu_t, mu_r = par[0], par[1]
+    mu_b = runner_lateral_coefficient(lam_n, par[2], par[3], par[4])
+    x_t, x_b = lam_t - r * xi_t, lam_b - r * xi_b
+    half, a, b = mu_r * lam_n, (mu_t - mu_r) * lam_n, mu_b * lam_n
+    if x_t > half:
+        p_t, p_b = prox_ellipse(x_t - half, x_b, a, b)
+        return p_t + half, p_b
+    if x_t >= -half:
+        return x_t, min(max(x_b, -b), b)
+    p_t, p_b = prox_ellipse(x_t + half, x_b, a, b)
+    return p_t - half, p_b
+
+
+@njit(cache=True)
 def no_friction(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
     """Frictionless contact: no tangential percussion."""
     return 0.0, 0.0
@@ -118,6 +162,8 @@ def friction_prox(law, lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
         return coulomb_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par)
     if law == 1:
         return runner_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par)
+    if law == 3:
+        return runner_exact_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par)
     return no_friction(lam_t, lam_b, xi_t, xi_b, r, lam_n, par)
 
 
@@ -145,6 +191,9 @@ class RunnerFriction:
     mu_b_max: float = 0.1
     lam_n_max: float = 1000.0
     axis: tuple = (1.0, 0.0, 0.0)
+    prox: str = "scaled"
+    """"scaled": the thesis's prox in the metric that makes the caps circles (its lateral r-factor is
+    r s², which slows the sweeps by up to s² = (μ_b/(μ_t − μ_r))²); "exact": the Euclidean projection."""
 
     def __post_init__(self):
         from impulsim.errors import ModelError
@@ -158,6 +207,12 @@ class RunnerFriction:
             raise ModelError(f"RunnerFriction: lam_n_max must be a positive force [N], got {self.lam_n_max}")
         if not np.linalg.norm(self.axis) > 0:
             raise ModelError("RunnerFriction: axis must be a non-zero direction")
+        if self.prox not in ("scaled", "exact"):
+            raise ModelError(f'RunnerFriction: prox must be "scaled" or "exact", got {self.prox!r}')
+
+    @property
+    def law(self) -> FrictionLaw:
+        return FrictionLaw.RUNNER if self.prox == "scaled" else FrictionLaw.RUNNER_EXACT
 
     def params(self, h: float) -> np.ndarray:
         """The kernel's parameter row for step size h [s] (P_n,max = λ_n,max h)."""

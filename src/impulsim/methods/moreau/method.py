@@ -254,6 +254,6 @@ def _runner_tables(model, runners):
         a = np.asarray(spec.axis, float)
         # user frame -> principal frame
         axis[k] = quat_rotate_inv(model.body_frame_quat[k], a / np.linalg.norm(a))
-        law[k] = int(FrictionLaw.RUNNER)
+        law[k] = int(spec.law)
         specs[k] = spec
     return law, axis, specs

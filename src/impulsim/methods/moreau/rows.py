@@ -77,8 +77,8 @@ def row_velocity(i, row_a, row_b, row_wa, row_wb, row_chi, u):
 @njit(cache=True)
 def _contact_frame(n, law, axis_world):
     """Tangent t and lateral b = n × t: t along the runner axis projected on the contact plane for the
-    runner law, else any unit vector ⟂ n."""
-    if law == 1:
+    runner laws, else any unit vector ⟂ n."""
+    if law == 1 or law == 3:
         t = sub(axis_world, scale(n, dot(axis_world, n)))
         length = norm(t)
         if length > 1e-9:
@@ -92,10 +92,10 @@ def _contact_law(a, b, body_law, body_law_par, body_law_axis, quat, mu, par_out,
     """Friction law of the contact between a and b: a runner body's law (a's first), else Coulomb with
     μ from the materials (no friction when μ = 0). Returns (law, runner axis in the world frame)."""
     for k in (a, b):
-        if body_law[k] == 1:
+        if body_law[k] == 1 or body_law[k] == 3:
             for j in range(N_PAR):
                 par_out[blk, j] = body_law_par[k, j]
-            return 1, qrot(q4(quat[k]), v3(body_law_axis[k]))
+            return body_law[k], qrot(q4(quat[k]), v3(body_law_axis[k]))
     par_out[blk, 0] = mu
     for j in range(1, N_PAR):
         par_out[blk, j] = 0.0
@@ -159,8 +159,10 @@ def joint_rows(sel, j_a, j_b, j_Ja, j_Jb, j_C, j_Cd, j_velocity, use_value, e_ho
     C − J v on velocity-level rows. With ``use_value`` = 1, χ is C instead (position projection:
     γ = W Δq + C linearizes C(q + Δq)). Holonomic rows get the law ξ = γ^E + e_holonomic γ^B = 0: with 1,
     the mean velocity (u_B + u_E)/2 satisfies the joint at the midpoint, which reflects u_B across the
-    joint's tangent space and so neither gains nor loses kinetic energy (the midpoint rule); velocity
-    rows always take γ^E = 0. Returns the number of rows (= blocks) written.
+    joint's tangent space and so neither gains nor loses kinetic energy (the midpoint rule). A velocity
+    error the last projection left (≤ eps_v) is reflected too, so a body held still by joints and
+    contacts may rock at that level. Velocity rows always take γ^E = 0. Returns the number of rows
+    (= blocks) written.
     """
     for s in range(sel.shape[0]):
         src = sel[s]

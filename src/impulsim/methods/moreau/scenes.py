@@ -58,3 +58,26 @@ def measured_apexes(heights):
     z = np.asarray(heights)
     idx = np.nonzero((z[1:-1] > z[:-2]) & (z[1:-1] >= z[2:]))[0] + 1
     return z[idx]
+
+
+def runner_sled(velocity, mass=10.0, length=1.0, width=0.1, height=0.05):
+    """A flat box (a sled on its runners: four corner contacts) on frictionless ice, its long axis along x,
+    moving at ``velocity`` [m/s, world]. Give the sled a RunnerFriction through the method's ``runners``."""
+    b = ims.ModelBuilder("runner sled")
+    b.add_material("ice", static_friction=0.0, dynamic_friction=0.0, restitution=0.0)
+    b.add_body("ice", shapes=[HalfSpace(material="ice")], static=True)
+    b.add_body("sled", shapes=[ims.Box(size=(length, width, height), material="ice")], mass=mass,
+               position=(0.0, 0.0, 0.5 * height), velocity=velocity)
+    return b.build()
+
+
+def runner_puck(velocity, mass=10.0, radius=0.05, inertia=1e6):
+    """One contact point: a ball of ``mass`` whose inertia [kg m²] is so large that friction does not
+    turn it, sliding on frictionless ice at ``velocity``. Its single contact carries the whole weight, so
+    a load-dependent law sees λ_N = m g exactly (a box's four corners share the load indeterminately)."""
+    b = ims.ModelBuilder("runner puck")
+    b.add_material("ice", static_friction=0.0, dynamic_friction=0.0, restitution=0.0)
+    b.add_body("ice", shapes=[HalfSpace(material="ice")], static=True)
+    b.add_body("sled", shapes=[ims.Sphere(radius=radius, material="ice")], mass=mass,
+               inertia=(inertia, inertia, inertia), position=(0.0, 0.0, radius), velocity=velocity)
+    return b.build()
