@@ -132,14 +132,24 @@ def spatial_inertia(mass, com, inertia_com):
 
 @njit(cache=True)
 def spatial_inertia_into(mass, com, inertia_com, out):
-    """:func:`spatial_inertia` written into ``out`` [6, 6]."""
-    c = skew(com)
-    out[:3, :3] = inertia_com + mass * (c @ c.T)
-    out[:3, 3:] = mass * c
-    out[3:, :3] = mass * c.T
+    """:func:`spatial_inertia` written into ``out`` [6, 6], without temporaries.
+
+    Uses c̃ c̃ᵀ = |c|² 1 − c cᵀ for the upper-left block.
+    """
+    cc = com[0] * com[0] + com[1] * com[1] + com[2] * com[2]
     for i in range(3):
         for j in range(3):
+            out[i, j] = inertia_com[i, j] + mass * ((cc if i == j else 0.0) - com[i] * com[j])
             out[3 + i, 3 + j] = mass if i == j else 0.0
+            out[i, 3 + j] = 0.0
+            out[3 + i, j] = 0.0
+    # m c̃ (upper right) and m c̃ᵀ = −m c̃ (lower left)
+    out[0, 4], out[0, 5] = -mass * com[2], mass * com[1]
+    out[1, 3], out[1, 5] = mass * com[2], -mass * com[0]
+    out[2, 3], out[2, 4] = -mass * com[1], mass * com[0]
+    for i in range(3):
+        for j in range(3):
+            out[3 + i, j] = -out[i, 3 + j]
 
 
 @njit(cache=True)
