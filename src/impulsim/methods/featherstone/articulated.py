@@ -120,9 +120,7 @@ class TreeDynamics:
                              state.body_omega, q, qd, self.tmp4, self.R3)
         self.pose(q)
         self.velocities(qd)
-        b = t.body
-        mismatch = max(np.abs(self.body_vel[b] - state.body_vel[b]).max(initial=0.0),
-                       np.abs(self.body_omega[b] - state.body_omega[b]).max(initial=0.0))
+        mismatch = kin.velocity_mismatch(t.body, self.body_vel, self.body_omega, state.body_vel, state.body_omega)
         if mismatch > VELOCITY_MISMATCH:
             self._project(state, qd)
         return float(mismatch)
@@ -165,11 +163,8 @@ class TreeDynamics:
 
     def write(self, state):
         """Poses and velocities of the tree bodies into ``state`` (after :meth:`pose`, :meth:`velocities`)."""
-        b = self.tree.body
-        state.body_pos[b] = self.body_pos[b]
-        state.body_quat[b] = self.body_quat[b]
-        state.body_vel[b] = self.body_vel[b]
-        state.body_omega[b] = self.body_omega[b]
+        kin.copy_bodies(self.tree.body, self.body_pos, self.body_quat, self.body_vel, self.body_omega,
+                        state.body_pos, state.body_quat, state.body_vel, state.body_omega)
 
     # dynamics ---------------------------------------------------------------------------------------
     def accelerations(self, q, qd, qdd):

@@ -272,3 +272,29 @@ def _slide(i, p, b, tree_origin_p, tree_origin_c, body_pos, body_quat, body_vel,
         ua = body_vel[p, r] + body_omega[p, r1] * (c2 - body_pos[p, r2]) - body_omega[p, r2] * (c1 - body_pos[p, r1])
         rate += (ub - ua) * R3[0, r, 0]
     return pos, rate
+
+
+@njit(cache=True)
+def velocity_mismatch(tree_body, body_vel, body_omega, other_vel, other_omega):
+    """Largest |difference| of the tree bodies' velocities [m/s] and angular velocities [rad/s]."""
+    worst = 0.0
+    for i in range(tree_body.shape[0]):
+        b = tree_body[i]
+        for r in range(3):
+            worst = max(worst, abs(body_vel[b, r] - other_vel[b, r]), abs(body_omega[b, r] - other_omega[b, r]))
+    return worst
+
+
+@njit(cache=True)
+def copy_bodies(tree_body, body_pos, body_quat, body_vel, body_omega,
+                # outputs
+                out_pos, out_quat, out_vel, out_omega):
+    """Poses and velocities of the tree bodies into the output arrays (a State's)."""
+    for i in range(tree_body.shape[0]):
+        b = tree_body[i]
+        for r in range(3):
+            out_pos[b, r] = body_pos[b, r]
+            out_vel[b, r] = body_vel[b, r]
+            out_omega[b, r] = body_omega[b, r]
+        for r in range(4):
+            out_quat[b, r] = body_quat[b, r]

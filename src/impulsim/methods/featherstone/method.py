@@ -17,6 +17,7 @@ from impulsim.dynamics.forces import pid_effort, servo_error
 from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StageTimer, StepInfo
 from impulsim.methods.featherstone.articulated import TreeDynamics
+from impulsim.methods.featherstone.checks import largest_joint_error
 from impulsim.methods.featherstone.collisions import CollisionStage
 from impulsim.methods.featherstone.integrators import Integrator
 from impulsim.methods.featherstone.tree import TreeJoint, build_tree
@@ -187,8 +188,10 @@ class FeatherstoneMethod(Method):
         s.step_count += 1
         timer.lap("write back")
         if self.measure_joints and self.model.n_prims:
-            from impulsim.dynamics.diagnostics import constraint_errors
-            info.residual_pos = float(constraint_errors(self.model, s).max())
+            m = self.model
+            info.residual_pos = float(largest_joint_error(
+                m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a,
+                m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat))
             info.converged_pos = info.residual_pos <= self.eps_d
         info.iters_pos = 1
 
