@@ -4,6 +4,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "featherstone"
@@ -25,9 +26,27 @@ def _load(name):
 
 def test_every_example_is_listed():
     assert {p.stem for p in EXAMPLES.glob("[!_]*.py")} == set(DURATIONS)
+    assert {p.stem for p in EXAMPLES.glob("*.yaml")} == {"revolute_limit", "prismatic_rotor"}
 
 
 @pytest.mark.parametrize("name", sorted(DURATIONS))
 def test_example_passes_its_checks(name, capsys):
     assert _load(name).main([str(DURATIONS[name])]) == 0
     assert "FAILED" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["revolute_limit", "prismatic_rotor"])
+def test_scene_files_describe_the_python_scenes_and_run_with_featherstone(name):
+    from impulsim.io import load_scene
+    from impulsim.methods.featherstone import FeatherstoneMethod
+    from impulsim.methods.featherstone.scenes import limit_arm, prismatic_rotor
+    scene = load_scene(EXAMPLES / f"{name}.yaml")
+    model, state, _ = limit_arm("hinge", 0.5) if name == "revolute_limit" else prismatic_rotor(effort=0.05)
+    for key in ("body_pos", "body_quat", "body_vel", "body_omega"):
+        assert np.allclose(getattr(scene.state, key), getattr(state, key), atol=1e-15)
+    for key in ("body_mass", "body_inertia", "limit_lower", "limit_upper", "limit_restitution", "motor_effort"):
+        assert np.array_equal(getattr(scene.model, key), getattr(model, key))
+    sim = scene.simulation()
+    assert isinstance(sim.method, FeatherstoneMethod)
+    sim.run(10 * sim.h)
+    assert sim.state.step_count == 10
