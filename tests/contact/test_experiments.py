@@ -14,13 +14,9 @@ from impulsim.bench import contact_scenes as S
 CRADLE_TOL = C.CRADLE_GOAL
 """Issue 5: energy [J] and angular-velocity [rad/s] deviations over the impact ≤ 2e-6, the order of the
 thesis's (1.1e-6 … 3.5e-6: positions may deviate by eps_d = 1e-6 m, velocities by eps_v = 1e-6 per ball)."""
-NO_RECLASSIFY = ("the collision loop never re-classifies contacts after its impulses (Bender 5.1.2: new "
-                 "collisions must be found and resolved in a loop), so the resting contacts between the "
-                 "hanging balls stay out of it and the impact spreads inelastically over all of them")
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=NO_RECLASSIFY)
 @pytest.mark.parametrize("n_deflected", [1, 2, 3, 4])
 def test_cradle_impact_keeps_energy_and_passes_the_swing_on(n_deflected):
     de, dw, _ = C.cradle_impact(n_deflected)

@@ -46,6 +46,11 @@ class ContactRows(NamedTuple):
     lam_t: np.ndarray           # [C, 2] accumulated tangential impulse (t1, t2), current phase [N s]
     work_n: np.ndarray          # [C] normal work of the compression phase (Stronge) [J]
     level: np.ndarray           # [C] int32 contact-graph level (shock propagation order)
+    core_a: np.ndarray          # [C, 3] A's contact point moved inward by radius_a, A's frame [m]
+    core_b: np.ndarray          # [C, 3] B's, in B's frame
+    radius_a: np.ndarray        # [C] radius of A's rounded shape at the contact (sphere, capsule), else 0 [m]
+    radius_b: np.ndarray
+    normal_a: np.ndarray        # [C, 3] the normal in A's principal frame (turns with A)
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -54,7 +59,7 @@ def make_rows(capacity: int) -> ContactRows:
     return ContactRows(np.zeros(c, np.int32), np.zeros(c, np.int32), z3(), z3(), z3(), np.zeros(c), z3(), z3(),
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
-                       np.zeros(c, np.int32))
+                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3())
 
 
 @njit(cache=True)
@@ -74,7 +79,7 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
         qb = q4(body_quat[B])
         ra = qrot(qa, v3(rows.local_a[c]))
         rb = qrot(qb, v3(rows.local_b[c]))
-        n = qrot(qb, v3(rows.normal_b[c]))
+        n, _ = contact_normal(rows, c, v3(body_pos[A]), qa, v3(body_pos[B]), qb)
         t1, t2 = perpendicular_basis(n)
         for i in range(3):
             rows.ra[c, i] = ra[i]
@@ -86,24 +91,54 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
         _k_part(body_inv_mass[B], body_Iinv[B], rb, rows.KB[c])
 
 
+@njit(cache=True, inline="always")
+def contact_normal(rows, c, pos_a, qa, pos_b, qb):
+    """Unit normal (B → A) of contact c at the given poses, and the separation of its core points along it
+    minus the radii: the signed distance [m]. Core points are material points (a sphere's centre, a point
+    of a capsule's axis, a vertex, a point of a face), so the distance stays exact as the bodies turn:
+    between two rounded shapes the normal joins the cores, otherwise it is the flat side's face normal."""
+    a = add(pos_a, qrot(qa, v3(rows.core_a[c])))
+    b = add(pos_b, qrot(qb, v3(rows.core_b[c])))
+    d = sub(a, b)
+    if rows.radius_a[c] > 0.0 and rows.radius_b[c] > 0.0 and norm(d) > 0.0:
+        n = scale(d, 1.0 / norm(d))
+    elif rows.radius_b[c] > 0.0 and rows.radius_a[c] == 0.0:
+        n = qrot(qa, v3(rows.normal_a[c]))
+    else:
+        n = qrot(qb, v3(rows.normal_b[c]))
+    return n, dot(d, n) - rows.radius_a[c] - rows.radius_b[c]
+
+
 @njit(cache=True)
 def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance,
-                  count, shape_material, material_restitution, material_static_friction,
+                  count, shape_material, shape_round_radius, material_restitution, material_static_friction,
                   material_dynamic_friction, restitution_rule, friction_rule, body_pos, body_quat,
                   # outputs
                   rows):
-    """Copy the detector's contacts into the rows: local points, body-fixed normal, material."""
+    """Copy the detector's contacts into the rows: local points, core points, body-fixed normals,
+    material."""
     for c in range(count):
         A = c_body_a[c]
         B = c_body_b[c]
         rows.body_a[c] = A
         rows.body_b[c] = B
-        la = qrot_inv(q4(body_quat[A]), sub(v3(c_point_a[c]), v3(body_pos[A])))
-        lb = qrot_inv(q4(body_quat[B]), sub(v3(c_point_b[c]), v3(body_pos[B])))
-        nb = qrot_inv(q4(body_quat[B]), v3(c_normal[c]))
+        qa, qb = q4(body_quat[A]), q4(body_quat[B])
+        n = v3(c_normal[c])
+        r_a, r_b = shape_round_radius[c_shape_a[c]], shape_round_radius[c_shape_b[c]]
+        la = qrot_inv(qa, sub(v3(c_point_a[c]), v3(body_pos[A])))
+        lb = qrot_inv(qb, sub(v3(c_point_b[c]), v3(body_pos[B])))
+        ca = qrot_inv(qa, sub(add(v3(c_point_a[c]), scale(n, r_a)), v3(body_pos[A])))
+        cb = qrot_inv(qb, sub(sub(v3(c_point_b[c]), scale(n, r_b)), v3(body_pos[B])))
+        na = qrot_inv(qa, n)
+        nb = qrot_inv(qb, n)
+        rows.radius_a[c] = r_a
+        rows.radius_b[c] = r_b
         for i in range(3):
             rows.local_a[c, i] = la[i]
             rows.local_b[c, i] = lb[i]
+            rows.core_a[c, i] = ca[i]
+            rows.core_b[c, i] = cb[i]
+            rows.normal_a[c, i] = na[i]
             rows.normal_b[c, i] = nb[i]
         rows.gap0[c] = c_distance[c]
         ma = shape_material[c_shape_a[c]]

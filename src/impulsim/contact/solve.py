@@ -11,7 +11,7 @@ import math
 from numba import njit
 
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, matvec, qrot
-from impulsim.contact.rows import relative_velocity, RESTING, SEPARATING, COLLISION
+from impulsim.contact.rows import relative_velocity, contact_normal, RESTING, SEPARATING, COLLISION
 
 
 @njit(cache=True, inline="always")
@@ -190,15 +190,16 @@ def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, 
 
 @njit(cache=True)
 def predicted_gap(rows, c, pred_pos, pred_quat):
-    """Separation (a' − b')·n' [m] and relative point displacement a' − b' at the predicted poses."""
+    """Signed distance [m] of the contact at the predicted poses (see rows.contact_normal) and the
+    displacement a' − b' of its material contact points (for static friction)."""
     A = rows.body_a[c]
     B = rows.body_b[c]
-    qa = q4(pred_quat[A])
-    qb = q4(pred_quat[B])
-    a = add(v3(pred_pos[A]), qrot(qa, v3(rows.local_a[c])))
-    b = add(v3(pred_pos[B]), qrot(qb, v3(rows.local_b[c])))
-    d = sub(a, b)
-    return dot(d, qrot(qb, v3(rows.normal_b[c]))), d
+    pa, qa = v3(pred_pos[A]), q4(pred_quat[A])
+    pb, qb = v3(pred_pos[B]), q4(pred_quat[B])
+    a = add(pa, qrot(qa, v3(rows.local_a[c])))
+    b = add(pb, qrot(qb, v3(rows.local_b[c])))
+    _, gap = contact_normal(rows, c, pa, qa, pb, qb)
+    return gap, sub(a, b)
 
 
 @njit(cache=True)

@@ -23,6 +23,12 @@ from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEF
 from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.contact.solve import velocity_sweep, restitution_pass, position_contact
 from impulsim.dynamics.integrate import predict_body
+from impulsim.geometry.shapes import ShapeKind
+
+
+MAX_COLLISION_ROUNDS = 100
+"""Cap on the rounds of collision resolution per step (each round resolves the collisions the last one
+created); a row of n touching balls needs n − 1."""
 
 
 class Restitution(enum.IntEnum):
@@ -87,6 +93,9 @@ class ContactStage:
         # eps_rc = √(2 |g| eps_c): the speed of a fall through the contact tolerance (Bender 5.1.1)
         self.eps_rc = max(math.sqrt(2.0 * g * options.eps_c), options.eps_vc)
         self.rows = R.make_rows(len(self.detector.buffers.distance))
+        rounded = (model.shape_kind == ShapeKind.SPHERE) | (model.shape_kind == ShapeKind.CAPSULE)
+        self.shape_round_radius = np.where(rounded, model.shape_params[:, 0], 0.0)
+        """Radius [m] of the shapes whose surface is a sphere about a material core (sphere, capsule)."""
         self.count = 0
         self.n_collisions = 0
         self.order = np.zeros(len(self.rows.e), np.int64)
@@ -127,7 +136,7 @@ class ContactStage:
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
         W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
         R.load_contacts(c.body_a, c.body_b, c.shape_a, c.shape_b, c.point_a, c.point_b, c.normal, c.distance,
-                        c.count, m.shape_material, m.material_restitution, m.material_static_friction,
+                        c.count, m.shape_material, self.shape_round_radius, m.material_restitution, m.material_static_friction,
                         m.material_dynamic_friction, self.opt.restitution_rule, self.opt.friction_rule,
                         state.body_pos, state.body_quat, self.rows)
         W.match_nearby(self.rows, self.count, m.n_bodies, self.prev_pair_sorted, self.prev_pair_index,
@@ -146,18 +155,32 @@ class ContactStage:
 
     # collisions -------------------------------------------------------------------------------------
     def resolve_collisions(self, state, Iinv, joint_velocity_pass) -> int:
-        """Iterated collision impulses (Bender 5.2), each iteration followed by one joint velocity pass
-        (``joint_velocity_pass()`` returns True if it had to correct a joint). Returns the iterations."""
-        if self.n_collisions == 0:
-            return 0
+        """Collision resolution (Bender 5.1.2, 5.2): rounds of iterated impulses, each iteration followed by
+        one joint velocity pass (``joint_velocity_pass()`` returns True if it had to correct a joint). After
+        each round the contacts are classified again: a contact that the round's impulses made approach
+        faster than eps_rc is a new collision (a struck ball pushing its neighbour in Newton's cradle), and
+        the next round resolves the new collisions with targets from the current velocities. Returns the
+        iterations of all rounds."""
+        iters = 0
+        n_coll = self.n_collisions
+        for _ in range(MAX_COLLISION_ROUNDS):
+            if n_coll == 0:
+                break
+            iters += self._collision_round(state, Iinv, joint_velocity_pass)
+            n_coll = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
+                                self.opt.eps_vc)
+            self.n_collisions += n_coll
+        return iters
+
+    def _collision_round(self, state, Iinv, joint_velocity_pass) -> int:
+        """One round over the contacts classified as collisions, to their targets or the iteration cap."""
         rows, n = self.rows, self.count
         _set_targets(rows, n, state.body_vel, state.body_omega, int(self.opt.restitution))
         self.frozen[:] = self._awake_frozen
-        cap = self.opt.max_iter_collision
         shock = self.opt.shock_propagation
         iters = 0
         big = np.iinfo(np.int32).max
-        for iters in range(1, cap + 1):
+        for iters in range(1, self.opt.max_iter_collision + 1):
             err = velocity_sweep(rows, self.order, n, R.COLLISION, self.model.body_inv_mass, Iinv, self.frozen,
                                  state.body_vel, state.body_omega, self.opt.eps_vc, big)
             joints_moved = joint_velocity_pass()
