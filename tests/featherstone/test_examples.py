@@ -11,7 +11,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "featherstone"
 
 # duration [s] per example: long enough for its check to bite (first bounce at 0.27 s, rolling after
 # 0.39 s at μ = 0.1, the cradle's first collisions, several limit hits)
-DURATIONS = {"bouncing_cube": 1.5, "spinning_top": 0.6, "newtons_cradle": 2.0, "arm_against_bars": 1.0,
+DURATIONS = {"arm_and_ball": 1.0, "bouncing_cube": 1.5, "spinning_top": 0.6, "newtons_cradle": 2.0, "arm_against_bars": 1.0,
              "merry_go_round": 1.0, "prismatic_rotor": 2.0, "joint_limits": 6.0}
 
 

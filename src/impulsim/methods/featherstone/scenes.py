@@ -134,6 +134,21 @@ def arm_against_bars(n_links=5):
     return model, state, {}
 
 
+def arm_and_ball(n_links=4):
+    """Test 5 (arm4andball): an arm of four 1 kg links with a 1 kg end cube (0.04 m) falls from the horizontal
+    onto a free 1.5 kg ball of radius 0.1 m lying on the floor; restitution 0.5, friction 0.4 (Coulomb)."""
+    b = ims.ModelBuilder("arm and ball")
+    _ground(b, 0.5, 0.2)
+    b.add_material("arm", restitution=1.0, static_friction=0.2, dynamic_friction=0.2)
+    b.add_body("ball", shapes=[ims.Sphere(radius=0.1)], mass=1.5, position=(0, 0.45, 0.1), material="arm")
+    last = serial_arm(b, "link", n_links, base=(0, 0, 0.35), direction=(0, 1, 0), material="arm")
+    tip = np.array([0.0, 0.2 * n_links + 0.02, 0.35])
+    b.add_body("hand", shapes=[ims.Box(size=(0.04, 0.04, 0.04))], mass=1.0, position=tip, material="arm")
+    b.add_fixed("wrist", last, "hand", anchor=tip - np.array([0.0, 0.02, 0.0]))
+    model, state = b.build()
+    return model, state, {}
+
+
 def merry_go_round(n_links=7, spin=0.5):
     """Test 6 (merrygoround2): a disc turning at 0.5 rad/s about the vertical carries two arms of 7 links
     (boxes 0.02 × 0.02 × 0.10 m, 1 kg) hinged about horizontal axes; the arms swing out (centrifugal)."""
