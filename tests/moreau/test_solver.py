@@ -70,7 +70,7 @@ def test_gauss_seidel_rule_solves_a_single_row_in_one_sweep():
     """r = 1/G (α = 1) is Newton's step for one row: exact after one sweep, the second confirms it."""
     mass, v0 = 2.0, 1.0
     buf, minv = one_bilateral_row(mass)
-    prox.gauss_seidel_r(1, 1.0, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par, buf.row_a, buf.row_b,
+    prox.gauss_seidel_r(1, 1.0, 1.0, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par, buf.row_a, buf.row_b,
                         buf.row_wa, buf.row_wb, minv, buf.row_r)
     assert buf.row_r[0] == pytest.approx(mass)
     u = np.zeros((2, 6))
@@ -91,7 +91,8 @@ def test_contact_moment_about_a_hinge_balances_gravity():
     b.add_body("ground", shapes=[HalfSpace(material="dull")], static=True)
     e = np.array([0.0, np.sin(theta), -np.cos(theta)])
     pivot = np.array([0.0, 0.0, length * np.cos(theta) + 0.05])
-    b.add_body("rod", shapes=[ims.Capsule(radius=0.05, length=length, material="dull")], mass=mass, position=pivot + 0.5 * length * e,
+    b.add_body("rod", shapes=[ims.Capsule(radius=0.05, length=length, material="dull")], mass=mass,
+               position=pivot + 0.5 * length * e,
                orientation=(np.cos(theta / 2), np.sin(theta / 2), 0.0, 0.0))
     b.add_hinge("pivot", "world", "rod", anchor=pivot, axis=(1, 0, 0))
     model, state = b.build()

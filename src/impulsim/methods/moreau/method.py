@@ -46,6 +46,7 @@ class MoreauMethod(Method):
     Options
     -------
     solver : "gauss_seidel" (default) or "jacobi". alpha : r-factor scale α ∈ (0, 2) (see :mod:`.prox`).
+    joint_alpha : α of the joint rows under Gauss–Seidel and in the projections (default 1.8).
     e_r, e_a : relative and absolute stop tolerance on the percussions [N s] (thesis 1e-6, 1e-4).
     max_iter : sweeps allowed per solve. eps_c : detector tolerance [m]. gap_close : closing gap [m].
     restitution_rule, friction_rule : how two materials combine (see impulsim.contact.materials).
@@ -59,7 +60,8 @@ class MoreauMethod(Method):
     name = "moreau"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
 
-    def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, e_r: float = 1e-6,
+    def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, joint_alpha: float = 1.8,
+                 e_r: float = 1e-6,
                  e_a: float = 1e-4, max_iter: int = 2000, eps_c: float = DEFAULT_EPS_C, gap_close: float = 0.0,
                  restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE,
                  tangential_restitution: float = 0.0, runners=None, gyroscopic: str = "implicit",
@@ -68,7 +70,10 @@ class MoreauMethod(Method):
         super().__init__(model)
         _check_bodies(model)
         _check_options(solver, alpha, e_r, e_a, max_iter, gyroscopic, eps_d, eps_v, tangential_restitution)
+        if not 0 < joint_alpha < 2:
+            raise ValueError(f"joint_alpha must lie in (0, 2) for the sweeps to converge, got {joint_alpha!r}")
         self.jacobi = int(solver == "jacobi")
+        self.joint_alpha = float(joint_alpha)
         self.alpha, self.e_r, self.e_a, self.max_iter = float(alpha), float(e_r), float(e_a), int(max_iter)
         self.gap_close, self.e_t = float(gap_close), float(tangential_restitution)
         self.rules = (int(parse_rule(restitution_rule, "restitution")), int(parse_rule(friction_rule, "friction")))
@@ -76,7 +81,7 @@ class MoreauMethod(Method):
         self.project, self.eps_d, self.eps_v = bool(project), float(eps_d), float(eps_v)
         self.max_projections, self.warm_start = int(max_projections), bool(warm_start)
         self.detector = Detector(model, eps_c)
-        self.joints = JointRows(model)
+        self.joints = JointRows(model, self.joint_alpha)
         self.runners = dict(runners or {})
         self.body_law, self.body_law_axis, self._runner_specs = _runner_tables(model, self.runners)
         self.body_law_par = np.zeros((model.n_bodies, N_PAR))
@@ -172,8 +177,8 @@ class MoreauMethod(Method):
             prox.jacobi_r(n_rows, n_blocks, self.alpha, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par,
                           buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, self.body_sum, buf.row_r)
         else:
-            prox.gauss_seidel_r(n_blocks, self.alpha, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par,
-                                buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, buf.row_r)
+            prox.gauss_seidel_r(n_blocks, self.alpha, self.joint_alpha, buf.blk_start, buf.blk_kind, buf.blk_law,
+                                buf.blk_par, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, buf.row_r)
 
     def _solve(self, n_joint, n_rows, n_blocks, info):
         buf = self.buf
