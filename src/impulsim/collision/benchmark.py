@@ -329,24 +329,36 @@ def _side(n: int) -> float:
     return (20 * n * CUBE ** 3) ** (1 / 3)
 
 
-def rescattered(state, n: int, seed: int):
-    """A copy of a scattered scene's state with new random positions and orientations (same density)."""
+ROW_WIDTH = 1.5
+"""Width and height [m] of the channel of the row scene (cubes at the scattered scene's density, spread
+along x): the scene for which sweep-and-prune is made."""
+
+
+def rescattered(state, n: int, seed: int, row: bool = False):
+    """A copy of a scattered scene's state with new random positions and orientations (same density), in
+    the cube of the scattered scene or (``row``) in a channel ROW_WIDTH wide and high along x."""
     rng = np.random.default_rng(seed)
     out = state.copy()
-    out.body_pos[1:] = rng.uniform(0, _side(n), (n, 3))
+    if row:
+        extent = np.array([20 * n * CUBE ** 3 / ROW_WIDTH ** 2, ROW_WIDTH, ROW_WIDTH])
+    else:
+        extent = np.full(3, _side(n))
+    out.body_pos[1:] = rng.uniform(0, 1, (n, 3)) * extent
     q = rng.normal(size=(n, 4))
     out.body_quat[1:] = q / np.linalg.norm(q, axis=1, keepdims=True)
     return out
 
 
-def time_broad_phase(model, state, method: str, steps: int, scenes: int = SCALING_SCENES) -> dict:
+def time_broad_phase(model, state, method: str, steps: int, scenes: int = SCALING_SCENES, row: bool = False) -> dict:
     """Broad-phase step (poses, boxes, pairs) of ``method`` on ``scenes`` scattered scenes of the model's
     cubes, each moving 1 cm per step (random walk), timed in rotation after SCALING_WARMUP steps: median and
     minimum over all timed steps of the thread's CPU time, per body [µs]. CPU time, not wall time: on a
-    shared machine the wall clock also counts other processes' time slices."""
+    shared machine the wall clock also counts other processes' time slices. ``row``: the cubes in the row
+    scene's channel instead."""
     from impulsim.collision import Detector
     n = model.n_bodies - 1
-    states = [state.copy()] + [rescattered(state, n, seed) for seed in range(1, scenes)]
+    first = [rescattered(state, n, 0, row)] if row else [state.copy()]
+    states = first + [rescattered(state, n, seed, row) for seed in range(1, scenes)]
     dets = [Detector(model, eps_c=EPS_C, broad_phase=method) for _ in states]
     rng = np.random.default_rng(0)
     times, pairs = [], 0
@@ -357,21 +369,25 @@ def time_broad_phase(model, state, method: str, steps: int, scenes: int = SCALIN
             pairs = det.broad_phase(st)
             if step >= SCALING_WARMUP:
                 times.append(time.thread_time() - t0)
-    return dict(benchmark=f"broad phase (scattered), {method}",
+    return dict(benchmark=f"broad phase ({'row' if row else 'scattered'}), {method}",
                 quantity=f"{n} bodies, {scenes} scene(s) in rotation: CPU µs per body (median)",
                 impulsim=1e6 * float(np.median(times)) / n, min_us_per_body=1e6 * float(np.min(times)) / n,
                 pairs_per_body=pairs / n)
 
 
-def broad_phase_scaling(steps: int, sizes=SCALING_SIZES, one_scene: bool = True) -> list[dict]:
+def broad_phase_scaling(steps: int, sizes=SCALING_SIZES, one_scene: bool = True, row_sizes=(1000, 4000)) \
+        -> list[dict]:
     """Both broad phases on scattered scenes of each size (SCALING_SCENES in rotation, and with
-    ``one_scene`` a single scene timed over and over), with the per-body ratios of successive sizes."""
+    ``one_scene`` a single scene timed over and over) and on row scenes of ``row_sizes`` (in rotation),
+    with the per-body ratios of successive sizes."""
     from impulsim.collision.detector import BROAD_PHASES
-    out = {(m, k): [] for m in BROAD_PHASES for k in ((1, SCALING_SCENES) if one_scene else (SCALING_SCENES,))}
-    for n in sizes:
+    modes = [(SCALING_SCENES, False)] + ([(1, False)] if one_scene else []) + [(SCALING_SCENES, True)]
+    out = {(m, k, row): [] for m in BROAD_PHASES for k, row in modes}
+    for n in sorted(set(sizes) | set(row_sizes)):
         model, state = scattered_scene(n)
-        for (method, scenes), recs in out.items():
-            recs.append(time_broad_phase(model, state, method, steps, scenes))
+        for (method, scenes, row), recs in out.items():
+            if n in (row_sizes if row else sizes):
+                recs.append(time_broad_phase(model, state, method, steps, scenes, row))
     records = []
     for recs in out.values():
         for prev, rec in zip([None] + recs[:-1], recs):
