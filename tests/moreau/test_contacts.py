@@ -99,3 +99,53 @@ def test_box_at_rest_on_a_steep_enough_incline_holds_by_friction():
     assert np.linalg.norm(state.body_vel[2]) < 1e-6
     # tolerance: the stop criterion e_a = 1e-9 N s per row, 12 rows, over h = 1e-3 s
     assert np.allclose(force, -model.gravity * 1.0, atol=12 * E_A_TIGHT / 1e-3)
+
+
+@pytest.mark.parametrize("restitution", [0.0, 0.5, 1.0])
+def test_two_spheres_collide_by_newtons_law_and_keep_momentum(restitution):
+    """Head-on, no gravity, masses 1 and 3 kg: the relative normal velocity reverses times e (ξ_N = γ^E + e γ^B
+    = 0 for a closed contact) and the total momentum is unchanged (the percussions are opposite and equal)."""
+    import impulsim as ims
+    b = ims.ModelBuilder("two spheres", gravity=(0, 0, 0))
+    b.add_material("m", restitution=float(np.sqrt(restitution)), static_friction=0.0, dynamic_friction=0.0)
+    b.add_body("a", shapes=[ims.Sphere(radius=0.1, material="m")], mass=1.0, position=(-0.3, 0, 0),
+               velocity=(2.0, 0, 0))
+    b.add_body("b", shapes=[ims.Sphere(radius=0.1, material="m")], mass=3.0, position=(0.3, 0, 0),
+               velocity=(-1.0, 0, 0))
+    model, state = b.build()
+    method = MoreauMethod(model, e_r=1e-12, e_a=1e-14)
+    p0 = model.body_mass[1] * state.body_vel[1] + model.body_mass[2] * state.body_vel[2]
+    for _ in range(300):
+        method.step(state, 1e-3)
+    p1 = model.body_mass[1] * state.body_vel[1] + model.body_mass[2] * state.body_vel[2]
+    assert np.allclose(p1, p0, atol=1e-12)
+    # the contact normal is x (both centres stay on the x axis); approach speed 3 m/s
+    assert state.body_vel[2, 0] - state.body_vel[1, 0] == pytest.approx(restitution * 3.0, abs=1e-9)
+
+
+def test_box_sliding_on_a_free_plank_drags_it_to_a_common_speed():
+    """A 1 kg box at 2 m/s on a 3 kg plank that glides without friction on the ground (μ box–plank 0.5):
+    friction is internal, so the horizontal momentum stays 2 kg m/s and both end at 0.5 m/s; the box slides
+    v_rel² / (2 μ g (1 + m_box/m_plank)) = 0.306 m over the plank."""
+    import impulsim as ims
+    from impulsim.geometry import HalfSpace
+    b = ims.ModelBuilder("box on plank")
+    b.add_material("slick", static_friction=0.0, dynamic_friction=0.0, restitution=0.0)
+    b.add_material("rough", static_friction=0.5, dynamic_friction=0.5, restitution=0.0)
+    b.add_body("ground", shapes=[HalfSpace(material="slick")], static=True)
+    b.add_body("plank", shapes=[ims.Box(size=(3.0, 0.5, 0.1), material="slick")], mass=3.0, position=(0, 0, 0.05))
+    b.add_body("box", shapes=[ims.Box(size=(0.2, 0.2, 0.1), material="rough")], mass=1.0, position=(-1.0, 0, 0.15),
+               velocity=(2.0, 0, 0))
+    model, state = b.build()
+    method = MoreauMethod(model, e_a=E_A_TIGHT)
+    start = state.body_pos[3, 0] - state.body_pos[2, 0]
+    for _ in range(600):
+        method.step(state, 1e-3)
+    momentum = 3.0 * state.body_vel[2, 0] + 1.0 * state.body_vel[3, 0]
+    assert momentum == pytest.approx(2.0, abs=1e-6)
+    assert state.body_vel[2, 0] == pytest.approx(0.5, abs=1e-5)
+    assert state.body_vel[3, 0] == pytest.approx(0.5, abs=1e-5)
+    slid = state.body_pos[3, 0] - state.body_pos[2, 0] - start
+    expected = 2.0 ** 2 / (2 * 0.5 * G * (1 + 1.0 / 3.0))
+    # as on the incline: exact constant deceleration, O(g h²) from the start and the sticking step
+    assert slid == pytest.approx(expected, abs=G * 1e-6)
