@@ -40,7 +40,8 @@ def incline_row(h, solver="gauss_seidel"):
     times, sweeps = _timed_steps(method, state, h, int(round(1.2 / h)), lambda s: None)
     distance = float(np.dot(state.body_pos[2] - start, downhill))
     return dict(scene="incline", h=h, error=distance - stopping_distance(),
-                speed_end=float(np.linalg.norm(state.body_vel[2])), first=times[0], median=float(np.median(times[1:])), sweeps=float(np.median(sweeps)))
+                speed_end=float(np.linalg.norm(state.body_vel[2])), first=times[0],
+                median=float(np.median(times[1:])), sweeps=float(np.median(sweeps)))
 
 
 def ball_row(h, solver="gauss_seidel", restitution=0.5):

@@ -89,8 +89,8 @@ class JointRows:
         return float(norms.max()) if len(norms) else 0.0
 
     def project_positions(self, s, minv, buf, eps_d, max_projections, max_iter) -> tuple[int, float]:
-        """Gauss–Newton steps q ← q + M⁻¹ W Π with W Π solving C + Wᵀ M⁻¹ W Π = 0, until max |C| ≤ eps_d.
-        Returns (steps, final max |C|)."""
+        """Gauss–Newton steps q ← q + M⁻¹ W Π with Π solving C + Wᵀ M⁻¹ W Π = 0, until every block's |C|
+        is ≤ POSITION_FRACTION · eps_d. Returns (steps, final largest block |C|)."""
         n = len(self.holonomic)
         self.evaluate(s)
         err = self.position_error()
