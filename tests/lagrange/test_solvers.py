@@ -63,7 +63,16 @@ def closed_loop():
     return b.build()
 
 
-@pytest.mark.parametrize("scene", [random_tree, closed_loop], ids=["random_tree", "spatial_loop"])
+def ball_tree_31():
+    """Bender's tree of 31 boxes on ball joints (the benchmark's scene) with seeded spins."""
+    from impulsim.methods.lagrange.scenes import ball_tree
+    model, state = ball_tree(5)
+    state.body_omega[1:] = np.random.default_rng(7).normal(size=(model.n_bodies - 1, 3))
+    return model, state
+
+
+@pytest.mark.parametrize("scene", [random_tree, closed_loop, ball_tree_31],
+                         ids=["random_tree", "spatial_loop", "ball_tree_31"])
 def test_baraff_equals_dense(scene):
     model, state = scene()
     acc_d, lam_d = evaluate(LagrangeMethod(model, solver="dense"), state)

@@ -50,12 +50,12 @@ def _add_children(i, s, node_size, node_h, child_start, children, Y, A):
         c = children[n]
         sc = node_size[c]
         h0 = node_h[c]
-        for a in range(s):
-            for b in range(a, s):
-                v = 0.0
-                for r in range(sc):
-                    v += Y[h0 + r * s + a] * Y[h0 + r * s + b]
-                A[a * s + b] += v
+        for r in range(sc):
+            y0 = h0 + r * s
+            for a in range(s):
+                ya = Y[y0 + a]
+                for b in range(a, s):
+                    A[a * s + b] += ya * Y[y0 + b]
     for a in range(s):
         for b in range(a + 1, s):
             A[b * s + a] = A[a * s + b]
@@ -68,6 +68,12 @@ def _cholesky_inverse(A, s, Q, q0):
     big = 0.0
     for a in range(s):
         big = max(big, A[a * s + a])
+    return _cholesky_inverse_to(A, s, Q, q0, big)
+
+
+@njit(cache=True, inline="always")
+def _cholesky_inverse_to(A, s, Q, q0, big):
+    """:func:`_cholesky_inverse` with the pivot threshold PIVOT_TOL × big given."""
     ss = s * s
     for j in range(s):          # in-place lower Cholesky factor
         v = A[j * s + j]
@@ -92,6 +98,30 @@ def _cholesky_inverse(A, s, Q, q0):
             for k in range(c, i):
                 w -= A[i * s + k] * Q[q0 + k * s + c]
             Q[q0 + i * s + c] = w * A[ss + i]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _leaf_body_root(inv_mass, Iw, k, work, Q, q0):
+    """Q = G⁻¹ of a body without children: its block is M = diag(m E, I), so G = diag(√m E, chol(I)) and
+    only the 3×3 inertia block is factorized (the general path gives the same numbers with more work).
+    False if a pivot is too small."""
+    m = 1.0 / inv_mass
+    big = max(m, max(Iw[k, 0, 0], max(Iw[k, 1, 1], Iw[k, 2, 2])))
+    if not m > PIVOT_TOL * big:
+        return False
+    for a in range(3):
+        for b in range(3):
+            work[a * 3 + b] = Iw[k, a, b]
+    if not _cholesky_inverse_to(work, 3, work, 12, big):
+        return False
+    r = 1.0 / np.sqrt(m)
+    for q in range(36):
+        Q[q0 + q] = 0.0
+    for a in range(3):
+        Q[q0 + a * 7] = r
+        for b in range(a + 1):
+            Q[q0 + (3 + a) * 6 + 3 + b] = work[12 + a * 3 + b]
     return True
 
 
@@ -153,16 +183,28 @@ def _coupling(s, sp, kind, ref, parent_ref, full, element_row_start, row_a, row_
 
 
 @njit(cache=True, inline="always")
+def _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass, Iw,
+                       Y, work, Q, d0):
+    """Q_i from σ_i D_i = σ_i H_ii + Σ_children Y_cᵀ Y_c, assembled in ``work``; False if singular."""
+    _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)
+    _add_children(i, s, node_size, node_h, child_start, children, Y, work)
+    return _cholesky_inverse(work, s, Q, d0)
+
+
+@njit(cache=True, inline="always")
 def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start,
                  children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_full,
                  x):
     """Q_i and Y_i of node i (block size s, parent block size sp, 0 for a root), then its forward step
     on x; False if the block is singular."""
-    _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)
-    _add_children(i, s, node_size, node_h, child_start, children, Y, work)
     d0 = node_d[i]
     node_full[i] = 0
-    if not _cholesky_inverse(work, s, Q, d0):
+    leaf_body = node_kind[i] == BODY and child_start[i] == child_start[i + 1]
+    ok = leaf_body and _leaf_body_root(body_inv_mass[node_ref[i]], Iw, node_ref[i], work, Q, d0)
+    if not ok:
+        ok = _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass,
+                                Iw, Y, work, Q, d0)
+    if not ok:
         if not svd:
             return False
         _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)     # the Cholesky overwrote it

@@ -5,6 +5,9 @@ the root for the first step. Per method: median wall time per step after warm-up
 figure (3.4 GHz Pentium 4), the first step apart (it includes Numba compilation on a cold cache), and the
 largest joint error over the run [m] (the drift; the Lagrange variants are run with and without Baumgarte).
 Physics re-check after timing: the state is finite and the joints have not come apart (error < 1 cm).
+Each row also gives its time over the impulse LGS 1e-6 time on the same tree and over its own time on the
+next smaller tree; ``python -m impulsim.methods.lagrange.stages`` breaks the Baraff step into its stages
+and times Baraff and LGS step by step in alternation (the sturdier ratio on a busy machine).
 The impulse LGS rows appear when ``make("impulse", model, solver="lgs")`` works.
 
 Part 2: the double pendulum (two 1 m rods released horizontally) against the reduced-coordinate SciPy
@@ -94,7 +97,26 @@ def table_3_7(quick: bool) -> list[dict]:
                 records.append({"tree": n, "method": label, "physics": f"FAILED to run: {_first_line(exc)}"})
     if not lgs_available(ball_tree(5)[0]):
         records.append({"method": "impulse LGS", "physics": 'not available: make("impulse", model, solver="lgs") failed'})
+    add_ratios(records)
     return records + figures(records)
+
+
+def add_ratios(records) -> None:
+    """Columns "÷ LGS 1e-6" (time over the impulse LGS 1e-6 time on the same tree) and "÷ previous tree"
+    (time over the same method's time on the next smaller tree: about 2 when linear in the body count)."""
+    t = {(r["method"], r["tree"]): r["median step [ms]"] for r in records if "median step [ms]" in r}
+    for r in records:
+        if "median step [ms]" not in r:
+            continue
+        lgs = t.get(("impulse LGS 1e-6", r["tree"]))
+        smaller = SIZES.index(r["tree"]) - 1
+        before = t.get((r["method"], SIZES[smaller])) if smaller >= 0 else None
+        ratios = {"÷ LGS 1e-6": r["median step [ms]"] / lgs if lgs else "",
+                  "÷ previous tree": r["median step [ms]"] / before if before else ""}
+        items = list(r.items())
+        at = [k for k, _ in items].index("median step [ms]") + 1
+        r.clear()
+        r.update(items[:at] + list(ratios.items()) + items[at:])   # beside the time they divide
 
 
 def _first_line(exc) -> str:
