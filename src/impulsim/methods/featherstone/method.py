@@ -170,7 +170,8 @@ class FeatherstoneMethod(Method):
         if self.dyn is None:
             self._prepare(s)
         dyn, q, qd = self.dyn, self.q, self.qd
-        dyn.model = self.model            # live parameters (gravity, springs, servos) may have changed
+        # live parameters (gravity, springs, servos) may have changed: Simulation.set_params swaps the model
+        dyn.model = self.collisions.model = self.model
         timer = StageTimer(info.timings)
         dyn.read(s, q, qd)                 # also leaves the poses and velocities of q, q̇ in dyn
         timer.lap("coordinates")
