@@ -220,7 +220,8 @@ def funnel_records(quick):
              f"{ours['avg_step_ms'] / peer['avg_step_ms']:.3g}" if peer else "MuJoCo not installed")
     out.append(dict(experiment="funnel", case=part, quantity="avg step ms", impulsim=ours["avg_step_ms"],
                     thesis=FUNNEL_THESIS["avg_collision_ms"] + FUNNEL_THESIS["avg_contact_ms"], goal=FUNNEL_GOAL_MS,
-                    met=bool(ours["avg_step_ms"] <= FUNNEL_GOAL_MS), note=note))
+                    # a part of the run says nothing about the goal, which is on the 8 s average
+                    met=bool(ours["avg_step_ms"] <= FUNNEL_GOAL_MS) if not quick else "", note=note))
     out.append(dict(experiment="funnel", case=part, quantity="cubes below the outlet at the end",
                     impulsim=ours["below_rim"], thesis="", goal="", met="",
                     note=f"MuJoCo {peer['below_rim']}" if peer else ""))
