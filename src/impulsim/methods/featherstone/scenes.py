@@ -149,14 +149,19 @@ def arm_and_ball(n_links=4):
     return model, state, {}
 
 
-def merry_go_round(n_links=7, spin=0.5):
+def merry_go_round(n_links=7, spin=0.5, speed_control=None):
     """Test 6 (merrygoround2): a disc turning at 0.5 rad/s about the vertical carries two arms of 7 links
-    (boxes 0.02 × 0.02 × 0.10 m, 1 kg) hinged about horizontal axes; the arms swing out (centrifugal)."""
+    (boxes 0.02 × 0.02 × 0.10 m, 1 kg) hinged about horizontal axes; the arms swing out (centrifugal).
+
+    ``speed_control`` = (kp, effort limit [N m]): Holck's key 'v', a servo holding the disc at ``spin``."""
     b = ims.ModelBuilder("merry-go-round")
     radius = 0.3
     b.add_body("disc", shapes=[ims.Cylinder(radius=radius, length=0.04)], mass=10.0, position=(0, 0, 0),
                angular_velocity=(0, 0, spin))
     b.add_hinge("spindle", "world", "disc", anchor=(0, 0, 0), axis=(0, 0, 1))
+    if speed_control is not None:
+        kp, limit = speed_control
+        b.add_servo("drive", "spindle", "angular_velocity", kp=kp, ki=kp, limit=limit, setpoints=[(0.0, spin)])
     link = (0.02, 0.02, 0.1)
     for side, sign in (("left", 1.0), ("right", -1.0)):
         base = np.array([sign * radius, 0.0, -0.02])
