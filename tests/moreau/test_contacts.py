@@ -147,5 +147,6 @@ def test_box_sliding_on_a_free_plank_drags_it_to_a_common_speed():
     assert state.body_vel[3, 0] == pytest.approx(0.5, abs=1e-5)
     slid = state.body_pos[3, 0] - state.body_pos[2, 0] - start
     expected = 2.0 ** 2 / (2 * 0.5 * G * (1 + 1.0 / 3.0))
-    # as on the incline: exact constant deceleration, O(g h²) from the start and the sticking step
-    assert slid == pytest.approx(expected, abs=G * 1e-6)
+    # as on the incline: exact constant deceleration, O(g h²) from the start and the sticking step; with two
+    # four-cornered contacts (box on plank, plank on ground) the start transient measured up to 1.5 g h²
+    assert slid == pytest.approx(expected, abs=3 * G * 1e-6)

@@ -17,7 +17,8 @@ E_A_TIGHT = 1e-9
 
 def slide(solver, h=1e-3):
     model, state, downhill = incline_box()
-    method = MoreauMethod(model, e_a=E_A_TIGHT, solver=solver)
+    # cold starts: with the contact warm start both solvers need one sweep per step while the box slides
+    method = MoreauMethod(model, e_a=E_A_TIGHT, solver=solver, warm_start=False)
     start = state.body_pos[2].copy()
     sweeps = []
     for _ in range(int(1.2 / h)):
@@ -113,3 +114,30 @@ def test_runner_body_must_exist():
     model, _, _ = incline_box()
     with pytest.raises(ModelError, match='runners: body "sledge" does not exist'):
         MoreauMethod(model, runners={"sledge": RunnerFriction()})
+
+
+def box_stack(n=4):
+    b = ims.ModelBuilder("stack")
+    b.add_material("m", restitution=0.0, static_friction=0.5, dynamic_friction=0.5)
+    b.add_body("ground", shapes=[HalfSpace(material="m")], static=True)
+    for i in range(n):
+        b.add_body(f"box{i}", shapes=[ims.Box(size=(0.2, 0.2, 0.2), material="m")], mass=1.0,
+                   position=(0, 0, 0.1 + 0.2 * i))
+    return b.build()
+
+
+def test_contact_warm_start_saves_sweeps_and_keeps_the_solution():
+    """A resting stack of four boxes: starting each contact from last step's percussion (matched by its
+    features) needs far fewer sweeps to the same tolerance, and the stack rests the same way."""
+    finals, sweeps = [], []
+    for warm in (False, True):
+        model, state = box_stack()
+        method = MoreauMethod(model, warm_start=warm, e_a=E_A_TIGHT)
+        counts = [method.step(state, 1e-3).iters_vel for _ in range(300)]
+        sweeps.append(np.median(counts[100:]))
+        finals.append(state.body_pos[2:, 2].copy())
+        # at rest: all velocities at the solver's resolution (e_a / m per step, summed over the sweeps' residue)
+        assert np.abs(state.body_vel).max() < 1e-6
+    assert sweeps[1] < sweeps[0] / 3          # measured 193 against 1124
+    # both rest within the penetration the landing steps left (≤ g h² per contact level)
+    assert np.allclose(finals[0], finals[1], atol=4 * G * 1e-6)

@@ -25,6 +25,7 @@ from impulsim.methods.moreau.joints import JointRows
 from impulsim.methods.moreau.laws import FrictionLaw, N_PAR, RunnerFriction
 from impulsim.methods.moreau.loads import contact_loads
 from impulsim.methods.moreau.rows import RowBuffers, contact_rows
+from impulsim.methods.moreau.warmstart import ContactMemory
 from impulsim.model.model import Model
 
 SOLVERS = ("gauss_seidel", "jacobi")
@@ -54,7 +55,8 @@ class MoreauMethod(Method):
     runners : {body name: RunnerFriction} — contacts of these bodies use the runner law.
     gyroscopic : "implicit" (midpoint ω, keeps a free body's energy) or "explicit" (ω_B, the thesis).
     project : project onto the joints after each step; eps_d [m, rad], eps_v [m/s, rad/s] its bounds.
-    warm_start : start the joint percussions from the previous step's.
+    warm_start : start the joint percussions from the previous step's, and each contact's from its own if
+        the same features touched in the previous step (see :mod:`.warmstart`).
     """
 
     name = "moreau"
@@ -82,6 +84,7 @@ class MoreauMethod(Method):
         self.max_projections, self.warm_start = int(max_projections), bool(warm_start)
         self.detector = Detector(model, eps_c)
         self.joints = JointRows(model, self.joint_alpha)
+        self.memory = ContactMemory()
         self.runners = dict(runners or {})
         self.body_law, self.body_law_axis, self._runner_specs = _runner_tables(model, self.runners)
         self.body_law_par = np.zeros((model.n_bodies, N_PAR))
@@ -112,6 +115,9 @@ class MoreauMethod(Method):
         n_joint, n_rows, n_blocks = self._assemble(mid, h, info)
         timer.lap("rows")
         self._solve(n_joint, n_rows, n_blocks, info)
+        if self.warm_start:
+            self.memory.store(self._contacts, self.buf.blk_contact[n_joint:n_blocks],
+                              self.buf.lam[n_joint:n_rows].reshape(-1, 3))
         timer.lap("prox")
         self._advance(s, mid, h)
         contact_loads(n_joint, n_rows, self.buf.lam, self.buf.row_a, self.buf.row_b, self.buf.row_wa,
@@ -162,12 +168,15 @@ class MoreauMethod(Method):
             mid.body_quat, self.u_b, m.shape_material, m.material_restitution, m.material_dynamic_friction,
             self.rules[0], self.rules[1], self.body_law, self.body_law_par, self.body_law_axis, self.e_t, nj, nj,
             buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
-            buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par)
+            buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par, buf.blk_contact)
         info.n_contacts, info.n_collisions = int(n_c), int(n_impacts)
         n_rows, n_blocks = nj + n_c_rows, nj + n_c
         buf.lam[:n_rows] = 0.0
+        self._contacts = contacts
         if self.warm_start:
             buf.lam[:nj] = lam_joint
+            self.last["warm_contacts"] = self.memory.recall(contacts, buf.blk_contact[nj:n_blocks],
+                                                            buf.lam[nj:n_rows].reshape(-1, 3))
         self._r_factors(buf, n_rows, n_blocks)
         prox.apply_all(n_rows, buf.lam, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, self.u)
         return nj, n_rows, n_blocks

@@ -46,7 +46,8 @@ class RowBuffers:
         self.blk_e = np.zeros(n_blocks)
         self.blk_e_t = np.zeros(n_blocks)
         self.blk_par = np.zeros((n_blocks, N_PAR))
-        self.blk_scale = np.ones(n_blocks)
+        self.blk_contact = np.zeros(n_blocks, np.int64)
+        """Detector index of a contact block's contact point."""
 
     def ensure(self, n_rows: int, n_blocks: int) -> None:
         """Room for n_rows rows and n_blocks blocks (contents are not kept)."""
@@ -109,11 +110,12 @@ def contact_rows(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b,
                  e_t, row0, blk0,
                  # outputs
                  row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b, blk_start, blk_kind, blk_law, blk_e,
-                 blk_e_t, blk_par):
+                 blk_e_t, blk_par, blk_contact):
     """One contact block (rows n, t, b) per detected point with gap ≤ ``gap_close`` [m] at the midpoint.
 
     Both bodies are pushed at the same point c = (p_a + p_b)/2, so the pair of percussions carries no net
-    moment. Returns (rows used, blocks used, closed contacts that approach: γ_N^B < 0).
+    moment. ``blk_contact`` receives the detector's index of each block's contact. Returns (rows used,
+    blocks used, closed contacts that approach: γ_N^B < 0).
     """
     i = row0
     blk = blk0
@@ -141,6 +143,7 @@ def contact_rows(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b,
             n_impacts += 1
         blk_start[blk] = i
         blk_kind[blk], blk_law[blk], blk_e[blk], blk_e_t[blk] = CONTACT, law, e, e_t
+        blk_contact[blk] = c
         i += 3
         blk += 1
         blk_start[blk] = i
