@@ -150,3 +150,32 @@ def test_box_sliding_on_a_free_plank_drags_it_to_a_common_speed():
     # as on the incline: exact constant deceleration, O(g h²) from the start and the sticking step; with two
     # four-cornered contacts (box on plank, plank on ground) the start transient measured up to 1.5 g h²
     assert slid == pytest.approx(expected, abs=3 * G * 1e-6)
+
+
+def test_box_on_a_kinematic_conveyor_is_dragged_up_to_the_belt_speed():
+    """A kinematic belt moving at 1 m/s under a box at rest: friction accelerates the box at μ g until it
+    moves with the belt, after t = v / (μ g) and a slip of v² / (2 μ g) relative to the belt."""
+    import impulsim as ims
+    mu, v = 0.4, 1.0
+    b = ims.ModelBuilder("conveyor")
+    b.add_material("belt", static_friction=0.0, dynamic_friction=0.0, restitution=0.0)
+    b.add_material("box", static_friction=mu, dynamic_friction=mu, restitution=0.0)
+    b.add_body("belt", shapes=[ims.Box(size=(10.0, 1.0, 0.1), material="belt")], kinematic=True,
+               position=(0, 0, -0.05), velocity=(v, 0, 0))
+    b.add_body("box", shapes=[ims.Box(size=(0.2, 0.2, 0.2), material="box")], mass=1.0, position=(0, 0, 0.1))
+    model, state = b.build()
+    method = MoreauMethod(model, e_a=E_A_TIGHT)
+    h = 1e-3
+    t_slip = v / (mu * G)
+    for _ in range(int(round(0.5 * t_slip / h))):
+        method.step(state, h)
+    # half-way through the slip the box moves at half the belt speed (constant acceleration μ g)
+    assert state.body_vel[2, 0] == pytest.approx(0.5 * v, abs=G * mu * h)
+    for _ in range(int(round(t_slip / h))):
+        method.step(state, h)
+    assert state.body_vel[2, 0] == pytest.approx(v, abs=1e-6)
+    assert state.body_pos[1, 0] == pytest.approx(v * state.t, rel=1e-12)      # the belt keeps its motion
+    slip = state.body_pos[1, 0] - state.body_pos[2, 0]
+    # constant acceleration is exact in the scheme; the start and the sticking step add O(g h²) as on the
+    # incline (measured 0.5 g h²)
+    assert slip == pytest.approx(v ** 2 / (2 * mu * G), abs=G * h * h)
