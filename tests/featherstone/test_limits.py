@@ -70,3 +70,42 @@ def test_limit_on_a_joint_without_a_coordinate_is_rejected():
     model, _ = b.build()
     with pytest.raises(ims.ModelError, match='"pivot" is a ball joint'):
         FeatherstoneMethod(model, limits={"pivot": (-1.0, 1.0, 0.5)})
+
+
+def _arm(reverse, effort, lower, upper, kind="hinge"):
+    """A 1 kg link on a hinge (or slider) to the world, declared world→link or, with ``reverse``,
+    link→world (then the tree's child is the joint's body A and every coordinate and effort flips)."""
+    b = ims.ModelBuilder("arm", gravity=(0, 0, -9.81))
+    b.add_body("link", shapes=[ims.Box(size=(0.2, 0.02, 0.02))], mass=1.0, position=(0.1, 0, 0))
+    pair = ("link", "world") if reverse else ("world", "link")
+    if kind == "hinge":
+        b.add_hinge("joint", *pair, anchor=(0, 0, 0), axis=(0, 1, 0))
+    else:
+        b.add_slider("joint", *pair, anchor=(0.1, 0, 0), axis=(1, 0, 1))
+    b.add_motor("drive", "joint", effort=effort)
+    b.add_limit("stops", "joint", lower, upper, restitution=0.5)
+    return b.build()
+
+
+@pytest.mark.parametrize("kind", ["hinge", "slider"])
+def test_a_joint_declared_the_other_way_round_gives_the_same_motion(kind):
+    """Swapping a joint's bodies negates its coordinate, its motor's effort and its limits (coordinates.py):
+    hinge(world, link) with effort E and limits [lo, hi] moves the link exactly as hinge(link, world) with
+    effort −E and limits [−hi, −lo]."""
+    runs = []
+    for reverse in (False, True):
+        sign = -1.0 if reverse else 1.0
+        model, state = _arm(reverse, sign * 0.5, min(sign * -0.3, sign * 0.2), max(sign * -0.3, sign * 0.2),
+                            kind)
+        sim = ims.Simulation(model, state, method=FeatherstoneMethod(model), h=1e-3)
+        coords = []
+        for _ in range(1500):
+            sim.step()
+            coords.append(sign * joint_coordinate(model, sim.state, "joint"))
+        runs.append((np.array(coords), sim.state.body_pos.copy()))
+    (c0, p0), (c1, p1) = runs
+    # the hinged link falls onto its upper stop, the slider's link slides down onto its lower one
+    assert c0.max() > 0.19 or c0.min() < -0.29
+    # the same equations in the same order of operations up to signs: equal to round-off
+    assert np.abs(c0 - c1).max() < 1e-9
+    assert np.abs(p0 - p1).max() < 1e-9
