@@ -3,10 +3,12 @@ factorization pieces meet their definitions, and the stage profile of the benchm
 import numpy as np
 import pytest
 
+import impulsim as ims
 from impulsim.methods.lagrange import LagrangeMethod
 from impulsim.methods.lagrange.baraff import PIVOT_TOL, _pseudo_root
 from impulsim.methods.lagrange.evaluate import pack
 from impulsim.methods.lagrange.forest import _children
+from impulsim.methods.lagrange.scenes import ball_tree
 from impulsim.methods.lagrange.stages import paired_steps, stage_times
 from tests.lagrange.test_solvers import ball_tree_31, closed_loop, random_tree
 
@@ -62,3 +64,16 @@ def test_stage_profile_and_paired_timing_run_and_recheck_the_physics():
     assert any("one evaluation" in r["stage"] for r in stages)
     (row,) = paired_steps(sizes=(63,), steps=3)
     assert row["physics"] == "ok" and row["Baraff / LGS"] > 0
+
+
+@pytest.mark.parametrize("integrator", ["rk4", "euler"])
+def test_a_blown_up_state_raises_a_simulation_error_and_keeps_the_state(integrator):
+    """A degenerate quaternion (as a blow-up leaves) must end in SimulationError, not in an exception
+    of a kernel (division by zero), and leave the state as it was."""
+    model, state = ball_tree(5)
+    state.body_quat[3] = 0.0
+    before = state.copy()
+    method = LagrangeMethod(model, integrator=integrator)
+    with pytest.raises(ims.SimulationError):
+        method.step(state, 1 / 30)
+    assert np.array_equal(state.body_pos, before.body_pos) and state.t == before.t

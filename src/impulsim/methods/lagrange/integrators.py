@@ -60,7 +60,7 @@ def weighted_sum(y, k, weights, n_terms, h,
                 out[i] += c * k[j, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")     # a blown-up state gives NaN (reported by the step), not an exception
 def normalize_quaternions(y, n):
     """Renormalize the n quaternions of the packed state y in place (y = pos, quat, vel, ω)."""
     for b in range(n):
