@@ -75,3 +75,42 @@ def test_limit_stop_scales_the_rate_by_the_restitution(e):
     assert np.abs(hits[:, 1] / hits[:, 0] - e).max() <= LIMIT_TOL
     # the rate before each hit is the one after the previous: e^k of the start
     assert np.allclose(hits[:, 0], e ** np.arange(len(hits)), rtol=0, atol=len(hits) * LIMIT_TOL)
+
+
+FLIP_SECONDS = 3.0
+"""The top flips after ~2.1 s (bench figure); 3 s leave margin without making the run long."""
+
+
+@pytest.mark.slow
+def test_tippe_top_flips_onto_its_peg_only_with_friction():
+    # Cohen's top has 1 − α < C/A < 1 + α (α = 0.3, C/A = 1.069): spinning on its ball is unstable and sliding
+    # friction at the ball's contact turns it over onto its peg (the thesis: it flips in every run)
+    t, up = C.tippe_top_axis(FLIP_SECONDS)
+    assert C.inversion_time(t, up) is not None
+    assert up[-1] < C.INVERTED                           # and it stays on the peg side
+
+
+@pytest.mark.slow
+def test_tippe_top_without_friction_keeps_its_peg_up(monkeypatch):
+    # without friction the ground pushes only vertically: nothing can turn the spin axis over, so the axis
+    # precesses and nods about its start tilt of 0.1 rad. The nod of a fast top is ~2 A m g l sin θ / (C ω)² ≈
+    # 2.5e-3 rad, changing the axis' z component by ≤ sin 0.1 · 2.5e-3 ≈ 2.5e-4; 1e-3 bounds that (measured:
+    # the z component never drops below its start value cos 0.1 = 0.99500)
+    monkeypatch.setattr(S, "TOP_MU", 0.0)
+    t, up = C.tippe_top_axis(FLIP_SECONDS)
+    assert up.min() > np.cos(S.TOP_TILT) - 1e-3
+
+
+FACETED = ("the rattleback is a convex hull: its contact jumps from vertex to vertex, each fixed in the body, so "
+           "spinning makes the contact slide and friction brakes both spin directions alike (3 -> ~1.4 rad/s in "
+           "5 s); the reversal needs a smoothly rolling contact (an ellipsoid shape)")
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=FACETED)
+def test_rattleback_reverses_only_against_its_preferred_direction():
+    # the thesis's rattleback reverses at 2.854 s when spun against its preferred direction; spun the other
+    # way it keeps its sense. Exactly one of the two directions must reverse within 5 s
+    reversed_ = [C.reversal_time(*C.rattleback_spin(spin, 5.0), spin) is not None
+                 for spin in (S.RATTLE_SPIN, -S.RATTLE_SPIN)]
+    assert reversed_.count(True) == 1
