@@ -9,7 +9,8 @@ start before it ends on that axis, with the two other axes compared on the way.
 Why one axis and not the three lists of I-COLLIDE: the three-list variant updates a persistent pair set
 on every endpoint swap (a hash table of pairs with insertions and deletions, read in random order), and
 its output order depends on the history of the swaps. Here the pairs come out in the sorted order of the
-current poses, nothing but the box order persists, and the sweep reads memory in sequence. Both cost
+current poses along the current axis, nothing but the box order and the axis persist, and the sweep
+reads memory in sequence. Both cost
 more per body as a scene of fixed density grows: the boxes overlapping a box's interval on one axis
 (sweep) and the endpoints a moving box passes on one axis (swaps) are O(n^(2/3)) in a 3-D scatter.
 
