@@ -156,8 +156,8 @@ class MoreauMethod(Method):
         contacts = self.detector.detect(mid)
         nj = self.joints.n_rows
         buf = self.buf
+        lam_joint = buf.lam[:nj].copy()       # before ensure(), which may reallocate the rows
         buf.ensure(nj + 3 * contacts.count, nj + contacts.count)
-        lam_joint = buf.lam[:nj].copy()
         self.joints.evaluate(mid)
         self.joints.fill(self.joints.all_rows, 0, 1.0, mid, self.u_b, 0, 0, buf)
         self._runner_params(h)
