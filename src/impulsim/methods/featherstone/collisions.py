@@ -33,6 +33,8 @@ class Rows:
         self.c_pa, self.c_pb, self.c_n, self.c_t1, self.c_t2, self.c_P = (np.zeros((cap, 3)) for _ in range(6))
         self.c_K = np.zeros((cap, 3, 3))
         self.c_target, self.c_mus, self.c_mud = np.zeros(cap), np.zeros(cap), np.zeros(cap)
+        self.c_patch = np.zeros(cap, np.int64)
+        self.patch_size, self.patch_Pn = np.zeros(cap), np.zeros(cap)
 
 
 class CollisionStage:
@@ -135,6 +137,18 @@ class CollisionStage:
                 k += 1
         return k
 
+    def _patches(self, n_c):
+        """Group the contacts by body pair (a patch); returns the number of patches."""
+        r = self.rows
+        index = {}
+        for k in range(n_c):
+            p = index.setdefault((int(r.c_ta[k]), int(r.c_tb[k])), len(index))
+            r.c_patch[k] = p
+        n_p = len(index)
+        r.patch_size[:n_p] = np.bincount(r.c_patch[:n_c], minlength=n_p)
+        r.patch_Pn[:n_p] = 0.0
+        return n_p
+
     # solve ------------------------------------------------------------------------------------------
     def resolve(self, state, q, qd, h, info):
         """Apply contact and limit impulses to q̇ (poses and velocities of ``dyn`` must be current)."""
@@ -155,11 +169,13 @@ class CollisionStage:
             collision_matrix(r.c_ta[k], r.c_tb[k], r.c_pa[k], r.c_pb[k], *args, r.c_K[k], *scratch, self.unit)
         for k in range(n_l):
             r.l_K[k] = limit_matrix(r.l_dof[k], *args, *scratch)
+        n_p = self._patches(n_c)
         info.n_collisions = int(np.count_nonzero(r.c_target[:n_c] > 0.0)) + int(np.count_nonzero(
             r.l_target[:n_l] > 0.0))
         sweeps, change = sequential_impulses(
             r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
-            r.c_K[:n_c], r.c_target[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.l_dof[:n_l], r.l_dir[:n_l],
+            r.c_K[:n_c], r.c_target[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.c_patch[:n_c], r.patch_size[:n_p],
+            r.patch_Pn[:n_p], r.l_dof[:n_l], r.l_dir[:n_l],
             r.l_K[:n_l], r.l_target[:n_l], t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6,
             self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
             self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6, self.work3)

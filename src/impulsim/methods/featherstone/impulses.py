@@ -121,7 +121,8 @@ def _dot(a, b):
 
 @njit(cache=True)
 def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
-    """New accumulated tangential impulse (world) that stops sliding at velocity u, clipped to the cone."""
+    """New accumulated tangential impulse (world) for a contact whose velocity is u (with the old impulse
+    Pt applied): the one that stops the slip if it lies in the static cone, else μ_d Pn against the slip."""
     # 2×2 tangential block of K and the tangential velocity
     k11 = quad(t1, K, t1)
     k12 = quad(t1, K, t2)
@@ -137,21 +138,33 @@ def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
     for r in range(3):
         out[r] = Pt[r] + x1 * t1[r] + x2 * t2[r]
     mag = np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2)
-    if mag > mu_s * Pn:
-        scale = mu_d * Pn / mag if mag > 0.0 else 0.0
+    if mag <= mu_s * Pn:
+        return                    # sticking: the impulse that stops the slip lies in the cone
+    # sliding: |p_t| = μ_d p_n against the slip velocity (Coulomb, Holck Law 4: f_t = −μ f_n u_t/|u_t|),
+    # not along the sticking impulse, which would also carry the part that stops the turning
+    slip = np.sqrt(u1 * u1 + u2 * u2)
+    if slip > 1e-12:
+        for r in range(3):
+            out[r] = -mu_d * Pn * (u1 * t1[r] + u2 * t2[r]) / slip
+    else:
+        scale = mu_d * Pn / mag
         for r in range(3):
             out[r] *= scale
 
 
 @njit(cache=True)
-def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_mus, c_mud,
-                        l_dof, l_dir, l_K, l_target,
+def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_mus, c_mud, c_patch,
+                        patch_size, patch_Pn, l_dof, l_dir, l_K, l_target,
                         tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, eps_v, max_iter,
                         # in/out
                         qd, v, c_P, l_lam,
                         # scratch
                         y_body, y_joint, dqd, dv, pA, c, u, tmp6, work3):
-    """Solve all rows; returns (sweeps, largest velocity change of the last sweep [m/s or rad/s])."""
+    """Solve all rows; returns (sweeps, largest velocity change of the last sweep [m/s or rad/s]).
+
+    ``c_patch``: patch (contacts of one body pair) of each contact; ``patch_size`` its number of contacts;
+    ``patch_Pn`` (zeroed by the caller) accumulates each patch's total normal impulse [N s].
+    """
     n_c = c_ta.shape[0]
     n_l = l_dof.shape[0]
     change = 0.0
@@ -171,6 +184,8 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
             Knn = quad(n, c_K[k], n)
             Pn_old = _dot(c_P[k], n)
             Pn = max(Pn_old + (c_target[k] - un) / Knn, 0.0)
+            patch = c_patch[k]
+            patch_Pn[patch] += Pn - Pn_old
             for r in range(3):
                 Pt[r] = c_P[k, r] - Pn_old * n[r]
                 dP[r] = (Pn - Pn_old) * n[r]
@@ -178,7 +193,11 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
             for r in range(3):
                 uvec[r] += _row(c_K[k], r, dP)
             if c_mus[k] > 0.0 or c_mud[k] > 0.0:
-                _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, Pn, Pt, c_mus[k], c_mud[k], newPt)
+                # the cone uses the patch's mean normal impulse: how a patch's load splits between its
+                # points is not determined for a rigid pair (a box on four corners), and a lopsided split
+                # from the sweep order would otherwise turn a sliding box (its friction ∝ each point's load)
+                share = patch_Pn[patch] / patch_size[patch]
+                _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, share, Pt, c_mus[k], c_mud[k], newPt)
             else:
                 newPt[0] = newPt[1] = newPt[2] = 0.0
             for r in range(3):
