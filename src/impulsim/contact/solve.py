@@ -225,9 +225,8 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
             rows.lam_n[c] = lam_new
             moved = True
     if rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0:
-        # tangential drift of a relative to b since t0 (the points coincided up to their initial offset)
-        a0, b0 = _current_points(rows, c, body_pos, body_quat)
-        drift = sub(d, sub(a0, b0))
+        # tangential drift of a relative to b from the friction anchor (turning with B)
+        drift = sub(d, qrot(q4(pred_quat[rows.body_b[c]]), v3(rows.anchor_b[c])))
         d1 = dot(drift, v3(rows.t1[c]))
         d2 = dot(drift, v3(rows.t2[c]))
         x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
@@ -237,12 +236,3 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
         if rows.sticking[c] and not saturated:
             err = max(err, math.sqrt(d1 * d1 + d2 * d2))
     return err, moved
-
-
-@njit(cache=True)
-def _current_points(rows, c, body_pos, body_quat):
-    A = rows.body_a[c]
-    B = rows.body_b[c]
-    a = add(v3(body_pos[A]), qrot(q4(body_quat[A]), v3(rows.local_a[c])))
-    b = add(v3(body_pos[B]), qrot(q4(body_quat[B]), v3(rows.local_b[c])))
-    return a, b

@@ -121,6 +121,8 @@ class ContactStage:
         self.prev_pair_sorted = np.zeros(cap, np.int64)
         self.prev_pair_index = np.zeros(cap, np.int64)
         self.prev_local_a = np.zeros((cap, 3))
+        self.prev_anchor = np.zeros((cap, 3))
+        self.prev_sticking = np.zeros(cap, np.int8)
 
     # detection and classification ----------------------------------------------------------------
     def begin(self, state, Iinv) -> int:
@@ -207,7 +209,7 @@ class ContactStage:
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
         names = ("prev_pos", "prev_vel", "prev_keys_sorted", "prev_index_sorted", "prev_pair_sorted",
-                 "prev_pair_index", "prev_local_a")
+                 "prev_pair_index", "prev_local_a", "prev_anchor", "prev_sticking")
         old = [getattr(self, k) for k in names]
         self._alloc_warm(cap)
         n = self.prev_count
@@ -220,6 +222,8 @@ class ContactStage:
         n = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
                        self._eps_t(h))
         _reset_phase(self.rows, self.count, collisions_to_resting=True)
+        W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor, self.prev_sticking, state.body_pos,
+                      state.body_quat)
         self._seed(state, Iinv, self.prev_pos)
         return n
 
@@ -253,6 +257,8 @@ class ContactStage:
         self.prev_pair_sorted[:n] = self.pair_keys[:n][order]
         self.prev_pair_index[:n] = order
         self.prev_local_a[:n] = self.rows.local_a[:n]
+        self.prev_anchor[:n] = self.rows.anchor_b[:n]
+        self.prev_sticking[:n] = self.rows.sticking[:n]
         self.prev_count = n
 
     def after_step(self, state, h) -> None:

@@ -12,7 +12,7 @@ a contact whose tangent basis turned still gets the right friction direction.
 import numpy as np
 from numba import njit
 
-from impulsim.math.vec import v3, dot, scale, add
+from impulsim.math.vec import v3, q4, dot, scale, add, sub, qrot, qrot_inv
 from impulsim.contact.solve import apply_contact_impulse
 
 
@@ -84,6 +84,26 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
         if best >= 0:
             matched[c] = best
             used[best] = 1
+
+
+@njit(cache=True)
+def set_anchors(rows, count, matched, prev_anchor, prev_sticking, body_pos, body_quat):
+    """Static-friction anchors: a contact that stuck in the last step keeps its anchor (the offset a − b
+    in B's frame where its points were held), so the slip each step leaves within the tolerance does not
+    add up from step to step; any other contact anchors where its points are now."""
+    for c in range(count):
+        j = matched[c]
+        if j >= 0 and prev_sticking[j] and rows.sticking[c]:
+            for i in range(3):
+                rows.anchor_b[c, i] = prev_anchor[j, i]
+            continue
+        A, B = rows.body_a[c], rows.body_b[c]
+        qb = q4(body_quat[B])
+        a = add(v3(body_pos[A]), qrot(q4(body_quat[A]), v3(rows.local_a[c])))
+        b = add(v3(body_pos[B]), qrot(qb, v3(rows.local_b[c])))
+        off = qrot_inv(qb, sub(a, b))
+        for i in range(3):
+            rows.anchor_b[c, i] = off[i]
 
 
 @njit(cache=True)
