@@ -1,4 +1,4 @@
-"""Collision detection: broad phase (uniform grid), narrow phase (signed distance, closest points,
+"""Collision detection: broad phase (uniform grid by default, or sweep-and-prune), narrow phase (signed distance, closest points,
 normal) and contact regions, over the Model's shape table; independent of the solver method.
 
     det = Detector(model, eps_c=1e-3)
