@@ -7,8 +7,19 @@ Rotation integrates Euler's equations in the body (principal) frame, where J_l i
 with the world torque τ held constant (τ_l = R(q)ᵀ τ changes as the body turns). The quaternion is
 normalized after the step. Bodies with zero inverse mass (static, kinematic) move with their velocity
 unchanged: s += v h, q ← exp(ω h) ⊗ q.
+
+A torque-free body whose inertia has two equal principal moments (boxes of square section, cylinders,
+spheres) turns in closed form (Euler's torque-free symmetric top): with A the equal moments, C the third
+about the body axis e_c, and L the world angular momentum (constant),
+    R(t) = exp(t [Ω_w]×) R(0) exp(t [Ω_b]×),   Ω_w = L / A (world),   Ω_b = (1/C − 1/A) L_c e_c (body),
+    ω(t) = Ω_w + R(t) Ω_b,
+since then Ṙ = [Ω_w + R Ω_b]× R and Rᵀ ω = J_l⁻¹ Rᵀ L. The free step of a body (``free_step_body``, and so
+the predictions of the impulse method) takes this exact solution for such bodies in place of the RK4 and
+adaptive schemes; ``integrate_rotation`` is always the chosen scheme, and the Euler scheme stays the plain
+first-order step everywhere.
 """
 import enum
+import math
 
 import numpy as np
 from numba import njit
@@ -22,6 +33,11 @@ class Integrator(enum.IntEnum):
     RK4 = 1
     RK45 = 2   # embedded Cash–Karp Runge–Kutta with adaptive sub-steps (Bender App. B, Table B.1)
 
+
+SPIN_RESOLUTION = 1e-15
+"""Spin angle over a step [rad] below which the closed-form rotation of a symmetric body leaves the spin
+out: below the resolution of a unit quaternion in double precision (1.1e-16 per component near 1), such a
+spin is the rounding noise of an axial rate that is zero in exact arithmetic (joints on the symmetry axis)."""
 
 ADAPTIVE_TOL = 1e-12
 """Local error bound per sub-step of the adaptive scheme [rad/s and quaternion units]."""
@@ -129,6 +145,73 @@ def _adaptive(q, w, tau, inertia, inv_inertia, h):
     return (y[0], y[1], y[2], y[3]), (y[4], y[5], y[6])
 
 
+@njit(cache=True, inline="always")
+def symmetry_axis(inertia):
+    """Index of the body axis about which the principal moments are symmetric (the other two are equal
+    and positive), 3 if all three are equal, -1 if no two are."""
+    if inertia[0] == inertia[1]:
+        if inertia[1] == inertia[2]:
+            return 3
+        return 2 if inertia[0] > 0.0 else -1
+    if inertia[1] == inertia[2]:
+        return 0 if inertia[1] > 0.0 else -1
+    if inertia[0] == inertia[2]:
+        return 1 if inertia[0] > 0.0 else -1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _qexp(v, h):
+    """Unit quaternion of the rotation by the vector v h [rad] (rotation vector to quaternion)."""
+    x, y, z = v[0] * h, v[1] * h, v[2] * h
+    angle = math.sqrt(x * x + y * y + z * z)
+    if angle < 1e-6:
+        # sin(a/2)/a and cos(a/2) by their series: the dropped terms are below 1e-26
+        s = 0.5 - angle * angle / 48.0
+        c = 1.0 - angle * angle / 8.0
+    else:
+        s = math.sin(0.5 * angle) / angle
+        c = math.cos(0.5 * angle)
+    return (c, x * s, y * s, z * s)
+
+
+@njit(cache=True, inline="always")
+def _body_axis(q, c):
+    """World direction of body axis c (column c of R(q))."""
+    w, x, y, z = q
+    if c == 0:
+        return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y))
+    if c == 1:
+        return (2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x))
+    return (2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y))
+
+
+@njit(cache=True, inline="always")
+def _torque_free_symmetric(q, omega, inertia, axis, h):
+    """Exact torque-free rotation over h [s] of a body with two equal principal moments (module
+    docstring); omega in the world frame, axis the symmetry axis (3: all moments equal). Returns the
+    orientation after h and the world angular velocity there.
+
+    With e = R e_c the body axis in the world and ω_c = ω·e, the world momentum over A is
+    Ω_w = R (J_l / A) Rᵀ ω = ω + (C/A − 1) ω_c e and the body rate
+    Ω_b = (1/C − 1/A) L_c e_c = (1 − C/A) ω_c e_c.
+    """
+    c = 2 if axis == 3 else axis
+    ratio = 1.0 if axis == 3 else inertia[c] / inertia[0 if c != 0 else 1]        # C / A
+    e = _body_axis(q, c)
+    wc = omega[0] * e[0] + omega[1] * e[1] + omega[2] * e[2]
+    f = (ratio - 1.0) * wc
+    ow = (omega[0] + f * e[0], omega[1] + f * e[1], omega[2] + f * e[2])
+    spin = -f                                               # (1 − C/A) ω_c [rad/s] about e_c
+    q1 = qmul(_qexp(ow, h), q)
+    if abs(spin * h) < SPIN_RESOLUTION:
+        return qnormalize(q1), ow
+    sc = _qexp((spin if c == 0 else 0.0, spin if c == 1 else 0.0, spin if c == 2 else 0.0), h)
+    q1 = qnormalize(qmul(q1, sc))
+    e1 = _body_axis(q1, c)
+    return q1, (ow[0] + spin * e1[0], ow[1] + spin * e1[1], ow[2] + spin * e1[2])
+
+
 @njit(cache=True)
 def integrate_rotation(q, omega, tau, inertia, inv_inertia, h, scheme):
     """Orientation and world angular velocity (tuples) after h [s] under constant world torque tau."""
@@ -157,7 +240,12 @@ def free_step_body(pos, quat, vel, omega, acc, tau, inertia, inv_inertia, inv_ma
     hh = 0.5 * h * h
     p1 = (p[0] + v[0] * h + hh * acc[0], p[1] + v[1] * h + hh * acc[1], p[2] + v[2] * h + hh * acc[2])
     v1 = (v[0] + acc[0] * h, v[1] + acc[1] * h, v[2] + acc[2] * h)
-    q1, w1 = integrate_rotation(q, w, v3(tau), inertia, inv_inertia, h, scheme)
+    t = v3(tau)
+    axis = symmetry_axis(inertia) if scheme != 0 and t[0] == 0.0 and t[1] == 0.0 and t[2] == 0.0 else -1
+    if axis >= 0:
+        q1, w1 = _torque_free_symmetric(q, w, inertia, axis, h)
+    else:
+        q1, w1 = integrate_rotation(q, w, t, inertia, inv_inertia, h, scheme)
     return p1, q1, v1, w1
 
 

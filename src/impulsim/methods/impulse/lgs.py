@@ -104,7 +104,7 @@ class LgsSolver:
         m, st = self.model, self.structure
         return correct_positions_lgs(
             st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
-            st.node_prim, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
+            st.node_prim, st.node_trans, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
             m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat,
             method.acc, method.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, method.Iinv,
             method.row_ra, method.row_rb, method.row_P, method.row_dim, method.row_Minv, self.node_lin,
@@ -120,7 +120,7 @@ class LgsSolver:
         m, st = self.model, self.structure
         return correct_velocities_lgs(
             st.chain_node_start, self.chain_cut_start, self.cut_prims, self.chain_soft_start, self.soft_prims,
-            st.node_prim, m.prim_kind, m.prim_body_a,
+            st.node_prim, st.node_trans, m.prim_kind, m.prim_body_a,
             m.prim_body_b, m.prim_vel_target, m.body_inv_mass, method.Iinv, method.row_ra, method.row_rb,
             method.row_P, method.row_dim, method.row_Minv, self.node_lin, self.node_angw, self.fac_diag_inv,
             self.fac_off, st.col_ptr, st.off_row, method.eps_v,

@@ -23,7 +23,7 @@ from impulsim.math.vec import v3, q4, dot
 from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
 from impulsim.methods.impulse.iterative import sweep_positions, sweep_velocities
 from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
-from impulsim.methods.impulse.prims import is_velocity_only
+from impulsim.methods.impulse.prims import BALL, is_velocity_only
 
 
 @njit(cache=True, inline="always")
@@ -115,6 +115,11 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
             # a clamped primitive aims eps_d inside its relaxed bound (as in the iterative sweeps), so the
             # next check finds it within; the others aim at zero error
             s = (1.0 - (step_tol[i] - eps_d) / err if step_tol[i] > eps_d else 1.0) / h
+            if kind == BALL:
+                # P = E: the same values without the products with the zeros of P
+                for a in range(3):
+                    x[j, a] = s * d[a]
+                continue
             f = row_dim[i]
             for a in range(3):
                 x[j, a] = s * (row_P[i, a, 0] * d[0] + row_P[i, a, 1] * d[1] + row_P[i, a, 2] * d[2]) if a < f else 0.0
@@ -130,7 +135,7 @@ def _mark(bodies, value, flags):
 
 @njit(cache=True)
 def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, node_prim,
-                          prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                          node_trans, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                           prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
                           body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim,
                           row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr, off_row, h, scheme, eps_d,
@@ -166,8 +171,8 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
             if solves == max_iter:
                 break
             solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x)
-            apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw, x,
-                                body_vel, body_omega)
+            apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin,
+                                node_angw, x, body_vel, body_omega)
             solves += 1
             if cuts.shape[0] > 0:
                 # hybrid: one impulse per loop-closing primitive, as in the iterative method
@@ -212,9 +217,9 @@ def _chain_velocity_errors(nodes_prim, cut_prims, prim_kind, prim_body_a, prim_b
 
 @njit(cache=True)
 def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, chain_soft_start, soft_prims, node_prim,
-                           prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv, row_ra,
-                           row_rb, row_P, row_dim, row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr,
-                           off_row, eps_v, max_iter,
+                           node_trans, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
+                           row_ra, row_rb, row_P, row_dim, row_Minv, node_lin, node_angw, fac_diag_inv, fac_off,
+                           col_ptr, off_row, eps_v, max_iter,
                            # outputs (velocities are corrected in place)
                            body_vel, body_omega, x, chain_iters):
     """Velocity correction of every LGS chain at t0+h: first the chain's velocity-only rows by sweeps, then
@@ -240,8 +245,8 @@ def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, chain_s
             if residual <= eps_v or solves == max_iter:
                 break
             solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x)
-            apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw, x,
-                                body_vel, body_omega)
+            apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin,
+                                node_angw, x, body_vel, body_omega)
             solves += 1
             if cuts.shape[0] > 0:
                 sweep_velocities(cuts, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,

@@ -22,8 +22,27 @@ replaced by one that removes only the independent freedoms.
 import numpy as np
 from numba import njit
 
-from impulsim.methods.impulse.prims import is_translational
+from impulsim.methods.impulse.prims import BALL, is_translational
 from impulsim.methods.impulse.rows import prim_geometry
+
+
+@njit(cache=True, inline="always")
+def _ball_rows(n, side, r0, r1, r2, Iinv,
+               # outputs
+               node_lin, node_ang, node_angw):
+    """J and Y rows of ball node n on one side (projection P = E): s e_a, s (r × e_a) and s J⁻¹ (r × e_a),
+    with r × e_x = (0, r_z, −r_y), r × e_y = (−r_z, 0, r_x), r × e_z = (r_y, −r_x, 0); the zero terms of
+    the general form are left out (same values)."""
+    s = 1.0 if side == 0 else -1.0
+    c = ((0.0, r2, -r1), (-r2, 0.0, r0), (r1, -r0, 0.0))
+    for a in range(3):
+        for q in range(3):
+            node_lin[n, side, a, q] = s if q == a else 0.0
+            node_ang[n, side, a, q] = s * c[a][q]
+    for q in range(3):
+        node_angw[n, side, 0, q] = s * (Iinv[q, 1] * r2 - Iinv[q, 2] * r1)
+        node_angw[n, side, 1, q] = s * (Iinv[q, 2] * r0 - Iinv[q, 0] * r2)
+        node_angw[n, side, 2, q] = s * (Iinv[q, 0] * r1 - Iinv[q, 1] * r0)
 
 
 @njit(cache=True)
@@ -37,6 +56,12 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
         i = node_prim[n]
         prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                       prim_axis_b, body_pos, body_quat, row_ra, row_rb, row_P, row_dim)
+        if prim_kind[i] == BALL:
+            _ball_rows(n, 0, row_ra[i, 0], row_ra[i, 1], row_ra[i, 2], body_Iinv[prim_body_a[i]], node_lin,
+                       node_ang, node_angw)
+            _ball_rows(n, 1, row_rb[i, 0], row_rb[i, 1], row_rb[i, 2], body_Iinv[prim_body_b[i]], node_lin,
+                       node_ang, node_angw)
+            continue
         trans = is_translational(prim_kind[i])
         f = row_dim[i]
         for side in range(2):
@@ -85,10 +110,13 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
         lin = node_trans[n1] > 0 and node_trans[n2] > 0
         identity = node_trans[n1] == 2 and node_trans[n2] == 2
         tg = term_target[t]
+        # a node's own body term is a symmetric block: its lower half, mirrored below (the factorization
+        # reads only the lower half and the diagonal, so the values it uses are unchanged)
+        own = n1 == n2 and s1 == s2
         for a in range(3):
             g0, g1, g2 = node_ang[n1, s1, a, 0], node_ang[n1, s1, a, 1], node_ang[n1, s1, a, 2]
             l0, l1, l2 = node_lin[n1, s1, a, 0], node_lin[n1, s1, a, 1], node_lin[n1, s1, a, 2]
-            for b in range(3):
+            for b in range(a + 1 if own else 3):
                 v = g0 * node_angw[n2, s2, b, 0] + g1 * node_angw[n2, s2, b, 1] + g2 * node_angw[n2, s2, b, 2]
                 if identity:
                     if a == b:
@@ -99,6 +127,16 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
                     asm_diag[-1 - tg, a, b] += v
                 else:
                     asm_off[tg, a, b] += v
+    _mirror_lower(asm_diag)
+
+
+@njit(cache=True)
+def _mirror_lower(blocks):
+    """Upper half of every symmetric 3×3 block from its lower half."""
+    for k in range(blocks.shape[0]):
+        blocks[k, 0, 1] = blocks[k, 1, 0]
+        blocks[k, 0, 2] = blocks[k, 2, 0]
+        blocks[k, 1, 2] = blocks[k, 2, 1]
 
 
 @njit(cache=True, inline="always")
@@ -230,21 +268,28 @@ def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
 
 
 @njit(cache=True)
-def apply_node_impulses(n0, n1, node_prim, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw, x,
+def apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw,
+                        x,
                         # outputs
                         body_vel, body_omega):
     """Velocity changes Y x of the solved impulses: Δv = s P_a x_a / m, Δω = J⁻¹ (r × P) s x (per side)."""
     for n in range(n0, n1):
         i = node_prim[n]
         x0, x1, x2 = x[n, 0], x[n, 1], x[n, 2]
+        ball = node_trans[n] == 2
         for side in range(2):
             k = prim_body_a[i] if side == 0 else prim_body_b[i]
             w = body_inv_mass[k]
             if w == 0.0:
                 continue
+            s = 1.0 if side == 0 else -1.0
             for q in range(3):
-                body_vel[k, q] += w * (node_lin[n, side, 0, q] * x0 + node_lin[n, side, 1, q] * x1
-                                       + node_lin[n, side, 2, q] * x2)
+                if ball:
+                    # P = E: the row sum is s x_q (the same value without the products with zeros)
+                    body_vel[k, q] += w * (s * x[n, q])
+                else:
+                    body_vel[k, q] += w * (node_lin[n, side, 0, q] * x0 + node_lin[n, side, 1, q] * x1
+                                           + node_lin[n, side, 2, q] * x2)
                 body_omega[k, q] += (node_angw[n, side, 0, q] * x0 + node_angw[n, side, 1, q] * x1
                                      + node_angw[n, side, 2, q] * x2)
 
