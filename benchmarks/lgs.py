@@ -1,10 +1,14 @@
 """Bender's LGS measurements and the step-scheme convergence study, with their tables and plots.
 
     python benchmarks/lgs.py [OUTDIR] [--quick]
+    python benchmarks/lgs.py [OUTDIR] --tree-step
 
 Runs ``impulsim bench bender`` and ``impulsim bench order`` and writes into OUTDIR (default
 benchmarks/results/lgs): bender.md / bender.json (the table), bench_lgs_scaling.png, order.md / order.json
 and bench_order.png. Needs the ``bench`` extra (MuJoCo) for the peer columns.
+
+``--tree-step`` runs only the step study of the 31-body tree (``bender.tree_step_limit``) with both solvers
+and writes tree_step.md / tree_step.json.
 """
 from __future__ import annotations
 
@@ -24,6 +28,9 @@ def main(argv):
     here = os.getcwd()
     os.chdir(out)                      # the benchmarks write their plots into the working directory
     try:
+        if "--tree-step" in argv:
+            _tree_step()
+            return
         for name in ("bender", "order"):
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
@@ -33,6 +40,18 @@ def main(argv):
             sys.stdout.write(buf.getvalue())
     finally:
         os.chdir(here)
+
+
+def _tree_step():
+    import json
+    from impulsim.bench.bender import tree_step_limit
+    records = tree_step_limit(solver="lgs") + tree_step_limit(solver="iterative")
+    text = bench.markdown_table(records)
+    with open("tree_step.md", "w") as fh:
+        fh.write(text + "\n")
+    with open("tree_step.json", "w") as fh:
+        json.dump(records, fh, indent=2)
+    print(text)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ import subprocess
 import sys
 
 from impulsim.bench import scenes, thesis
-from impulsim.bench.harness import Case, measure, measure_peer, finish, ours_stable_step, paired_ratio
+from impulsim.bench.harness import (Case, MAX_SOLVES, measure, measure_peer, finish, ours_stable_step,
+                                    paired_ratio)
 
 CHAIN_SIZES, QUICK_CHAIN_SIZES = (10, 20, 30, 40, 50), (10, 50)
 TREE_SIZES, QUICK_TREE_SIZES = (31, 63, 127, 255), (127, 255)
@@ -129,6 +130,42 @@ def bender(quick: bool = False, plot_path: str = "bench_lgs_scaling.png") -> lis
         plot_scaling(records, plot_path)
         print(f"plot written to {os.path.abspath(plot_path)}")
     return records + cold_start(empty_cache=not quick)
+
+
+STEP_STUDY_RATES = (30, 35, 40, 45, 60, 120)
+"""Steps per second of the tree step study (h = 1/rate)."""
+
+
+def tree_step_limit(levels: int = 5, rates=STEP_STUDY_RATES, seconds: float = TREE_STEPS * TREE_H,
+                    solver: str = "lgs") -> list[dict]:
+    """The tree of ``levels`` levels at several steps h, all with the thesis's kick (10 N m over 1/30 s, given
+    as one step of 10 N m · (1/30 s) / h, so the angular impulse is the same): whether every step converges,
+    the band of the total energy after the kick, the fastest body rate and the largest rotation per step
+    |ω| h, and the mean solves per step. Shows where the joint correction's iteration stops converging."""
+    import numpy as np
+    import impulsim as ims
+    from impulsim.dynamics import diagnostics
+    out = []
+    for rate in rates:
+        h = 1.0 / rate
+        model, st = scenes.tree(levels)
+        caps = dict(max_iter_pos=MAX_SOLVES, max_iter_vel=MAX_SOLVES) if solver == "lgs" else {}
+        method = ims.make_method("impulse", model, solver=solver, eps_d=1e-6, eps_v=1e-6, **caps)
+        energies, solves, fastest, failed = [], [], 0.0, None
+        for i in range(int(round(seconds / h))):
+            st.body_torque[1] = np.array(scenes.TREE_TORQUE) * (TREE_H / h) if i == 0 else 0.0
+            info = method.step(st, h)
+            if not (info.converged_pos and info.converged_vel):
+                failed = i + 1
+                break
+            energies.append(diagnostics.total_energy(model, st))
+            solves.append(info.iters_pos)
+            fastest = max(fastest, float(np.linalg.norm(st.body_omega, axis=1).max()))
+        out.append(dict(scene="tree step limit", method=f"impulse {solver}", n_bodies=model.n_bodies - 1, h=h,
+                        status="ok" if failed is None else f"no convergence at step {failed}",
+                        energy_band=float(np.ptp(energies)), max_rate=fastest, max_turn_per_step=fastest * h,
+                        mean_solves_pos=float(np.mean(solves))))
+    return out
 
 
 def cold_start(empty_cache: bool = True) -> list[dict]:
