@@ -126,12 +126,13 @@ def _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6):
 
 
 @njit(cache=True)
-def _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c):
+def _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c):
     """Pass 2 for the bias: u_i = τ_i − S_iᵀ p^A_i and p^A_parent += p^A_i + I^a ĉ_i + U_i D_i⁻¹ u_i.
 
-    ``with_c`` = 0 drops the ĉ term (impulses). I^a ĉ = I^A ĉ − U D⁻¹ (Uᵀ ĉ).
+    ``with_c`` = 0 drops the ĉ term (impulses). I^a ĉ = I^A ĉ − U D⁻¹ (Uᵀ ĉ). Runs over the tree joints
+    lo .. hi−1 (a union of whole trees).
     """
-    for i in range(tree_parent.shape[0] - 1, -1, -1):
+    for i in range(hi - 1, lo - 1, -1):
         d0 = tree_v_start[i]
         nv = tree_v_start[i + 1] - d0
         for k in range(nv):
@@ -163,9 +164,9 @@ def _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, wi
 
 
 @njit(cache=True)
-def _forward(tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with_c, qdd, a, tmp6):
-    """Pass 3: â′ = â_parent + ĉ_i, q̈_i = D_i⁻¹ (u_i − U_iᵀ â′), â_i = â′ + S_i q̈_i."""
-    for i in range(tree_parent.shape[0]):
+def _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with_c, qdd, a, tmp6):
+    """Pass 3: â′ = â_parent + ĉ_i, q̈_i = D_i⁻¹ (u_i − U_iᵀ â′), â_i = â′ + S_i q̈_i (tree joints lo .. hi−1)."""
+    for i in range(lo, hi):
         d0 = tree_v_start[i]
         nv = tree_v_start[i + 1] - d0
         p = tree_parent[i]
@@ -196,26 +197,28 @@ def forward_dynamics(tree_parent, tree_v_start, joint_S, joint_I, v, vj, f_ext, 
         return bad
     _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6)
     one = tree_parent.shape[0] >= 0   # a run-time True: keeps one compiled copy of the passes
-    _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, one)
-    _forward(tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, one, qdd, a, tmp6)
+    n = tree_parent.shape[0]
+    _backward(0, n, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, one)
+    _forward(0, n, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, one, qdd, a, tmp6)
     return -1
 
 
 @njit(cache=True)
-def impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6,
+def impulse_response(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6,
                      # outputs
                      dqd, dv, pA, c, u, tmp6):
     """Δq̇ = H⁻¹ (Jᵀ ŷ + Q) and the bodies' spatial velocity changes Δv̂ for impulsive loads.
 
     ``y_body`` [n, 6]: spatial impulse [N s about the origin; N s] on each tree body (world);
     ``y_joint`` [n_v]: generalized impulses [N m s or N s]; ``zero6``: a zero [6] (no base motion).
+    Only the tree joints lo .. hi−1 are visited (whole trees, in pre-order): loads elsewhere are ignored
+    and the outputs elsewhere are not written (Holck's Lemma 4: other trees are not affected).
     Uses U, D⁻¹ (and I^A) of the current pose.
     """
-    n = tree_parent.shape[0]
-    for i in range(n):
+    for i in range(lo, hi):
         for r in range(6):
             pA[i, r] = -y_body[i, r]   # an applied load enters the bias with a minus sign
             c[i, r] = 0.0
     off = tree_parent.shape[0] < 0     # a run-time False
-    _backward(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_joint, pA, c, u, off)
-    _forward(tree_parent, tree_v_start, joint_S, U, Dinv, c, u, zero6, off, dqd, dv, tmp6)
+    _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_joint, pA, c, u, off)
+    _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, zero6, off, dqd, dv, tmp6)

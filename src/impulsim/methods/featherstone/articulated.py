@@ -196,7 +196,7 @@ class TreeDynamics:
         """Δq̇ for spatial body impulses ``y_body`` [n, 6] and joint impulses ``y_joint`` [n_v]; the bodies'
         spatial velocity changes are left in ``self.a``. Needs :meth:`articulated_inertias` first."""
         t = self.tree
-        aba.impulse_response(t.parent, t.v_start, self.S, self.IA, self.U, self.Dinv, y_body, y_joint,
+        aba.impulse_response(0, t.n, t.parent, t.v_start, self.S, self.IA, self.U, self.Dinv, y_body, y_joint,
                              self.zero6, dqd, self.a, self.pA, self.c, self.u, self.tmp6)
 
     def _check(self, bad):

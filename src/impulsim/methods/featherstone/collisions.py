@@ -22,6 +22,7 @@ class Rows:
         self.grow(capacity)
         # a coordinate with both bounds can need two rows in one step (a range shorter than a step)
         self.l_dof = np.zeros(2 * n_limits, np.int64)
+        self.l_joint = np.zeros(2 * n_limits, np.int64)
         self.l_dir = np.zeros(2 * n_limits)
         self.l_K = np.zeros(2 * n_limits)
         self.l_target = np.zeros(2 * n_limits)
@@ -129,6 +130,7 @@ class CollisionStage:
                 if not (gap <= self.limit_envelope or -rate * h >= gap):
                     continue
                 rows.l_dof[k], rows.l_dir[k] = dof, direction
+                rows.l_joint[k] = np.searchsorted(self.tree.v_start, dof, side="right") - 1
                 target = -e * rate if rate < -rest else 0.0
                 if gap < 0.0:
                     target = max(target, -self.beta * gap / h)
@@ -163,21 +165,22 @@ class CollisionStage:
             return
         dyn.articulated_inertias()
         r = self.rows
-        args = (t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.y_body, self.y_joint)
+        args = (t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.y_body,
+                self.y_joint)
         scratch = (self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6)
         for k in range(n_c):
             collision_matrix(r.c_ta[k], r.c_tb[k], r.c_pa[k], r.c_pb[k], *args, r.c_K[k], *scratch, self.unit)
         for k in range(n_l):
-            r.l_K[k] = limit_matrix(r.l_dof[k], *args, *scratch)
+            r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], *args, *scratch)
         n_p = self._patches(n_c)
         info.n_collisions = int(np.count_nonzero(r.c_target[:n_c] > 0.0)) + int(np.count_nonzero(
             r.l_target[:n_l] > 0.0))
         sweeps, change = sequential_impulses(
             r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
             r.c_K[:n_c], r.c_target[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.c_patch[:n_c], r.patch_size[:n_p],
-            r.patch_Pn[:n_p], r.l_dof[:n_l], r.l_dir[:n_l],
-            r.l_K[:n_l], r.l_target[:n_l], t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6,
-            self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
+            r.patch_Pn[:n_p], r.l_dof[:n_l], r.l_joint[:n_l], r.l_dir[:n_l],
+            r.l_K[:n_l], r.l_target[:n_l], t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv,
+            self.zero6, self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
             self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6, self.work3)
         info.iters_collision = int(sweeps)
         info.residual_vel = float(change)

@@ -63,7 +63,32 @@ def relative_velocity(ta, tb, pa, pb, v, out):
 
 
 @njit(cache=True)
-def collision_matrix(ta, tb, pa, pb, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body, y_joint,
+def _tree_range(t, tree_root, tree_end):
+    """Tree joints (lo, hi) of the whole tree that tree body t belongs to; (0, 0) for a static body."""
+    if t < 0:
+        return 0, 0
+    r = tree_root[t]
+    return r, tree_end[r]
+
+
+@njit(cache=True)
+def _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body,
+             y_joint, dqd, dv, pA, c, u, tmp6):
+    """impulse_response over the trees of bodies ta and tb only (each once); returns both ranges."""
+    lo_a, hi_a = _tree_range(ta, tree_root, tree_end)
+    lo_b, hi_b = _tree_range(tb, tree_root, tree_end)
+    if hi_a > lo_a:
+        impulse_response(lo_a, hi_a, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6,
+                         dqd, dv, pA, c, u, tmp6)
+    if hi_b > lo_b and (hi_a == lo_a or lo_b != lo_a):     # B's tree, unless empty or A's
+        impulse_response(lo_b, hi_b, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6,
+                         dqd, dv, pA, c, u, tmp6)
+    return lo_a, hi_a, lo_b, hi_b
+
+
+@njit(cache=True)
+def collision_matrix(ta, tb, pa, pb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
+                     y_body, y_joint,
                      # outputs
                      K, dqd, dv, pA, c, u, tmp6, unit):
     """K (3×3) of one contact from three test impulses (Holck Table 3.4); no velocity is changed."""
@@ -72,8 +97,8 @@ def collision_matrix(ta, tb, pa, pb, tree_parent, tree_v_start, joint_S, IA, U, 
         unit[k] = 1.0
         _load_point(ta, pa, unit, 1.0, y_body)
         _load_point(tb, pb, unit, -1.0, y_body)
-        impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv, pA,
-                         c, u, tmp6)
+        _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body,
+                 y_joint, dqd, dv, pA, c, u, tmp6)
         _clear(ta, y_body)
         _clear(tb, y_body)
         relative_velocity(ta, tb, pa, pb, dv, unit)
@@ -81,23 +106,33 @@ def collision_matrix(ta, tb, pa, pb, tree_parent, tree_v_start, joint_S, IA, U, 
 
 
 @njit(cache=True)
-def limit_matrix(dof, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body, y_joint,
-                 dqd, dv, pA, c, u, tmp6):
-    """(H⁻¹)_dd: the rate change of coordinate ``dof`` per unit generalized impulse on it."""
+def limit_matrix(dof, t, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body,
+                 y_joint, dqd, dv, pA, c, u, tmp6):
+    """(H⁻¹)_dd: the rate change of coordinate ``dof`` (of tree joint t) per unit generalized impulse on it."""
     y_joint[dof] = 1.0
-    impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv, pA, c,
-                     u, tmp6)
+    _respond(t, -1, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body, y_joint,
+             dqd, dv, pA, c, u, tmp6)
     y_joint[dof] = 0.0
     return dqd[dof]
 
 
 @njit(cache=True)
-def _apply(dqd, dv, qd, v):
-    for k in range(qd.shape[0]):
+def _apply_range(lo, hi, tree_v_start, dqd, dv, qd, v):
+    for k in range(tree_v_start[lo], tree_v_start[hi]):
         qd[k] += dqd[k]
-    for i in range(v.shape[0]):
+    for i in range(lo, hi):
         for r in range(6):
             v[i, r] += dv[i, r]
+
+
+@njit(cache=True)
+def _apply(ranges, tree_v_start, dqd, dv, qd, v):
+    """q̇ += Δq̇ and v̂ += Δv̂ on the trees an impulse reached (``ranges`` from _respond)."""
+    lo_a, hi_a, lo_b, hi_b = ranges
+    if hi_a > lo_a:
+        _apply_range(lo_a, hi_a, tree_v_start, dqd, dv, qd, v)
+    if hi_b > lo_b and (hi_a == lo_a or lo_b != lo_a):     # B's tree, unless empty or A's
+        _apply_range(lo_b, hi_b, tree_v_start, dqd, dv, qd, v)
 
 
 @njit(cache=True)
@@ -154,8 +189,8 @@ def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
 
 @njit(cache=True)
 def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_mus, c_mud, c_patch,
-                        patch_size, patch_Pn, l_dof, l_dir, l_K, l_target,
-                        tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, eps_v, max_iter,
+                        patch_size, patch_Pn, l_dof, l_joint, l_dir, l_K, l_target,
+                        tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, eps_v, max_iter,
                         # in/out
                         qd, v, c_P, l_lam,
                         # scratch
@@ -209,11 +244,11 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
             change = max(change, du)
             _load_point(ta, c_pa[k], dP, 1.0, y_body)
             _load_point(tb, c_pb[k], dP, -1.0, y_body)
-            impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv,
-                             pA, c, u, tmp6)
+            ranges = _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
+                              y_body, y_joint, dqd, dv, pA, c, u, tmp6)
             _clear(ta, y_body)
             _clear(tb, y_body)
-            _apply(dqd, dv, qd, v)
+            _apply(ranges, tree_v_start, dqd, dv, qd, v)
         for k in range(n_l):
             d = l_dof[k]
             rate = l_dir[k] * qd[d]
@@ -224,10 +259,10 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
                 continue
             change = max(change, abs(dlam) * l_K[k])
             y_joint[d] = l_dir[k] * dlam
-            impulse_response(tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6, dqd, dv,
-                             pA, c, u, tmp6)
+            ranges = _respond(l_joint[k], -1, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv,
+                              zero6, y_body, y_joint, dqd, dv, pA, c, u, tmp6)
             y_joint[d] = 0.0
-            _apply(dqd, dv, qd, v)
+            _apply(ranges, tree_v_start, dqd, dv, qd, v)
         if change <= eps_v:
             break
     return sweeps, change

@@ -3,8 +3,8 @@
 Every movable body gets exactly one inner joint ("tree joint"). Joints of the model become tree joints
 (hinge → revolute, slider → prismatic, cylindrical, ball → spherical, fixed); a movable body that no joint
 connects to a static body becomes the root of a floating subtree through a free 6-DoF joint. Tree joints
-are numbered in breadth-first order from the roots, so every parent comes before its children
-(Holck's pre-order numbering serves the same purpose).
+are numbered depth-first in pre-order from the roots (Holck's prefix numbering): every parent comes before
+its children and every subtree is a contiguous range, so an impulse's passes can stay within its tree.
 
 Joint frames: each tree joint has a frame on its parent body (rotation Q_p, origin t_p, in the parent's
 principal frame) and one on its child (Q_c, t_c). The child's joint frame is the parent's moved by the
@@ -17,7 +17,6 @@ For the 1-DoF joints the joint axis is the local x axis of both joint frames.
 from __future__ import annotations
 
 import enum
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +49,7 @@ _FROM_MODEL = {JointKind.HINGE: TreeJoint.REVOLUTE, JointKind.SLIDER: TreeJoint.
 
 @dataclass(frozen=True)
 class Tree:
-    """Flat arrays of the tree joints (index i = tree joint = position in breadth-first order)."""
+    """Flat arrays of the tree joints (index i = tree joint = position in depth-first pre-order)."""
     kind: np.ndarray
     """TreeJoint per tree joint, shape [n], int64."""
     body: np.ndarray
@@ -77,6 +76,10 @@ class Tree:
     """+1 if the child is the model joint's body B, −1 if it is A (coordinates and efforts flip), [n]."""
     joint_tree: np.ndarray
     """Tree joint of each model joint, shape [n_joints], int64."""
+    root: np.ndarray
+    """First tree joint of the tree (connected component) tree joint i belongs to, shape [n], int64."""
+    end: np.ndarray
+    """The subtree of tree joint i is i .. end[i]−1 (pre-order), shape [n], int64."""
 
     @property
     def n(self) -> int:
@@ -154,33 +157,39 @@ def build_tree(model) -> Tree:
     rows = []
     reached = np.array(static, bool)
     used = np.zeros(model.n_joints, bool)
-    queue = deque(k for k in range(model.n_bodies) if static[k])
-    _grow(model, queue, edges, reached, used, rows, static)
+    for k in range(model.n_bodies):
+        if static[k]:
+            _grow(model, k, edges, reached, used, rows, static)
     for k in range(model.n_bodies):
         if not reached[k]:
             rows.append((TreeJoint.FREE, k, 0, -1, True))
             reached[k] = True
-            queue.append(k)
-            _grow(model, queue, edges, reached, used, rows, static)
+            _grow(model, k, edges, reached, used, rows, static)
     return _pack(model, rows)
 
 
-def _grow(model, queue, edges, reached, used, rows, static):
-    """Breadth-first search from the bodies in ``queue``, appending (kind, child, parent, joint, is_b)."""
-    while queue:
-        p = queue.popleft()
-        for j, c in edges[p]:
-            if used[j]:
-                continue
-            used[j] = True
-            if reached[c]:
-                what = "connects two static bodies" if static[c] and static[p] else \
-                    f'closes a loop (body "{model.body_names[c]}" is reached twice)'
-                raise UnsupportedFeatureError(
-                    f"method 'featherstone': {_label(model, j)} {what}; reduced coordinates need a tree")
-            reached[c] = True
-            rows.append((_FROM_MODEL[int(model.joint_kind[j])], c, p, j, c == int(model.joint_body_b[j])))
-            queue.append(c)
+def _grow(model, start, edges, reached, used, rows, static):
+    """Depth-first search from body ``start``, appending (kind, child, parent, joint, is_b) in pre-order,
+    so that every subtree occupies a contiguous range of tree joints (Holck's prefix numbering)."""
+    stack = [(start, iter(edges[start]))]
+    while stack:
+        p, todo = stack[-1]
+        step = next(todo, None)
+        if step is None:
+            stack.pop()
+            continue
+        j, c = step
+        if used[j]:
+            continue
+        used[j] = True
+        if reached[c]:
+            what = "connects two static bodies" if static[c] and static[p] else \
+                f'closes a loop (body "{model.body_names[c]}" is reached twice)'
+            raise UnsupportedFeatureError(
+                f"method 'featherstone': {_label(model, j)} {what}; reduced coordinates need a tree")
+        reached[c] = True
+        rows.append((_FROM_MODEL[int(model.joint_kind[j])], c, p, j, c == int(model.joint_body_b[j])))
+        stack.append((c, iter(edges[c])))
 
 
 def _pack(model, rows) -> Tree:
@@ -210,9 +219,18 @@ def _pack(model, rows) -> Tree:
     for i, j in enumerate(mj):
         if j >= 0:
             joint_tree[j] = i
+    parent_arr = np.array(parent, np.int64)
+    root, end = np.arange(n, dtype=np.int64), np.arange(1, n + 1, dtype=np.int64)
+    for i in range(n):
+        if parent_arr[i] >= 0:
+            root[i] = root[parent_arr[i]]
+    for i in range(n - 1, -1, -1):
+        if parent_arr[i] >= 0:
+            end[parent_arr[i]] = max(end[parent_arr[i]], end[i])
     f3 = lambda x: np.array(x, float).reshape(n, 3)
     return Tree(kind=np.array(kind, np.int64), body=np.array(body, np.int64), parent=np.array(parent, np.int64),
                 parent_body=np.array(parent_body, np.int64), q_start=np.array(q_start, np.int64),
                 v_start=np.array(v_start, np.int64), frame_p=np.array(frame_p, float).reshape(n, 4),
                 origin_p=f3(origin_p), frame_c=np.array(frame_c, float).reshape(n, 4), origin_c=f3(origin_c),
-                model_joint=np.array(mj, np.int64), sign=np.array(sign, float), joint_tree=joint_tree)
+                model_joint=np.array(mj, np.int64), sign=np.array(sign, float), joint_tree=joint_tree,
+                root=root, end=end)
