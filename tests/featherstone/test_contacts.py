@@ -162,3 +162,28 @@ def test_ball_bouncing_with_half_restitution_reaches_quarter_heights():
     # floor, up to 1 mm + v h ≈ 5.4 mm early, at a speed lower by up to ~0.3 %: apexes up to ~0.6 % low
     # (measured 0.63 %, 0.51 %, 0.03 %); 1 % bounds it
     assert apex == pytest.approx([0.25, 0.0625, 0.015625], rel=1e-2)
+
+
+def test_links_of_one_tree_collide_with_each_other():
+    """Self-collision: a three-link arm (no gravity) folds its last link onto its first (the only pair not
+    joined). Both contact points are on one tree, so the test impulses of K act on both at once. Elastic
+    and frictionless, the impacts keep the kinetic energy and the angular momentum about the base hinge."""
+    b = ims.ModelBuilder("fold", gravity=(0, 0, 0))
+    b.add_material("hard", restitution=1.0, static_friction=0.0, dynamic_friction=0.0)
+    b.add_body("l0", shapes=[ims.Box(size=(0.4, 0.04, 0.04))], mass=1.0, position=(0.2, 0, 0), material="hard")
+    b.add_body("l1", shapes=[ims.Box(size=(0.04, 0.2, 0.04))], mass=1.0, position=(0.4, 0.1, 0), material="hard")
+    b.add_body("l2", shapes=[ims.Box(size=(0.3, 0.04, 0.04))], mass=1.0, position=(0.25, 0.2, 0),
+               material="hard", angular_velocity=(0, 0, 2.0))
+    b.add_hinge("h0", "world", "l0", anchor=(0, 0, 0), axis=(0, 0, 1))
+    b.add_hinge("h1", "l0", "l1", anchor=(0.4, 0, 0), axis=(0, 0, 1))
+    b.add_hinge("h2", "l1", "l2", anchor=(0.4, 0.2, 0), axis=(0, 0, 1))
+    model, state = b.build()
+    k = model.body("l2")    # l2 turns about its hinge (at rest), its free end swinging down onto l0
+    state.body_vel[k] = np.cross(state.body_omega[k], state.body_pos[k] - np.array([0.4, 0.2, 0.0]))
+    sim = ims.Simulation(model, state, method=FeatherstoneMethod(model), h=1e-3)
+    l0, e0 = diagnostics.angular_momentum(model, sim.state), diagnostics.kinetic_energy(model, sim.state)
+    collisions = sum(sim.step().n_collisions for _ in range(600))
+    assert collisions >= 1
+    # Newton's law on one contact, e = 1, no friction: exact up to round-off and the eps_v stop
+    assert np.allclose(diagnostics.angular_momentum(model, sim.state), l0, atol=1e-12)
+    assert diagnostics.kinetic_energy(model, sim.state) == pytest.approx(e0, rel=1e-9)
