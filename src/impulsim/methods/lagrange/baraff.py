@@ -101,7 +101,7 @@ def _cholesky_inverse_to(A, s, Q, q0, big):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _leaf_body_root(inv_mass, Iw, k, work, Q, q0):
     """Q = G⁻¹ of a body without children: its block is M = diag(m E, I), so G = diag(√m E, chol(I)) and
     only the 3×3 inertia block is factorized (the general path gives the same numbers with more work).
@@ -191,6 +191,16 @@ def _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_h, child_start
     return _cholesky_inverse(work, s, Q, d0)
 
 
+@njit(cache=True)
+def _singular_block_root(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass, Iw,
+                         Y, work, Q, d0):
+    """Q_i of a singular block by :func:`_pseudo_root` (the block is assembled again: the Cholesky
+    attempt overwrote it). A rare path, compiled once rather than in every fixed-size copy."""
+    _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)
+    _add_children(i, s, node_size, node_h, child_start, children, Y, work)
+    _pseudo_root(work, s, Q, d0)
+
+
 @njit(cache=True, inline="always")
 def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start,
                  children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_full,
@@ -207,9 +217,8 @@ def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, 
     if not ok:
         if not svd:
             return False
-        _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)     # the Cholesky overwrote it
-        _add_children(i, s, node_size, node_h, child_start, children, Y, work)
-        _pseudo_root(work, s, Q, d0)
+        _singular_block_root(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass,
+                             Iw, Y, work, Q, d0)
         node_full[i] = 1
     p = node_parent[i]
     full = node_full[i] == 1
@@ -295,8 +304,10 @@ def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node
     """Solve H x = rhs with the factorization of :func:`factor` (D_i⁻¹ = σ_i Q_iᵀ Q_i):
     forward in post-order z_i = Q_i x_i, x_p −= σ_i Y_iᵀ z_i; back, parents first, x_i = σ_i Q_iᵀ (z_i − Y_i x_p).
     """
-    for i in order:
-        _solve_node(i, True, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x)
+    for i in order:         # a rare path (loops): the general copy only
+        p = node_parent[i]
+        _forward_node(node_size[i], node_size[p] if p >= 0 else 0, 1.0 if node_kind[i] == BODY else -1.0,
+                      node_full[i] == 1, Q, node_d[i], Y, node_h[i], x, node_x[i], node_x[p] if p >= 0 else 0, work)
     back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x)
 
 
@@ -304,30 +315,17 @@ def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node
 def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work,
                     # outputs (forward-eliminated z in, solution out)
                     x):
-    """The back pass of :func:`solve`, parents first: x_i = σ_i Q_iᵀ (z_i − Y_i x_p)."""
+    """The back pass of :func:`solve`, parents first: x_i = σ_i Q_iᵀ (z_i − Y_i x_p), with fixed-size
+    copies for the ball-joint tree's blocks."""
     for n in range(order.shape[0] - 1, -1, -1):
-        _solve_node(order[n], False, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y,
-                    work, x)
-
-
-@njit(cache=True, inline="always")
-def _solve_node(i, forward, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x):
-    """One node's forward or back step, with fixed-size copies for the ball-joint tree's blocks."""
-    s = node_size[i]
-    p = node_parent[i]
-    sp = node_size[p] if p >= 0 else 0
-    xp = node_x[p] if p >= 0 else 0
-    sign = 1.0 if node_kind[i] == BODY else -1.0
-    full = node_full[i] == 1
-    x0, q0, h0 = node_x[i], node_d[i], node_h[i]
-    if forward:
-        if s == 6 and sp == 3 and not full:
-            _forward_node(6, 3, sign, False, Q, q0, Y, h0, x, x0, xp, work)
-        elif s == 3 and sp == 6 and not full:
-            _forward_node(3, 6, sign, False, Q, q0, Y, h0, x, x0, xp, work)
-        else:
-            _forward_node(s, sp, sign, full, Q, q0, Y, h0, x, x0, xp, work)
-    else:
+        i = order[n]
+        s = node_size[i]
+        p = node_parent[i]
+        sp = node_size[p] if p >= 0 else 0
+        xp = node_x[p] if p >= 0 else 0
+        sign = 1.0 if node_kind[i] == BODY else -1.0
+        full = node_full[i] == 1
+        x0, q0, h0 = node_x[i], node_d[i], node_h[i]
         if s == 6 and sp == 3 and not full:
             _back_node(6, 3, sign, False, Q, q0, Y, h0, x, x0, xp, work)
         elif s == 3 and sp == 6 and not full:

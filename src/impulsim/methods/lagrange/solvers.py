@@ -2,7 +2,9 @@
 
 ``solver.solve(ev)`` reads the rows (J, c′) and generalized forces of an :class:`Evaluator` and writes its
 accelerations ``acc6`` and multipliers ``lam``. A singular system raises :class:`SingularSystem` with the
-row that exposed it (the SVD variants never do).
+row that exposed it (the SVD variants never do). The Baraff solvers also have ``derivative``, which
+evaluates the whole right-hand side y' = f(t, y) in one kernel (:mod:`.fused`); the evaluator uses it
+when it exists.
 """
 from __future__ import annotations
 
