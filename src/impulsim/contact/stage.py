@@ -166,23 +166,23 @@ class ContactStage:
         iters = 0
         n_coll = self.n_collisions
         for _ in range(MAX_COLLISION_ROUNDS):
-            if n_coll == 0:
+            if n_coll == 0 or iters >= self.opt.max_iter_collision:
                 break
-            iters += self._collision_round(state, Iinv, joint_velocity_pass)
+            iters += self._collision_round(state, Iinv, joint_velocity_pass, self.opt.max_iter_collision - iters)
             n_coll = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
                                 self.opt.eps_vc)
             self.n_collisions += n_coll
         return iters
 
-    def _collision_round(self, state, Iinv, joint_velocity_pass) -> int:
-        """One round over the contacts classified as collisions, to their targets or the iteration cap."""
+    def _collision_round(self, state, Iinv, joint_velocity_pass, cap) -> int:
+        """One round over the contacts classified as collisions, to their targets or ``cap`` iterations."""
         rows, n = self.rows, self.count
         _set_targets(rows, n, state.body_vel, state.body_omega, int(self.opt.restitution))
         self.frozen[:] = self._awake_frozen
         shock = self.opt.shock_propagation
         iters = 0
         big = np.iinfo(np.int32).max
-        for iters in range(1, self.opt.max_iter_collision + 1):
+        for iters in range(1, cap + 1):
             err = velocity_sweep(rows, self.order, n, R.COLLISION, self.model.body_inv_mass, Iinv, self.frozen,
                                  state.body_vel, state.body_omega, self.opt.eps_vc, big)
             joints_moved = joint_velocity_pass()
