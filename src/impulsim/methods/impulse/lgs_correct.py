@@ -204,10 +204,14 @@ def _chain_velocity_errors(nodes_prim, cut_prims, prim_kind, prim_body_a, prim_b
         B = prim_body_b[i]
         dv = velocity_error_t(prim_kind[i], v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]), v3(body_omega[B]),
                               v3(row_ra[i]), v3(row_rb[i]), v3(prim_vel_target[i]))
+        ball = prim_kind[i] == BALL
         f = row_dim[i]
         e2 = 0.0
         for a in range(3):
-            e = row_P[i, a, 0] * dv[0] + row_P[i, a, 1] * dv[1] + row_P[i, a, 2] * dv[2] if a < f else 0.0
+            if ball:
+                e = dv[a]            # P = E: the same value without the products with zeros
+            else:
+                e = row_P[i, a, 0] * dv[0] + row_P[i, a, 1] * dv[1] + row_P[i, a, 2] * dv[2] if a < f else 0.0
             e2 += e * e
             if not cut:
                 x[j, a] = e
