@@ -8,6 +8,7 @@ import pytest
 from scipy.special import ellipk
 
 import impulsim as ims
+from impulsim.methods.impulse.contact_step import model_has_contacts
 from impulsim.io import load_scene
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -27,7 +28,7 @@ SIX_DIGITS = 1e-5
 """Relative rounding of a number written with 6 significant digits (at most 5e-6)."""
 NINE_DIGITS = 1e-8
 """Relative rounding of numbers written with 9 significant digits (at most 5e-9 each)."""
-STEPS = {"pendulum": 300, "double_pendulum": 300, "spring_oscillator": 200, "servo_arm": 200,
+STEPS = {"falling_boxes": 20, "pendulum": 300, "double_pendulum": 300, "spring_oscillator": 200, "servo_arm": 200,
          "slider_crank": 200, "ball_chain": 8, "ball_tree": 3}
 """Steps per example in the generic test (few for the large ones, to keep the suite fast)."""
 
@@ -37,6 +38,7 @@ def _is_conservative(scene, eps_v):
     (inconsistent ones, as in Bender's chain, are projected away with a loss of kinetic energy)."""
     m = scene.model
     return (m.n_servos == 0 and m.n_motors == 0 and not scene.loads and not np.any(m.spring_damping)
+            and not model_has_contacts(m) and m.n_limits == 0
             and not np.any(m.joint_kind == ims.JointKind.VELOCITY)
             and ims.diagnostics.velocity_errors(m, scene.state).max(initial=0) <= eps_v)
 
@@ -202,3 +204,22 @@ def test_builder_script_builds_the_same_double_pendulum():
             assert np.array_equal(a, b), f.name
     assert np.array_equal(state.body_pos, scene.state.body_pos)
     assert np.array_equal(state.body_quat, scene.state.body_quat)
+
+
+def test_falling_boxes_come_to_rest_on_a_face():
+    """After 3 s every body lies on the ground with its centre at one of its half extents above it (a box
+    on one of its faces, a ball on its radius, the capsule on its side), within eps_c = 1 mm, and its lowest
+    point does not move: boxes rest, balls may roll, but nothing slides or bounces (static friction holds
+    within eps_vc = 1e-3 m/s per contact)."""
+    scene = load_scene(EXAMPLES / "falling_boxes.yaml")
+    sim = scene.simulation()
+    sim.run(3.0)
+    m, s = scene.model, sim.state
+    rests = {"box1": (0.2, 0.15, 0.1), "box2": (0.15,), "box3": (0.25, 0.1), "ball1": (0.12,),
+             "ball2": (0.08,), "rod": (0.05,)}
+    for name, heights in rests.items():
+        k = m.body(name)
+        height = min(heights, key=lambda z: abs(s.body_pos[k, 2] - z))
+        assert abs(s.body_pos[k, 2] - height) < 1e-3, name
+        bottom = s.body_vel[k] + np.cross(s.body_omega[k], [0.0, 0.0, -height])
+        assert np.linalg.norm(bottom) < 1e-2, name

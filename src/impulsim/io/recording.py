@@ -12,8 +12,9 @@ Columns (all float64 unless noted; vectors in the world frame):
 * ``momentum.x/y/z`` [kg m/s], ``angular_momentum.x/y/z`` about the origin [kg m²/s]
 * ``constraint_error`` largest position error of any primitive [m or rad], ``velocity_error``
   largest velocity error [m/s or rad/s], both measured on the recorded state
-* ``iters_pos``, ``iters_vel``, ``clamped`` (int64) and ``residual_pos``, ``residual_vel`` from the
-  step's :class:`~impulsim.methods.StepInfo` (zero in the row of the initial state)
+* ``iters_pos``, ``iters_vel``, ``clamped``, ``n_contacts``, ``n_collisions`` (int64) and
+  ``residual_pos``, ``residual_vel`` from the step's :class:`~impulsim.methods.StepInfo` (zero in the row
+  of the initial state)
 
 The run's description (scene, method, options, h, …) is stored as JSON in the schema metadata under
 ``impulsim``; :func:`read_metadata` returns it. The model's ``body_frame_offset``/``body_frame_quat``
@@ -33,7 +34,7 @@ from impulsim.dynamics import diagnostics
 from impulsim.model.kinds import JOINT_COORDINATES, Coordinate, JointKind
 
 BODY_SUFFIXES = ("x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz")
-INT_COLUMNS = ("step", "iters_pos", "iters_vel", "clamped")
+INT_COLUMNS = ("step", "iters_pos", "iters_vel", "clamped", "n_contacts", "n_collisions")
 METADATA_KEY = b"impulsim"
 
 
@@ -58,7 +59,7 @@ class Recorder:
         cols += ["energy_kinetic", "energy_potential", "energy"]
         cols += [f"momentum.{a}" for a in "xyz"] + [f"angular_momentum.{a}" for a in "xyz"]
         cols += ["constraint_error", "velocity_error", "iters_pos", "iters_vel", "residual_pos",
-                 "residual_vel", "clamped"]
+                 "residual_vel", "clamped", "n_contacts", "n_collisions"]
         if len(set(cols)) != len(cols):
             dup = sorted({c for c in cols if cols.count(c) > 1})
             raise ValueError(f"recording columns are not unique: {', '.join(dup)} (rename the elements)")
@@ -85,8 +86,9 @@ class Recorder:
         potential = diagnostics.potential_energy(m, state)
         c_err = diagnostics.constraint_errors(m, state)
         v_err = diagnostics.velocity_errors(m, state)
-        step_info = [0, 0, 0.0, 0.0, 0] if info is None else [
-            info.iters_pos, info.iters_vel, info.residual_pos, info.residual_vel, info.clamped]
+        step_info = [0, 0, 0.0, 0.0, 0, 0, 0] if info is None else [
+            info.iters_pos, info.iters_vel, info.residual_pos, info.residual_vel, info.clamped, info.n_contacts,
+            info.n_collisions]
         row = np.concatenate([
             [state.step_count, state.t], bodies, coords, state.servo_effort,
             [kinetic, potential, kinetic + potential], diagnostics.linear_momentum(m, state),
