@@ -83,7 +83,7 @@ class Method:
         info = StepInfo()
         self._step(self._scratch, float(h), info)
         self._check_finite(self._scratch, state.step_count)
-        state.assign(self._scratch)
+        state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step
         return info
 
     def _step(self, state: State, h: float, info: StepInfo) -> None:

@@ -42,8 +42,15 @@ class State:
 
     def assign(self, other: "State") -> None:
         """Overwrite this state's values with ``other``'s in place (arrays keep their identity)."""
-        for name in _ARRAY_FIELDS:
-            np.copyto(getattr(self, name), getattr(other, name))
+        self.assign_motion(other)
+        for name in _INPUT_FIELDS:
+            _copy_small(getattr(self, name), getattr(other, name))
+
+    def assign_motion(self, other: "State") -> None:
+        """Overwrite what a step changes (time, poses, velocities, controller memory) with ``other``'s;
+        the user's inputs (forces, torques, motor efforts) stay. This is a step's commit."""
+        for name in _BODY_FIELDS + _CONTROLLER_FIELDS:
+            _copy_small(getattr(self, name), getattr(other, name))
         self.t = other.t
         self.step_count = other.step_count
 
@@ -68,6 +75,16 @@ class State:
 
 _FIELDS = tuple(f.name for f in fields(State))
 _ARRAY_FIELDS = tuple(name for name in _FIELDS if name not in ("t", "step_count"))
+_BODY_FIELDS = ("body_pos", "body_quat", "body_vel", "body_omega")
+_CONTROLLER_FIELDS = ("servo_integral", "servo_prev_error", "servo_effort")
+_INPUT_FIELDS = tuple(n for n in _ARRAY_FIELDS if n not in _BODY_FIELDS + _CONTROLLER_FIELDS)
+"""Fields the user sets and a step only reads."""
+
+
+def _copy_small(dst, src):
+    """np.copyto, skipped for empty arrays (no servos, no motors): the call costs more than the copy."""
+    if dst.size:
+        np.copyto(dst, src)
 
 
 def _copy(v):
