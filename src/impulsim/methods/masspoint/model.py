@@ -114,6 +114,9 @@ class MassPointState:
             else:
                 setattr(self, f.name, v)
 
+    assign_motion = assign
+    """A step's commit (:meth:`impulsim.model.State.assign_motion`): here the whole state."""
+
     def arrays(self) -> dict:
         """Name -> array (or scalar) of every field, for saving."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
