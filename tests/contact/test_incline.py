@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.geometry import HalfSpace
-from impulsim.math import quat_from_axis_angle, quat_rotate
+from impulsim.bench import contact_scenes
 from impulsim.methods.impulse.contact_step import ContactImpulseMethod
 
 G = 9.81
@@ -22,17 +21,9 @@ DISTANCE_TOL = 2e-3
 
 
 def incline_scene():
-    q = quat_from_axis_angle(np.array([0.0, 1.0, 0.0]), SLOPE)
-    normal = quat_rotate(q, np.array([0.0, 0.0, 1.0]))
-    b = ims.ModelBuilder("incline")
-    b.add_material("plane")
-    b.add_body("plane", shapes=[HalfSpace(material="plane")], static=True, orientation=q)
-    for i, mu in enumerate(MUS):
-        # the plane has μ = 0 and the thesis's rule adds coefficients, so each cube carries its μ
-        b.add_material(f"cube{i}", static_friction=mu, dynamic_friction=mu)
-        b.add_body(f"cube{i}", shapes=[ims.Box(size=(1, 1, 1), material=f"cube{i}")], mass=1.0,
-                   position=np.array([0.0, 2.0 * i, 0.0]) + 0.5 * normal, orientation=q)
-    return b.build()
+    """The thesis's scene, as the benchmark builds it (ten cubes carrying μ = MUS on a frictionless plane)."""
+    assert np.array_equal(contact_scenes.INCLINE_MUS, MUS)
+    return contact_scenes.incline()
 
 
 def braking_distances():

@@ -14,18 +14,11 @@ All functions are Numba kernels over float64 arrays; ``_into`` variants write in
 import numpy as np
 from numba import njit
 
+from impulsim.math.linalg import cross_matrix
 
-@njit(cache=True)
-def skew(r):
-    """r̃ with r̃ x = r × x, shape [3, 3]."""
-    m = np.zeros((3, 3))
-    m[0, 1] = -r[2]
-    m[0, 2] = r[1]
-    m[1, 0] = r[2]
-    m[1, 2] = -r[0]
-    m[2, 0] = -r[1]
-    m[2, 1] = r[0]
-    return m
+
+skew = cross_matrix
+"""r̃ with r̃ x = r × x, shape [3, 3] (the cross-product matrix of :mod:`impulsim.math.linalg`)."""
 
 
 @njit(cache=True)
