@@ -31,11 +31,6 @@ def contact_option_defaults() -> dict:
 CONTACT_OPTION_NAMES = tuple(contact_option_defaults())
 
 
-def split_contact_options(options: dict) -> dict:
-    """Remove and return the contact options (see :class:`impulsim.contact.ContactOptions`) of ``options``."""
-    return {k: options.pop(k) for k in CONTACT_OPTION_NAMES if k in options}
-
-
 def model_has_contacts(model) -> bool:
     """The default of the ``contacts`` option: True if shapes on two bodies that no chain of joints
     connects may collide (groups and masks let them, the pair is not excluded, one body can move).
