@@ -28,6 +28,7 @@ from numba import njit
 
 from impulsim.dynamics.coordinates import coordinate_value
 from impulsim.dynamics.integrate import predict_body
+from impulsim.math.quaternion import quat_rotate
 
 NONE, COLLISION, RESTING, ARRIVED = 0, 1, 2, 3
 """Phase of a limit in the current step."""
@@ -123,21 +124,14 @@ def limit_geometry(limit_joint, limit_coord, joint_body_a, joint_body_b, joint_a
         j = limit_joint[i]
         a = joint_body_a[j]
         b = joint_body_b[j]
-        x = _rotate(body_quat[a], joint_axis_a[j])
-        p = body_pos[b] + _rotate(body_quat[b], joint_anchor_b[j])
+        x = quat_rotate(body_quat[a], joint_axis_a[j])
+        p = body_pos[b] + quat_rotate(body_quat[b], joint_anchor_b[j])
         angular = limit_coord[i] == 0
         x_out[i] = x
         ra_out[i] = p - body_pos[a]
         rb_out[i] = p - body_pos[b]
         k_out[i] = _body_term(body_inv_mass[a], Iinv[a], ra_out[i], x, angular) + \
             _body_term(body_inv_mass[b], Iinv[b], rb_out[i], x, angular)
-
-
-@njit(cache=True)
-def _rotate(q, v):
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    t = 2.0 * np.array([y * v[2] - z * v[1], z * v[0] - x * v[2], x * v[1] - y * v[0]])
-    return v + w * t + np.array([y * t[2] - z * t[1], z * t[0] - x * t[2], x * t[1] - y * t[0]])
 
 
 @njit(cache=True)

@@ -249,6 +249,17 @@ def free_step_body(pos, quat, vel, omega, acc, tau, inertia, inv_inertia, inv_ma
     return p1, q1, v1, w1
 
 
+@njit(cache=True, inline="always")
+def store_body(k, p, q, v, w, pos, quat, vel, omega):
+    """Write one body's pose and velocities (tuples or arrays) into row k of the given arrays."""
+    for i in range(3):
+        pos[k, i] = p[i]
+        vel[k, i] = v[i]
+        omega[k, i] = w[i]
+    for i in range(4):
+        quat[k, i] = q[i]
+
+
 @njit(cache=True)
 def free_step_all(body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
                   body_inv_inertia, body_inv_mass, body_static, h, scheme):
@@ -259,12 +270,7 @@ def free_step_all(body_pos, body_quat, body_vel, body_omega, body_acc, body_tau,
         p, q, v, w = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
                                     body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k],
                                     h, scheme)
-        for i in range(3):
-            body_pos[k, i] = p[i]
-            body_vel[k, i] = v[i]
-            body_omega[k, i] = w[i]
-        for i in range(4):
-            body_quat[k, i] = q[i]
+        store_body(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
 
 
 @njit(cache=True)

@@ -63,18 +63,24 @@ def quat_rotate_inv(q, v):
 @njit(**_FM)
 def quat_to_matrix(q):
     """Rotation matrix R(q) (columns are the body axes in world coordinates)."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
     R = np.empty((3, 3))
-    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    R[0, 1] = 2.0 * (x * y - w * z)
-    R[0, 2] = 2.0 * (x * z + w * y)
-    R[1, 0] = 2.0 * (x * y + w * z)
-    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    R[1, 2] = 2.0 * (y * z - w * x)
-    R[2, 0] = 2.0 * (x * z - w * y)
-    R[2, 1] = 2.0 * (y * z + w * x)
-    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    quat_to_matrix_into(q, R)
     return R
+
+
+@njit(**_FM)
+def quat_to_matrix_into(q, out):
+    """R(q) written into ``out`` [3, 3] (no allocation, for kernels that loop over bodies)."""
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    out[0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    out[0, 1] = 2.0 * (x * y - w * z)
+    out[0, 2] = 2.0 * (x * z + w * y)
+    out[1, 0] = 2.0 * (x * y + w * z)
+    out[1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    out[1, 2] = 2.0 * (y * z - w * x)
+    out[2, 0] = 2.0 * (x * z - w * y)
+    out[2, 1] = 2.0 * (y * z + w * x)
+    out[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
 @njit(**_FM)

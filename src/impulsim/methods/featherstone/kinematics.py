@@ -12,6 +12,8 @@ Tree joint types (kind codes of :class:`TreeJoint`): 0 fixed, 1 revolute, 2 pris
 import numpy as np
 from numba import njit
 
+from impulsim.math.quaternion import quat_to_matrix_into
+
 FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, SPHERICAL, FREE = 0, 1, 2, 3, 4, 5
 
 
@@ -25,19 +27,8 @@ def quat_mul_into(p, q, out):
     out[0], out[1], out[2], out[3] = w, x, y, z
 
 
-@njit(cache=True)
-def quat_matrix_into(q, out):
-    """Rotation matrix of the unit quaternion q (columns = rotated axes)."""
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    out[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[0, 1] = 2.0 * (x * y - w * z)
-    out[0, 2] = 2.0 * (x * z + w * y)
-    out[1, 0] = 2.0 * (x * y + w * z)
-    out[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out[1, 2] = 2.0 * (y * z - w * x)
-    out[2, 0] = 2.0 * (x * z - w * y)
-    out[2, 1] = 2.0 * (y * z + w * x)
-    out[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+quat_matrix_into = quat_to_matrix_into
+"""Rotation matrix of the unit quaternion q into ``out`` (columns = rotated axes)."""
 
 
 @njit(cache=True)

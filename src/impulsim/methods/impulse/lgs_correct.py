@@ -18,23 +18,12 @@ function costs more than the arithmetic of one body.
 import numpy as np
 from numba import njit
 
-from impulsim.dynamics.integrate import free_step_body
+from impulsim.dynamics.integrate import free_step_body, store_body
 from impulsim.math.vec import v3, q4, dot
 from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
 from impulsim.methods.impulse.iterative import sweep_positions, sweep_velocities
 from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.methods.impulse.prims import BALL, is_velocity_only
-
-
-@njit(cache=True, inline="always")
-def _store(k, p, q, v, w, pos, quat, vel, omega):
-    """Write one body's pose and velocities (tuples) into row k of the given arrays."""
-    for i in range(3):
-        pos[k, i] = p[i]
-        vel[k, i] = v[i]
-        omega[k, i] = w[i]
-    for i in range(4):
-        quat[k, i] = q[i]
 
 
 @njit(cache=True)
@@ -46,13 +35,13 @@ def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, 
     static bodies are copied."""
     for k in bodies:
         if body_static[k]:
-            _store(k, v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]), pred_pos, pred_quat,
+            store_body(k, v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]), pred_pos, pred_quat,
                    pred_vel, pred_omega)
             continue
         p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
                                     v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
                                     body_inv_mass[k], h, scheme)
-        _store(k, p, q, v, w, pred_pos, pred_quat, pred_vel, pred_omega)
+        store_body(k, p, q, v, w, pred_pos, pred_quat, pred_vel, pred_omega)
 
 
 @njit(cache=True)
@@ -66,13 +55,13 @@ def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_
             continue
         if pred_valid[k]:
             pred_valid[k] = 0
-            _store(k, v3(pred_pos[k]), q4(pred_quat[k]), v3(pred_vel[k]), v3(pred_omega[k]), body_pos, body_quat,
+            store_body(k, v3(pred_pos[k]), q4(pred_quat[k]), v3(pred_vel[k]), v3(pred_omega[k]), body_pos, body_quat,
                    body_vel, body_omega)
             continue
         p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
                                     v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
                                     body_inv_mass[k], h, scheme)
-        _store(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
+        store_body(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
 
 
 @njit(cache=True)
