@@ -3,6 +3,10 @@
 Rows are built at the start of a step from the current poses: per contact the two tree bodies, the points,
 the contact frame (n from B towards A, two tangents), K from test impulses, the restitution target and the
 friction coefficients; per active joint limit the coordinate, its direction and (H⁻¹)_dd.
+
+The restitution law (laws.py) decides how colliding contacts are resolved: Newton's by the targets of the
+sequential impulses, Poisson's by a pass after the compression, Stronge's by integrating each collision
+(stronge.py) before the sequential impulses take the resting contacts and limits.
 """
 from __future__ import annotations
 
@@ -11,8 +15,19 @@ import numpy as np
 from impulsim.contact.materials import (DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, combine,
                                         parse_rule)
 from impulsim.math import basis_perpendicular
+from impulsim.contact.stage import Restitution
 from impulsim.methods.featherstone.impulses import (collision_matrix, limit_matrix, relative_velocity,
                                                     sequential_impulses)
+from impulsim.methods.featherstone.laws import poisson_pass, stronge_rounds
+from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS, JAMMED
+
+
+def parse_law(name) -> Restitution:
+    """The restitution law named ``name`` ("newton", "poisson" or "stronge")."""
+    try:
+        return Restitution[str(name).upper()]
+    except KeyError:
+        raise ValueError(f"unknown restitution law {name!r} (use newton, poisson or stronge)") from None
 
 
 class Rows:
@@ -34,6 +49,10 @@ class Rows:
         self.c_pa, self.c_pb, self.c_n, self.c_t1, self.c_t2, self.c_P = (np.zeros((cap, 3)) for _ in range(6))
         self.c_K = np.zeros((cap, 3, 3))
         self.c_target, self.c_mus, self.c_mud = np.zeros(cap), np.zeros(cap), np.zeros(cap)
+        self.c_e, self.c_un = np.zeros(cap), np.zeros(cap)
+        self.c_colliding = np.zeros(cap, np.bool_)
+        self.c_regime = np.zeros(cap, np.int64)
+        self.c_Pcoll = np.zeros((cap, 3))
         self.c_patch = np.zeros(cap, np.int64)
         self.patch_size, self.patch_Pn = np.zeros(cap), np.zeros(cap)
 
@@ -44,16 +63,27 @@ class CollisionStage:
     ``limits``: list of (tree dof, q index, sign, lower, upper, restitution) with the model's coordinate
     q_model = sign · q[q index] (see :class:`~.tree.Tree`). ``rest_speed`` [m/s]: approach speeds below it get
     no restitution (resting contact); None uses 2 |g| h. ``slop`` [m] penetration left uncorrected; deeper
-    contacts get a target separation speed ``beta`` · (depth − slop) / h.
+    contacts get a target separation speed ``beta`` · (depth − slop) / h. ``law``: restitution law of the
+    contacts (Newton, Poisson or Stronge, see laws.py); ``stronge_steps`` RK4 steps per sliding phase and
+    ``slip_tol`` Holck's ε (relative) of the Stronge integrator; ``max_rounds`` caps its sequential
+    collisions per step (default 20 per contact, at least 100).
     """
 
     def __init__(self, model, tree, dyn, detector, limits, *, eps_v, max_iter, rest_speed, slop, beta,
-                 limit_envelope, restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE):
+                 limit_envelope, restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE,
+                 law="newton", stronge_steps=DEFAULT_STEPS, slip_tol=DEFAULT_SLIP_TOL, max_rounds=None):
         self.model, self.tree, self.dyn, self.detector = model, tree, dyn, detector
         self.limits = limits
         self.eps_v, self.max_iter = float(eps_v), int(max_iter)
         self.rest_speed, self.slop, self.beta = rest_speed, float(slop), float(beta)
         self.limit_envelope = float(limit_envelope)
+        self.law = parse_law(law)
+        if int(stronge_steps) < 1:
+            raise ValueError(f"stronge_steps must be a positive integer, got {stronge_steps!r}")
+        self.stronge_steps, self.slip_tol = int(stronge_steps), float(slip_tol)
+        self.max_rounds = max_rounds
+        self.frame = np.zeros((10, 3))
+        self.n_stronge = 0
         self.e_rule = int(parse_rule(restitution_rule, "restitution"))
         self.mu_rule = int(parse_rule(friction_rule, "friction"))
         self.body_tree = np.full(model.n_bodies, -1, np.int64)
@@ -97,17 +127,21 @@ class CollisionStage:
             rows.c_mus[k] = combine(self.mu_rule, m.material_static_friction[ma], m.material_static_friction[mb])
             rows.c_mud[k] = combine(self.mu_rule, m.material_dynamic_friction[ma],
                                     m.material_dynamic_friction[mb])
+            rows.c_e[k] = e
             rows.c_target[k] = self._target(k, e, rest, -float(con.distance[i]), h)
             rows.c_P[k] = 0.0
             k += 1
         return k
 
     def _target(self, k, e, rest, depth, h):
-        """Normal velocity to reach: −e u_n⁻ (Newton) above the resting speed, a push-out when too deep."""
+        """Normal velocity to reach: −e u_n⁻ (Newton) above the resting speed, 0 for the compression of the
+        other laws, a push-out when too deep."""
         rows, dyn = self.rows, self.dyn
         relative_velocity(rows.c_ta[k], rows.c_tb[k], rows.c_pa[k], rows.c_pb[k], dyn.v, self.unit)
         un = float(self.unit @ rows.c_n[k])
-        target = -e * un if un < -rest else 0.0
+        rows.c_un[k] = un
+        rows.c_colliding[k] = un < -rest
+        target = -e * un if (un < -rest and self.law == Restitution.NEWTON) else 0.0
         if depth > self.slop:
             target = max(target, self.beta * (depth - self.slop) / h)
         return target
@@ -157,6 +191,7 @@ class CollisionStage:
         dyn = self.dyn
         t = self.tree
         rest = self._rest_speed(h)
+        self.n_stronge = 0
         n_c = self._contact_rows(state, h, rest)
         n_l = self._limit_rows(q, qd, h, rest)
         self.n_contacts, self.n_limits = n_c, n_l
@@ -173,8 +208,10 @@ class CollisionStage:
         for k in range(n_l):
             r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], *args, *scratch)
         n_p = self._patches(n_c)
+        if self.law == Restitution.STRONGE and n_c:
+            self._stronge(n_c, rest, qd)
         info.n_collisions = int(np.count_nonzero(r.c_target[:n_c] > 0.0)) + int(np.count_nonzero(
-            r.l_target[:n_l] > 0.0))
+            r.l_target[:n_l] > 0.0)) + self.n_stronge
         sweeps, change = sequential_impulses(
             r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
             r.c_K[:n_c], r.c_target[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.c_patch[:n_c], r.patch_size[:n_p],
@@ -182,6 +219,30 @@ class CollisionStage:
             r.l_K[:n_l], r.l_target[:n_l], t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv,
             self.zero6, self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
             self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6, self.work3)
+        if self.law == Restitution.POISSON and n_c:
+            poisson_pass(r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c],
+                         r.c_t2[:n_c], r.c_K[:n_c], r.c_e[:n_c], r.c_mus[:n_c], r.c_mud[:n_c],
+                         r.c_colliding[:n_c], t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv,
+                         self.zero6, qd, dyn.v, r.c_P[:n_c], self.y_body, self.y_joint, self.dqd, self.dv, self.pA,
+                         self.c, self.u, self.tmp6, self.work3)
+            info.n_collisions += int(np.count_nonzero(r.c_colliding[:n_c]))
         info.iters_collision = int(sweeps)
         info.residual_vel = float(change)
         info.converged_vel = change <= self.eps_v
+
+    def _stronge(self, n_c, rest, qd):
+        """Integrate the colliding contacts with Stronge's law (laws.stronge_rounds); a contact the integrator
+        cannot take (JAMMED) gets Newton's target in the sequential impulses that follow."""
+        r, t, dyn = self.rows, self.tree, self.dyn
+        r.c_regime[:n_c] = -1
+        r.c_Pcoll[:n_c] = 0.0
+        rounds = self.max_rounds if self.max_rounds is not None else max(100, 20 * n_c)
+        self.n_stronge = int(stronge_rounds(
+            r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
+            r.c_K[:n_c], r.c_e[:n_c], r.c_mud[:n_c], rest, self.stronge_steps, self.slip_tol, rounds, t.root,
+            t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, qd, dyn.v, r.c_Pcoll[:n_c],
+            r.c_regime[:n_c], self.y_body, self.y_joint, self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6,
+            self.frame))
+        jammed = r.c_regime[:n_c] == JAMMED
+        if jammed.any():
+            r.c_target[:n_c][jammed] = np.maximum(r.c_target[:n_c][jammed], -r.c_e[:n_c][jammed] * r.c_un[:n_c][jammed])

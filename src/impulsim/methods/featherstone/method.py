@@ -18,8 +18,9 @@ from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StageTimer, StepInfo
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.checks import largest_joint_error
-from impulsim.methods.featherstone.collisions import CollisionStage
+from impulsim.methods.featherstone.collisions import CollisionStage, parse_law
 from impulsim.methods.featherstone.integrators import Integrator
+from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS
 from impulsim.methods.featherstone.tree import TreeJoint, build_tree
 from impulsim.model.kinds import Coordinate, JointKind
 from impulsim.model.model import Model
@@ -53,7 +54,8 @@ class FeatherstoneMethod(Method):
     """Reduced coordinates: the articulated-body algorithm (Featherstone; Holck ch. 3) over trees of hinge,
     slider, cylindrical, ball and fixed joints, with free-floating bases (bodies or subtrees not attached to a
     static body get a 6-DoF joint); contacts with Newton restitution and Coulomb friction by impulses
-    propagated through the tree (Mirtich); joint limits by impulses (Holck ch. 4).
+    propagated through the tree (Mirtich), or Poisson's or Stronge's law (Stronge's integrated along the
+impact as Holck derives it); joint limits by impulses (Holck ch. 4).
 
     Supports gravity, user forces, springs, motors (constant effort), PID servos (position or velocity
     control with an effort limit), viscous joint damping. Rejects, naming the joint: loops, distance,
@@ -65,6 +67,12 @@ class FeatherstoneMethod(Method):
     integrator : "rk4" (default, as Holck's Multi) or "euler" (semi-implicit).
     damping : joint damping d [N m s/rad or N s/m]: τ = −d q̇ on every joint freedom.
     contacts : resolve contacts found by the collision Detector (default True when the model has shapes).
+    restitution : impact law of the contacts: "newton" (default; u_n⁺ = −e u_n⁻ by sequential impulses),
+        "poisson" (restitution impulse e times the compression impulse) or "stronge" (normal work of the
+        restitution e² times that of the compression, each collision integrated with Coulomb friction:
+        sliding, stable and unstable sticking; see stronge.py and laws.py). Joint limits always use Newton's.
+    stronge_steps : RK4 steps per sliding phase of the Stronge integration (Holck's subdivision).
+    slip_tol : slip speed, relative to the approach speed, below which a Stronge collision sticks (Holck's ε).
     eps_c : contact tolerance of the Detector [m].
     limits : {joint name: (lower, upper, restitution)} for hinge angles [rad] and slider positions [m],
         measured as dynamics/coordinates.py measures them; added to the limits the model carries
@@ -88,10 +96,14 @@ class FeatherstoneMethod(Method):
                  eps_c: float = 1e-3, limits=None, eps_v: float = 1e-6, max_iter: int = 100,
                  rest_speed=None, slop: float = 1e-3, beta: float = 0.2, limit_envelope: float = 1e-9,
                  measure_joints: bool = True, eps_d: float = 1e-6, restitution_rule="product",
-                 friction_rule="sum"):
+                 friction_rule="sum", restitution="newton", stronge_steps: int = DEFAULT_STEPS,
+                 slip_tol: float = DEFAULT_SLIP_TOL):
         super().__init__(model)
         if not (np.isfinite(damping) and damping >= 0):
             raise ValueError(f"damping must be non-negative, got {damping!r}")
+        parse_law(restitution)                 # fail at construction on an unknown name
+        if int(stronge_steps) < 1:
+            raise ValueError(f"stronge_steps must be a positive integer, got {stronge_steps!r}")
         self.tree = build_tree(model)
         self.damping = float(damping)
         self.integrator_name = integrator
@@ -107,7 +119,8 @@ class FeatherstoneMethod(Method):
             self.detector = Detector(model, eps_c)
         self._options = dict(eps_v=eps_v, max_iter=max_iter, rest_speed=rest_speed, slop=slop, beta=beta,
                              limit_envelope=limit_envelope, restitution_rule=restitution_rule,
-                             friction_rule=friction_rule)
+                             friction_rule=friction_rule, law=restitution, stronge_steps=stronge_steps,
+                             slip_tol=slip_tol)
         self._actuators()
         self.dyn = None
 
