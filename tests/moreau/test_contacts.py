@@ -179,3 +179,15 @@ def test_box_on_a_kinematic_conveyor_is_dragged_up_to_the_belt_speed():
     # constant acceleration is exact in the scheme; the start and the sticking step add O(g h²) as on the
     # incline (measured 0.5 g h²)
     assert slip == pytest.approx(v ** 2 / (2 * mu * G), abs=G * h * h)
+
+
+def test_contacts_off_lets_the_ball_fall_through_the_ground():
+    """contacts=False: no detection, so the ball falls freely; the midpoint rule is exact for constant g."""
+    model, state = bouncing_ball()
+    method = MoreauMethod(model, contacts=False)
+    z0, h, n = state.body_pos[2, 2], 1e-3, 600
+    for _ in range(n):
+        info = method.step(state, h)
+        assert info.n_contacts == 0
+    assert state.body_pos[2, 2] == pytest.approx(z0 - 0.5 * G * (n * h) ** 2, abs=1e-9)
+    assert state.body_pos[2, 2] < 0.0            # through the ground: the centre started at 1.1 m and fell 1.77 m
