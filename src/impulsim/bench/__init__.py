@@ -29,6 +29,25 @@ def resolve(name: str) -> Callable:
     return getattr(importlib.import_module(module), func)
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception as one short line for a record ("Type: first line of the message")."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:160]
+
+
+def markdown_tables(records: list[dict]) -> str:
+    """Records as Markdown: one table per value of their "table" key (first-seen order, each under a
+    heading, without that column), records without the key first in a table of their own."""
+    groups: dict = {}
+    for r in records:
+        groups.setdefault(r.get("table"), []).append({k: v for k, v in r.items() if k != "table"})
+    if list(groups) == [None]:
+        return markdown_table(records)
+    parts = [markdown_table(rows) if name is None else f"### {name}\n\n{markdown_table(rows)}"
+             for name, rows in groups.items()]
+    return "\n\n".join(parts)
+
+
 def markdown_table(records: list[dict]) -> str:
     """Records as a Markdown table with the union of their keys as columns (first-seen order)."""
     if not records:
@@ -49,9 +68,9 @@ def _fmt(v) -> str:
 
 
 def run(name: str, quick: bool = False, json_path: str | None = None) -> list[dict]:
-    """Run one benchmark, print its table, optionally write its records as JSON."""
+    """Run one benchmark, print its tables, optionally write its records as JSON."""
     records = resolve(name)(quick=quick)
-    print(markdown_table(records))
+    print(markdown_tables(records))
     if json_path:
         with open(json_path, "w") as fh:
             json.dump(records, fh, indent=2)
