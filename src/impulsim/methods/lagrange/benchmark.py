@@ -1,10 +1,17 @@
-"""``impulsim bench methods``: Bender's Table 3.7 in one run, and the double-pendulum accuracy table.
+"""``impulsim bench methods``: Bender's Table 3.7 in one run, the double-pendulum accuracy table and the
+contact scenes, for every method of the library.
 
 Part 1 (Bender Sec. 3.4, Table 3.7): trees of 31/63/127/255 bodies on ball joints, h = 1/30 s, 10 N m on
 the root for the first step. Per method: median wall time per step after warm-up [ms] beside the thesis's
 figure (3.4 GHz Pentium 4), the first step apart (it includes Numba compilation on a cold cache), and the
 largest joint error over the run [m] (the drift; the Lagrange variants are run with and without Baumgarte).
-Physics re-check after timing: the state is finite and the joints have not come apart (error < 1 cm).
+Physics re-check after timing: the state is finite, the joints have not come apart (error < 1 cm) and
+the energy after the kick has not grown by more than the most kinetic energy the motion can have (the
+harness's STABLE_DRIFT times the energy above a lower bound of the potential; a reduced-coordinate method
+keeps its joints exactly even while it blows up, so the joint error alone would pass it).
+Featherstone (RK4 and semi-implicit Euler) and Moreau run with ``contacts=False``: the other methods detect
+no contacts in a jointed system either, and the tree's neighbouring boxes overlap at their joints, so
+contact handling would push them apart (Featherstone then blows up within a few steps).
 Each row also gives its time over the impulse LGS 1e-6 time on the same tree and over its own time on the
 next smaller tree; ``python -m impulsim.methods.lagrange.stages`` breaks the Baraff step into its stages
 and times Baraff and LGS step by step in alternation (the sturdier ratio on a busy machine).
@@ -13,6 +20,12 @@ The impulse LGS rows appear when ``make("impulse", model, solver="lgs")`` works.
 Part 2: the double pendulum (two 1 m rods released horizontally) against the reduced-coordinate SciPy
 reference of ``tests/verification/test_pendulum.py``: angle error after 1 s and 10 s for several h, for
 every method variant; one log-log plot ``bench_methods_accuracy.png`` in the working directory.
+
+Part 3 (:mod:`impulsim.bench.method_contacts`): a box sliding to rest on an incline and a ball bouncing with
+e = 0.5, run by every contact-capable method at the same steps: stopping-distance and apex errors against
+the analytic values, and ms per step. Methods without a contact model get a row that says so.
+
+The records carry a "table" key (one Markdown table each when printed).
 """
 from __future__ import annotations
 
@@ -24,9 +37,12 @@ from pathlib import Path
 import numpy as np
 
 import impulsim as ims
+from impulsim.bench import first_line
+from impulsim.bench.harness import STABLE_DRIFT
+from impulsim.bench.method_contacts import contact_records
 from impulsim.methods import make
 from impulsim.methods.lagrange.method import LagrangeMethod
-from impulsim.methods.lagrange.scenes import ball_tree, H, TORQUE
+from impulsim.methods.lagrange.scenes import H, TORQUE, ball_tree, tree_layout
 
 WARMUP = 3
 LEVELS = {31: 5, 63: 6, 127: 7, 255: 8}
@@ -36,6 +52,10 @@ THESIS = {"impulse iterative 1e-3": (2.73, 7.86, 20.35, 51.47), "impulse iterati
           "impulse LGS 1e-4": (3.99, 7.09, 19.05, 57.61), "impulse LGS 1e-6": (4.53, 7.89, 19.66, 59.48),
           "Lagrange dense": (212.12, 2190.0, 25200.0, 175450.0), "Lagrange Baraff": (7.72, 16.84, 35.29, 82.05)}
 SIZES = (31, 63, 127, 255)
+QUICK_SIZES = (31, 63)
+TREES, ACCURACY = "Table 3.7 trees", "double pendulum accuracy"
+SLOW = ("Lagrange dense", "Moreau")
+"""Methods run for 15 steps instead of 60 on the two big trees (0.2–0.5 s per step there)."""
 
 
 def tree_methods(model):
@@ -51,6 +71,11 @@ def tree_methods(model):
     out.append(("Lagrange dense", lambda m: LagrangeMethod(m, solver="dense")))
     out.append(("Lagrange Baraff", lambda m: LagrangeMethod(m, solver="baraff")))
     out.append(("Lagrange Baraff, no stabilization", lambda m: LagrangeMethod(m, solver="baraff", stabilization="none")))
+    # contacts off: see the module docstring; the joint check is a diagnostic this benchmark makes itself
+    for integ in ("rk4", "euler"):
+        out.append((f"Featherstone {integ}", lambda m, i=integ: make("featherstone", m, integrator=i, contacts=False,
+                                                                     measure_joints=False)))
+    out.append(("Moreau", lambda m: make("moreau", m, contacts=False)))
     return out
 
 
@@ -67,7 +92,7 @@ def time_tree(label, factory, n_bodies, steps) -> dict:
     t0 = time.perf_counter()
     method = factory(model)
     state.body_torque[1] = TORQUE
-    walls, drift = [], 0.0
+    walls, drift, energy = [], 0.0, -np.inf
     for k in range(steps):
         start = time.perf_counter()
         method.step(state, H)
@@ -75,28 +100,57 @@ def time_tree(label, factory, n_bodies, steps) -> dict:
         if k == 0:
             first = time.perf_counter() - t0
             state.body_torque[1] = 0.0
+            e1 = ims.diagnostics.total_energy(model, state)
         drift = max(drift, float(ims.diagnostics.constraint_errors(model, state).max()))
-    ok = bool(np.isfinite(state.body_pos).all()) and drift < 1e-2
+        energy = max(energy, ims.diagnostics.total_energy(model, state))
+    # after the kick no load does work: the energy may only fall (or rise by the integrator's error)
+    gain = (energy - e1) / (e1 - lowest_potential(model, LEVELS[n_bodies]))
     thesis = THESIS.get(label.replace(", no stabilization", ""))
-    return {"tree": n_bodies, "method": label, "steps": steps, "median step [ms]": 1e3 * float(np.median(walls[WARMUP:])),
+    return {"table": TREES, "tree": n_bodies, "method": label, "steps": steps,
+            "median step [ms]": 1e3 * float(np.median(walls[WARMUP:])),
             "thesis [ms]": thesis[SIZES.index(n_bodies)] if thesis and "no stab" not in label else "",
-            "first step [s]": first, "max joint error [m]": drift,
-            "physics": "ok" if ok else f"FAILED: joint error {drift:.2e} m"}
+            "first step [s]": first, "max joint error [m]": drift, "energy gain / available": float(gain),
+            "physics": _tree_physics(state, drift, gain)}
+
+
+def lowest_potential(model, levels) -> float:
+    """A lower bound of the tree's potential energy [J]: every centre of mass straight below the pivot at the
+    length of its path of bodies (joints intact). E − this bound is the most kinetic energy the motion can
+    have, the scale of the energy check."""
+    g = float(np.linalg.norm(model.gravity))
+    reach = {"world": 0.0}          # distance from the pivot to each body's lower end along the tree [m]
+    bound = 0.0
+    for name, parent, _, _, length in tree_layout(levels):
+        bound -= model.body_mass[model.body(name)] * g * (reach[parent] + 0.5 * length)
+        reach[name] = reach[parent] + length
+    return bound
+
+
+def _tree_physics(state, drift, gain) -> str:
+    if not (np.isfinite(state.body_pos).all() and np.isfinite(gain)):
+        return "FAILED: the state is not finite"
+    if drift >= 1e-2:
+        return f"FAILED: joint error {drift:.2e} m"
+    if gain > STABLE_DRIFT:
+        return f"FAILED: gained {gain:.3g} × the energy available to the motion"
+    return "ok"
 
 
 def table_3_7(quick: bool) -> list[dict]:
     records = []
-    sizes = (31, 63) if quick else SIZES
+    sizes = QUICK_SIZES if quick else SIZES
     for n in sizes:
         model, _ = ball_tree(LEVELS[n])
         for label, factory in tree_methods(model):
-            steps = 8 if quick else (15 if label == "Lagrange dense" and n >= 127 else 60)
+            steps = 8 if quick else (15 if label in SLOW and n >= 127 else 60)
             try:
                 records.append(time_tree(label, factory, n, steps))
             except Exception as exc:        # another method under construction must not stop the table
-                records.append({"tree": n, "method": label, "physics": f"FAILED to run: {_first_line(exc)}"})
+                records.append({"table": TREES, "tree": n, "method": label,
+                                "physics": f"FAILED to run: {first_line(exc)}"})
     if not lgs_available(ball_tree(5)[0]):
-        records.append({"method": "impulse LGS", "physics": 'not available: make("impulse", model, solver="lgs") failed'})
+        records.append({"table": TREES, "method": "impulse LGS",
+                        "physics": 'not available: make("impulse", model, solver="lgs") failed'})
     add_ratios(records)
     return records + figures(records)
 
@@ -119,11 +173,6 @@ def add_ratios(records) -> None:
         r.update(items[:at] + list(ratios.items()) + items[at:])   # beside the time they divide
 
 
-def _first_line(exc) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"[:160]
-
-
 def figures(records) -> list[dict]:
     """The issue's targets: Baraff linear in body count, and within 2× of impulse LGS (10⁻⁶)."""
     # only runs whose physics passed count: a method that blew up has no meaningful time
@@ -132,13 +181,13 @@ def figures(records) -> list[dict]:
     out = []
     if ("Lagrange Baraff", 255) in t and ("Lagrange Baraff", 127) in t:
         ratio = t[("Lagrange Baraff", 255)] / t[("Lagrange Baraff", 127)]
-        out.append({"method": "figure: Baraff tree 255 / tree 127 (target <= 2.3)", "value": ratio,
-                    "physics": "reached" if ratio <= 2.3 else "missed"})
+        out.append({"table": TREES, "method": "figure: Baraff tree 255 / tree 127 (target <= 2.3)",
+                    "value": ratio, "physics": "reached" if ratio <= 2.3 else "missed"})
     for n in SIZES:
         if ("impulse LGS 1e-6", n) in t and ("Lagrange Baraff", n) in t:
             ratio = t[("Lagrange Baraff", n)] / t[("impulse LGS 1e-6", n)]
-            out.append({"tree": n, "method": "figure: Baraff / impulse LGS 1e-6 (target <= 2)", "value": ratio,
-                        "physics": "reached" if ratio <= 2.0 else "missed"})
+            out.append({"table": TREES, "tree": n, "method": "figure: Baraff / impulse LGS 1e-6 (target <= 2)",
+                        "value": ratio, "physics": "reached" if ratio <= 2.0 else "missed"})
     return out
 
 
@@ -165,8 +214,11 @@ def accuracy_methods(model):
     for integ in ("euler", "rk2", "rk4", "rk45"):
         out.append((f"Lagrange Baraff {integ}", lambda m, i=integ: LagrangeMethod(m, integrator=i)))
     out.append(("Lagrange dense rk4", lambda m: LagrangeMethod(m, solver="dense")))
+    for integ in ("rk4", "euler"):
+        out.append((f"Featherstone {integ}", lambda m, i=integ: make("featherstone", m, integrator=i)))
+    out.append(("Moreau", lambda m: make("moreau", m)))
     for name in ims.METHODS:          # any further method registered in the library, with its defaults
-        if name not in ("impulse", "lagrange"):
+        if name not in ("impulse", "lagrange", "featherstone", "moreau"):
             out.append((name, lambda m, n=name: make(n, m)))
     return out
 
@@ -188,14 +240,15 @@ def pendulum_error(scenes, ref, factory, h, t_end, theta0=(math.pi / 2, math.pi 
             wrap = lambda a: (a + math.pi) % (2 * math.pi) - math.pi
             errors[t] = max(abs(wrap(t1 - r1)), abs(wrap(t2 - r2)))
     except Exception as exc:
-        return errors, f"failed: {_first_line(exc)}"
+        return errors, f"failed: {first_line(exc)}"
     return errors, "ok"
 
 
 def accuracy(quick: bool, plot_path="bench_methods_accuracy.png") -> list[dict]:
     scenes, tp = _reference_module()
     if scenes is None:
-        return [{"method": "accuracy", "physics": "skipped: tests/verification (the SciPy reference) not found"}]
+        return [{"table": ACCURACY, "method": "accuracy",
+                 "physics": "skipped: tests/verification (the SciPy reference) not found"}]
     model, _ = scenes.double_rod_pendulum(math.pi / 2, math.pi / 2)
     t_ends = (1.0,) if quick else (1.0, 10.0)
     cache = {t: tp.reduced_double_pendulum(model, (math.pi / 2, math.pi / 2), t) for t in t_ends}
@@ -204,13 +257,13 @@ def accuracy(quick: bool, plot_path="bench_methods_accuracy.png") -> list[dict]:
     for label, factory in accuracy_methods(model):
         for h in hs:
             errors, status = pendulum_error(scenes, lambda t: cache[t], factory, h, t_ends)
-            rec = {"method": label, "h [s]": h}
+            rec = {"table": ACCURACY, "method": label, "h [s]": h}
             for t in t_ends:
                 rec[f"error after {t:g} s [rad]"] = errors.get(t, "") if errors else ""
             rec["physics"] = status
             records.append(rec)
     _plot(records, t_ends, plot_path)
-    records.append({"method": f"plot written to {plot_path}"})
+    records.append({"table": ACCURACY, "method": f"plot written to {plot_path}"})
     return records
 
 
@@ -237,5 +290,6 @@ def _plot(records, t_ends, path):
 
 
 def run(quick: bool = False) -> list[dict]:
-    """Records for ``impulsim bench methods``; ``quick`` keeps to the two small trees and 1 s."""
-    return table_3_7(quick) + accuracy(quick)
+    """Records for ``impulsim bench methods``; ``quick`` keeps to the two small trees, 1 s of the pendulum
+    and two steps of the contact scenes."""
+    return table_3_7(quick) + accuracy(quick) + contact_records(quick)
