@@ -29,6 +29,7 @@ from impulsim.methods.moreau.scenes import (G, apex_heights, bouncing_ball, incl
 
 INCLINE_SPEED = 2.0                 # v0 of incline_box [m/s]
 INCLINE_SECONDS = 1.2               # the box stops after v0 / (g (μ cos α − sin α)) = 0.91 s
+CREEP_WINDOW = 0.2                  # the last 0.2 s of the run, well after the stop: the box should stick [s]
 DROP = 1.0                          # h_0 of bouncing_ball [m]
 RADIUS = 0.1                        # the ball's radius [m] (bouncing_ball's default)
 BALL_SECONDS = 1.6                  # the third apex is at 1.19 s
@@ -64,13 +65,17 @@ def timed_steps(method, state, h, n, record=None):
 
 
 def incline(factory, h, seconds=INCLINE_SECONDS) -> dict:
-    """Stopping-distance error [m] of the box on the incline, with its step times [s]."""
+    """Stopping-distance error [m] of the box on the incline, its creep [m/s] (mean downhill speed over the
+    last CREEP_WINDOW, when Coulomb's law holds it at rest), and its step times [s]."""
     model, state, downhill = incline_box(speed=INCLINE_SPEED)
     box = model.body("box")
     start = state.body_pos[box].copy()
-    first, median, sweeps = timed_steps(factory(model), state, h, int(round(seconds / h)))
-    distance = float(np.dot(state.body_pos[box] - start, downhill))
-    return dict(error=distance - stopping_distance(speed=INCLINE_SPEED),
+    n, n_creep = int(round(seconds / h)), int(round(CREEP_WINDOW / h))
+    travelled = []
+    first, median, sweeps = timed_steps(factory(model), state, h, n,
+                                        lambda s: travelled.append(float(np.dot(s.body_pos[box] - start, downhill))))
+    return dict(error=travelled[-1] - stopping_distance(speed=INCLINE_SPEED),
+                creep=(travelled[-1] - travelled[-1 - n_creep]) / (n_creep * h),
                 speed_end=float(np.linalg.norm(state.body_vel[box])), first=first, median=median, sweeps=sweeps)
 
 
@@ -102,6 +107,7 @@ def method_record(label, factory, h) -> dict:
         return rec
     d_bound, a_bound = bounds(h)
     rec["stopping distance error [m]"] = inc["error"]
+    rec["creep after the stop [m/s]"] = inc["creep"]
     rec["incline [ms/step]"] = 1e3 * inc["median"]
     for i, e in enumerate(bal["errors"]):
         rec[f"apex {i + 1} error [m]"] = float(e)
