@@ -8,10 +8,12 @@ friction μ_d λ_n against its sliding direction, never more than stops it (eq. 
 """
 import math
 
+import numpy as np
 from numba import njit
 
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, matvec, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, RESTING, SEPARATING, COLLISION
+from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members
 
 
 @njit(cache=True, inline="always")
@@ -129,37 +131,88 @@ def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_o
     if k > 0.0:
         lam_old = rows.lam_n[c]
         lam_new = max(0.0, lam_old + (rows.target_n[c] - un) / k)
-        dl = lam_new - lam_old
-        if dl != 0.0:
-            # compression work for Stronge's law, trapezoidal over the impulse increment
-            rows.work_n[c] += -(un + 0.5 * k * dl) * dl if un < 0.0 else 0.0
-            apply_contact_impulse(rows, c, scale(n, dl), body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
-            rows.lam_n[c] = lam_new
+        _apply_normal(rows, c, lam_new - lam_old, un, k * (lam_new - lam_old), body_inv_mass, body_Iinv, frozen,
+                      body_vel, body_omega)
         if not (lam_new == 0.0 and un > rows.target_n[c]):
             err = abs(rows.target_n[c] - un)
-    if rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0:
-        u = relative_velocity(rows, c, body_vel, body_omega)
-        u1 = dot(u, v3(rows.t1[c]))
-        u2 = dot(u, v3(rows.t2[c]))
-        x1, x2, saturated = friction_update(rows, c, frozen, -u1, -u2, rows.lam_n[c])
-        _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
-        if rows.sticking[c] and not saturated:
-            err = max(err, math.sqrt(u1 * u1 + u2 * u2))
+    return max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
+
+
+@njit(cache=True)
+def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """Add dl [N s] to the normal impulse of contact c, whose normal velocity was un and changes by dun
+    [m/s] through the whole step of impulses this belongs to; keeps the compression work for Stronge's law
+    (trapezoidal over the increment)."""
+    if dl == 0.0:
+        return
+    if un < 0.0:
+        rows.work_n[c] += -(un + 0.5 * dun) * dl
+    apply_contact_impulse(rows, c, scale(v3(rows.n[c]), dl), body_inv_mass, body_Iinv, frozen, body_vel,
+                          body_omega)
+    rows.lam_n[c] += dl
+
+
+@njit(cache=True)
+def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """Coulomb friction impulse at velocity level for the current normal impulse; returns the tangential
+    speed left at a contact that sticks [m/s] (0 for sliding ones and frictionless ones)."""
+    if rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0:
+        return 0.0
+    u = relative_velocity(rows, c, body_vel, body_omega)
+    u1 = dot(u, v3(rows.t1[c]))
+    u2 = dot(u, v3(rows.t2[c]))
+    x1, x2, saturated = friction_update(rows, c, frozen, -u1, -u2, rows.lam_n[c])
+    _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+    if rows.sticking[c] and not saturated:
+        return math.sqrt(u1 * u1 + u2 * u2)
+    return 0.0
+
+
+@njit(cache=True)
+def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam, dl):
+    """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp), then each
+    point's friction. Returns the largest remaining error, as velocity_contact."""
+    un = np.empty(m)
+    for i in range(m):
+        c = idx[i]
+        un[i] = dot(relative_velocity(rows, c, body_vel, body_omega), v3(rows.n[c]))
+        b[i] = rows.target_n[c] - un[i]
+        lam[i] = rows.lam_n[c]
+    patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
+    patch_lcp(A, b, lam, m, 1e-3 * eps_v, dl)
+    err = 0.0
+    for i in range(m):
+        c = idx[i]
+        dun = 0.0
+        for j in range(m):
+            dun += A[i, j] * dl[j]
+        _apply_normal(rows, c, dl[i], un[i], dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+        if A[i, i] > 0.0 and not (rows.lam_n[c] == 0.0 and un[i] > rows.target_n[c]):
+            err = max(err, abs(b[i]))
+    for i in range(m):
+        err = max(err, velocity_friction(rows, idx[i], body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
     return err
 
 
 @njit(cache=True)
-def velocity_sweep(rows, order, count, active_kind, body_inv_mass, body_Iinv, frozen, body_vel, body_omega,
-                   eps_v, level_hi):
-    """One pass over the contacts of ``active_kind`` (in ``order``, up to contact level ``level_hi``).
-    Returns the largest remaining error [m/s]."""
+def velocity_sweep(rows, order, patch_start, patch_len, n_patches, active_kind, body_inv_mass, body_Iinv, frozen,
+                   body_vel, body_omega, eps_v, level_hi):
+    """One pass over the patches (in ``order``) and their contacts of ``active_kind``, up to contact level
+    ``level_hi``. Returns the largest remaining error [m/s]."""
     worst = 0.0
-    for j in range(count):
-        c = order[j]
-        if rows.kind[c] != active_kind or rows.level[c] > level_hi:
+    idx = np.empty(MAX_PATCH, np.int64)
+    A = np.empty((MAX_PATCH, MAX_PATCH))
+    b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
+    for p in range(n_patches):
+        m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
+        if m == 1:
+            err = velocity_contact(rows, idx[0], body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v)
+        elif m > 1:
+            err = velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
+                                 b, lam, dl)
+        else:
             continue
-        worst = max(worst, velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega,
-                                            eps_v))
+        worst = max(worst, err)
     return worst
 
 
@@ -224,15 +277,53 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
                                   body_vel, body_omega)
             rows.lam_n[c] = lam_new
             moved = True
-    if rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0:
-        # tangential drift of a relative to b from the friction anchor (turning with B)
-        drift = sub(d, qrot(q4(pred_quat[rows.body_b[c]]), v3(rows.anchor_b[c])))
-        d1 = dot(drift, v3(rows.t1[c]))
-        d2 = dot(drift, v3(rows.t2[c]))
-        x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
-        if x1 != 0.0 or x2 != 0.0:
-            _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+    f_err, f_moved = position_friction(rows, c, d, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel,
+                                       body_omega)
+    return max(err, f_err), moved or f_moved
+
+
+@njit(cache=True)
+def position_friction(rows, c, d, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
+    """Static friction at position level: the impulse that keeps the predicted displacement d = a' − b'
+    at the friction anchor (turning with B), or dynamic friction while sliding. Returns (the drift left at
+    a sticking contact [m], impulse applied?)."""
+    if rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0:
+        return 0.0, False
+    drift = sub(d, qrot(q4(pred_quat[rows.body_b[c]]), v3(rows.anchor_b[c])))
+    d1 = dot(drift, v3(rows.t1[c]))
+    d2 = dot(drift, v3(rows.t2[c]))
+    x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
+    moved = x1 != 0.0 or x2 != 0.0
+    if moved:
+        _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+    if rows.sticking[c] and not saturated:
+        return math.sqrt(d1 * d1 + d2 * d2), moved
+    return 0.0, moved
+
+
+@njit(cache=True)
+def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
+                           body_vel, body_omega, A, b, lam, dl):
+    """The normal impulses of the contact joints idx[:m] of one patch together, so that no predicted point
+    penetrates (the gap g changes by about h·A·Δλ). Friction follows point by point (the caller refreshes
+    the predictions in between). Returns (remaining normal error [m], impulse applied?)."""
+    gaps = np.empty(m)
+    for i in range(m):
+        c = idx[i]
+        gaps[i], _ = predicted_gap(rows, c, pred_pos, pred_quat)
+        b[i] = -gaps[i] / h
+        lam[i] = rows.lam_n[c]
+    patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
+    patch_lcp(A, b, lam, m, 1e-3 * eps_d / h, dl)
+    err = 0.0
+    moved = False
+    for i in range(m):
+        c = idx[i]
+        if A[i, i] > 0.0 and not (lam[i] + dl[i] == 0.0 and gaps[i] >= 0.0):
+            err = max(err, abs(gaps[i]))
+        if dl[i] != 0.0:
+            apply_contact_impulse(rows, c, scale(v3(rows.n[c]), dl[i]), body_inv_mass, body_Iinv, frozen, body_vel,
+                                  body_omega)
+            rows.lam_n[c] += dl[i]
             moved = True
-        if rows.sticking[c] and not saturated:
-            err = max(err, math.sqrt(d1 * d1 + d2 * d2))
     return err, moved

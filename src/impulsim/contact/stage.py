@@ -21,7 +21,9 @@ from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
 from impulsim.contact.sleep import Sleep, SleepOptions
-from impulsim.contact.solve import velocity_sweep, restitution_pass, position_contact
+from impulsim.contact.patches import MAX_PATCH, group_patches, patch_members
+from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
+                                   position_friction, predicted_gap)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.geometry.shapes import ShapeKind
 
@@ -98,8 +100,7 @@ class ContactStage:
         """Radius [m] of the shapes whose surface is a sphere about a material core (sphere, capsule)."""
         self.count = 0
         self.n_collisions = 0
-        self.order = np.zeros(len(self.rows.e), np.int64)
-        self.order_down = np.zeros(len(self.rows.e), np.int64)
+        self._alloc_orders(len(self.rows.e))
         self.body_level = np.zeros(model.n_bodies, np.int64)
         self.frozen = np.zeros(model.n_bodies, np.int8)
         self.sleep = Sleep(model, options.sleep_options) if options.sleep else None
@@ -109,6 +110,14 @@ class ContactStage:
         self._alloc_warm(len(self.rows.e))
         self.prev_count = 0
         self.n_seeded = 0
+
+    def _alloc_orders(self, cap):
+        """Contact orders bottom-up and top-down, each split into patches (see contact.patches)."""
+        self.order = np.zeros(cap, np.int64)
+        self.order_down = np.zeros(cap, np.int64)
+        self.patches_up = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+        self.patches_down = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+        self.n_patches_up = self.n_patches_down = 0
 
     def _alloc_warm(self, cap):
         self.keys = np.zeros(cap, np.int64)
@@ -131,8 +140,7 @@ class ContactStage:
         c = self.detector.detect(state)
         if len(self.rows.e) < c.count:
             self.rows = R.make_rows(2 * c.count)
-            self.order = np.zeros(len(self.rows.e), np.int64)
-            self.order_down = np.zeros(len(self.rows.e), np.int64)
+            self._alloc_orders(len(self.rows.e))
             self._grow_warm(len(self.rows.e))
         self.count = c.count
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
@@ -150,6 +158,8 @@ class ContactStage:
         contact_levels(self.rows, self.count, self.body_level, self.order)
         # resting contacts top-down: a sweep carries the weight of a stack down to the ground in one pass
         self.order_down[:self.count] = self.order[:self.count][::-1]
+        self.n_patches_up = group_patches(self.rows, self.order, self.count, *self.patches_up)
+        self.n_patches_down = group_patches(self.rows, self.order_down, self.count, *self.patches_down)
         if self.sleep is not None:
             self.sleep.wake(self.rows, self.count, state, m.body_inv_mass)
         self.frozen[:] = self._awake_frozen
@@ -183,8 +193,9 @@ class ContactStage:
         iters = 0
         big = np.iinfo(np.int32).max
         for iters in range(1, cap + 1):
-            err = velocity_sweep(rows, self.order, n, R.COLLISION, self.model.body_inv_mass, Iinv, self.frozen,
-                                 state.body_vel, state.body_omega, self.opt.eps_vc, big)
+            err = velocity_sweep(rows, self.order, *self.patches_up, self.n_patches_up, R.COLLISION,
+                                 self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
+                                 self.opt.eps_vc, big)
             joints_moved = joint_velocity_pass()
             if err <= self.opt.eps_vc and not joints_moved:
                 break
@@ -202,8 +213,8 @@ class ContactStage:
         m = self.model
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
-            velocity_sweep(self.rows, self.order, self.count, kind, m.body_inv_mass, Iinv, self.frozen,
-                           state.body_vel, state.body_omega, self.opt.eps_vc, level)
+            velocity_sweep(self.rows, self.order, *self.patches_up, self.n_patches_up, kind, m.body_inv_mass, Iinv,
+                           self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc, level)
         self.frozen[:] = self._awake_frozen
 
     # contact joints -------------------------------------------------------------------------------------
@@ -274,7 +285,8 @@ class ContactStage:
     def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
         Returns (largest remaining error [m], any impulse applied)."""
-        return _position_pass(self.rows, self.order_down, self.count, self.model.body_inv_mass, Iinv, self.frozen,
+        return _position_pass(self.rows, self.order_down, *self.patches_down, self.n_patches_down,
+                              self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
                               state.body_vel, state.body_omega, free, np.iinfo(np.int32).max)
 
@@ -284,7 +296,8 @@ class ContactStage:
         worst = 0.0
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
-            err, _ = _position_pass(self.rows, self.order, self.count, self.model.body_inv_mass, Iinv, self.frozen,
+            err, _ = _position_pass(self.rows, self.order, *self.patches_up, self.n_patches_up,
+                                    self.model.body_inv_mass, Iinv, self.frozen,
                                     pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
                                     state.body_vel, state.body_omega, free, level)
             worst = max(worst, err)
@@ -304,9 +317,9 @@ class ContactStage:
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
-        return velocity_sweep(self.rows, self.order_down, self.count, R.RESTING, self.model.body_inv_mass, Iinv,
-                              self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc,
-                              np.iinfo(np.int32).max)
+        return velocity_sweep(self.rows, self.order_down, *self.patches_down, self.n_patches_down, R.RESTING,
+                              self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
+                              self.opt.eps_vc, np.iinfo(np.int32).max)
 
 
 @njit(cache=True)
@@ -342,29 +355,54 @@ def _freeze_up_to(body_level, level, frozen):
 
 
 @njit(cache=True)
-def _position_pass(rows, order, count, body_inv_mass, Iinv, frozen, pred_pos, pred_quat, body_pos, body_quat,
-                   dirty, h, eps_d, body_vel, body_omega, free, level_hi):
-    """One pass over the contact joints up to contact level ``level_hi`` with lazily refreshed
-    predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
+def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass, Iinv, frozen, pred_pos, pred_quat,
+                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi):
+    """One pass over the contact joints, patch by patch, up to contact level ``level_hi`` with lazily
+    refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
     body_inv_inertia, body_inv_mass, body_static, scheme)."""
     worst = 0.0
     moved_any = False
-    for j in range(count):
-        c = order[j]
-        if rows.kind[c] != R.RESTING or rows.level[c] > level_hi:
+    idx = np.empty(MAX_PATCH, np.int64)
+    A = np.empty((MAX_PATCH, MAX_PATCH))
+    b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
+    for p in range(n_patches):
+        m = patch_members(rows, order, patch_start[p], patch_len[p], R.RESTING, level_hi, idx)
+        if m == 0:
             continue
-        A = rows.body_a[c]
-        B = rows.body_b[c]
-        for k in (A, B):
-            if dirty[k]:
-                predict_body(k, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
-                             free[4], free[5], h, free[6], pred_pos, pred_quat)
-                dirty[k] = 0
-        err, moved = position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, Iinv,
-                                      frozen, h, eps_d, body_vel, body_omega)
+        A_ = rows.body_a[idx[0]]
+        B_ = rows.body_b[idx[0]]
+        _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
+        if m == 1:
+            err, moved = position_contact(rows, idx[0], pred_pos, pred_quat, body_pos, body_quat, body_inv_mass,
+                                          Iinv, frozen, h, eps_d, body_vel, body_omega)
+        else:
+            err, moved = position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
+                                                eps_d, body_vel, body_omega, A, b, lam, dl)
+            # friction point by point, each on predictions that include the impulses before it (all at once
+            # from one prediction would correct the same drift m times over)
+            for i in range(m):
+                if moved:
+                    dirty[A_] = 1
+                    dirty[B_] = 1
+                    _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
+                _, d = predicted_gap(rows, idx[i], pred_pos, pred_quat)
+                f_err, f_moved = position_friction(rows, idx[i], d, pred_quat, body_inv_mass, Iinv, frozen, h,
+                                                   body_vel, body_omega)
+                err = max(err, f_err)
+                moved = moved or f_moved
         worst = max(worst, err)
         if moved:
-            dirty[A] = 1
-            dirty[B] = 1
+            dirty[A_] = 1
+            dirty[B_] = 1
             moved_any = True
     return worst, moved_any
+
+
+@njit(cache=True)
+def _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat):
+    """Predict bodies A and B afresh (free step from the current velocities) where marked dirty."""
+    for k in (A, B):
+        if dirty[k]:
+            predict_body(k, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3], free[4],
+                         free[5], h, free[6], pred_pos, pred_quat)
+            dirty[k] = 0

@@ -59,11 +59,15 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
                  # outputs
                  matched):
     """For contacts left unmatched by key: the nearest unmatched previous contact of the same body pair
-    whose point on A (A's principal frame) lies within ``tol`` [m]."""
+    whose point on A (A's principal frame) lies within ``tol`` [m]. A previous contact seeds at most one
+    current contact (clipping can give two points the same feature ids)."""
     used = np.zeros(max(prev_count, 1), np.int8)
     for c in range(count):
         if matched[c] >= 0:
-            used[matched[c]] = 1
+            if used[matched[c]]:
+                matched[c] = -1     # a second contact with the same ids: the impulse seeds one of them only
+            else:
+                used[matched[c]] = 1
     for c in range(count):
         if matched[c] >= 0:
             continue

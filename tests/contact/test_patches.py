@@ -1,0 +1,72 @@
+"""Contact patches: the points of a face-on-face contact are solved together (contact.patches)."""
+import numpy as np
+import pytest
+
+from impulsim.bench import contact as C
+from impulsim.bench import contact_scenes as S
+from impulsim.contact.patches import patch_lcp
+
+
+def face_patch(rng, m):
+    """The normal block of m points of a face (a random box's bottom face on a static floor): A_ij =
+    1/M + (r_i × n)ᵀ J⁻¹ (r_j × n), rank 3 for m ≥ 3 (the body's motion along n and its two tilts)."""
+    half = rng.uniform(0.05, 1.0, 3)
+    mass = rng.uniform(0.1, 10.0)
+    inertia = mass / 3.0 * np.array([half[1] ** 2 + half[2] ** 2, half[0] ** 2 + half[2] ** 2,
+                                     half[0] ** 2 + half[1] ** 2])
+    pts = np.column_stack([rng.uniform(-half[0], half[0], m), rng.uniform(-half[1], half[1], m),
+                           np.full(m, -half[2])])
+    n = np.array([0.0, 0.0, 1.0])
+    arms = np.cross(pts, n)
+    A = 1.0 / mass + arms @ np.diag(1.0 / inertia) @ arms.T
+    return A, rng.normal(size=m), rng.uniform(0.0, 1.0, size=m)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_patch_lcp_meets_the_complementarity_conditions(seed):
+    # λ + dl ≥ 0, w = A dl − b ≥ 0 where λ + dl = 0 and w = 0 where λ + dl > 0; the sweeps stop when no
+    # increment changes a velocity by more than tol, so w is met to a few tol per point
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 9))
+    A, b, lam = face_patch(rng, m)
+    dl = np.zeros(m)
+    tol = 1e-10
+    patch_lcp(A, b, lam, m, tol, dl)
+    total = lam + dl
+    w = A @ dl - b
+    assert total.min() >= 0.0
+    assert np.abs(w[total > 0.0]).max(initial=0.0) <= 10 * m * tol
+    assert w.min() >= -10 * m * tol
+
+
+def test_box_on_the_ground_stays_at_rest():
+    # a cube resting face down is in equilibrium: the patch solve gives its four corners loads without
+    # torque, so nothing tilts or slides. The drift stays far inside the position tolerance eps_d per step
+    # (each step's correction is exact to eps_d; static-friction anchors keep it from adding up)
+    model, state = S.tower(1)
+    method = C.make_method(model, S.STACK_SETTINGS)
+    drift, _, _ = C.rest_drift(model, state, method, S.STACK_H, 1.0)
+    assert drift <= S.STACK_SETTINGS["eps_d"]
+    assert np.abs(state.body_vel).max() <= S.STACK_SETTINGS["eps_v"]
+
+
+def test_resting_cube_corner_loads_balance_its_weight_without_torque():
+    # at rest the position phase gives the cube g·h/2 upwards at t0 (so that the free step ends where it
+    # started) and the velocity phase stops the −g·h/2 it has at t0+h: its four corner impulses sum to
+    # m·g·h/2 and have no moment about the centre
+    model, state = S.tower(1)
+    method = C.make_method(model, dict(S.STACK_SETTINGS, warm_start=False))
+    for _ in range(3):
+        method.step(state, S.STACK_H)
+    st = method.contacts
+    rows, n = st.rows, st.count
+    assert n == 4
+    lam = rows.lam_n[:n]          # velocity phase of the last step
+    g = np.linalg.norm(model.gravity)
+    assert lam.sum() == pytest.approx(0.5 * S.STACK_MASS * g * S.STACK_H, rel=1e-6)
+    moment = np.cross(rows.ra[:n], lam[:, None] * rows.n[:n]).sum(axis=0)
+    # the patch solve stops when no corner's velocity changes by more than tol = 1e-3 eps_vc; a moment M
+    # turns the cube at M / J, which moves a corner (0.5 m off the normal through the centre) by 0.5 M / J
+    tol = 1e-3 * method.contacts.opt.eps_vc
+    J = S.STACK_MASS * S.STACK_BOX ** 2 / 6.0
+    assert np.abs(moment).max() <= J * tol / (0.5 * S.STACK_BOX)
