@@ -10,9 +10,12 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "featherstone"
 
 # duration [s] per example: long enough for its check to bite (first bounce at 0.27 s, rolling after
-# 0.39 s at μ = 0.1, the cradle's first collisions, several limit hits)
+# 0.39 s at μ = 0.1, the cradle's first collisions, several limit hits; tests 10–12: the links are on their
+# stops after ~1 s, checked over the last 0.5 s; test 14: set points checked at 0.6 × duration, the ball
+# leaves the ledge ~2 s after the sweep starts at 2 s)
 DURATIONS = {"arm_and_ball": 1.0, "bouncing_cube": 1.5, "spinning_top": 0.6, "newtons_cradle": 2.0, "arm_against_bars": 1.0,
-             "merry_go_round": 1.0, "prismatic_rotor": 2.0, "joint_limits": 6.0}
+             "merry_go_round": 1.0, "prismatic_rotor": 2.0, "joint_limits": 6.0, "multitransarm": 3.0,
+             "robot2": 3.0, "testcase12": 1.5, "complex_pendulum": 2.0, "nicearm": 5.0}
 
 
 def _load(name):

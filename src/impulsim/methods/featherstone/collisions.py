@@ -22,6 +22,11 @@ from impulsim.methods.featherstone.laws import poisson_pass, stronge_rounds
 from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS, JAMMED
 
 
+HOLD = True
+LIMIT_ROUNDS = 10
+"""Extra rounds at most for the joint limits that the step's impulses set closing (see _limit_rounds)."""
+
+
 def parse_law(name) -> Restitution:
     """The restitution law named ``name`` ("newton", "poisson" or "stronge")."""
     try:
@@ -92,7 +97,7 @@ class CollisionStage:
         n = tree.n
         self.y_body, self.dv, self.pA, self.c = (np.zeros((n, 6)) for _ in range(4))
         self.u = np.zeros((n, 12))
-        self.y_joint, self.dqd = np.zeros(tree.nv), np.zeros(tree.nv)
+        self.y_joint, self.dqd, self.qdd = np.zeros(tree.nv), np.zeros(tree.nv), np.zeros(tree.nv)
         self.tmp6, self.zero6, self.unit = np.zeros(6), np.zeros(6), np.zeros(3)
         self.work3 = np.zeros((4, 3))
         self.n_contacts = 0
@@ -146,14 +151,20 @@ class CollisionStage:
             target = max(target, self.beta * (depth - self.slop) / h)
         return target
 
-    def _limit_rows(self, q, qd, h, rest):
+    def _limit_rows(self, q, qd, h, rest, elastic=True):
         """Rows of the limits reached within this step (Holck's "collision" of a joint with its stop).
 
-        A limit is hit when its gap d (model coordinate to the bound, ≥ 0 inside) closes within the step at
-        the current rate, −rate · h ≥ d, or is already closed. Like Holck's bisection to the time of impact,
-        this keeps the coordinate inside its bounds, here by turning up to one step early, so Newton's law
-        q̇⁺ = −e q̇⁻ holds exactly and no position is moved by hand. A bound crossed anyway (a large load
-        within the step) is pushed back at beta · depth / h.
+        A limit is hit when it is approached (rate r ≤ 0) and its gap d (model coordinate to the bound, ≥ 0
+        inside) closes within the step at that rate and the acceleration a (``self.qdd``, the ABA's under
+        the step's loads), d + r h + ½ min(a, 0) h² ≤ ``limit_envelope``, or when it is already crossed.
+        A stop that is opening gets no row, even at zero gap: if the impulses of the others close it, it is
+        found in the next round (:meth:`_limit_rounds`). So every row of a round starts approaching and ends
+        at −e r or at rest, and a round never adds energy (holding a row that was opening would: the work
+        ½ λ (r⁻ + r⁺) of its impulse is then positive). Like Holck's bisection to the time of impact, this keeps the
+        coordinate inside its bounds, here by turning up to one step early, so Newton's law q̇⁺ = −e q̇⁻
+        holds exactly and no position is moved by hand. A stop that holds a link against a load (resting on
+        the stop) gets at least the rate that lands the gap on zero at the end of the step,
+        −(d + ½ a h²)/h; a bound crossed anyway is pushed back at beta · depth / h.
         """
         rows = self.rows
         k = 0
@@ -161,13 +172,19 @@ class CollisionStage:
             value = sign * q[qi]
             for direction, gap in ((sign, value - lower), (-sign, upper - value)):
                 rate = direction * qd[dof]     # rate of the gap (the impulse direction opens it)
-                if not (gap <= self.limit_envelope or -rate * h >= gap):
+                accel = direction * self.qdd[dof]
+                closes = rate <= 0.0 and gap + rate * h + 0.5 * min(accel, 0.0) * h * h <= self.limit_envelope
+                if not (closes or gap < 0.0):
                     continue
                 rows.l_dof[k], rows.l_dir[k] = dof, direction
                 rows.l_joint[k] = np.searchsorted(self.tree.v_start, dof, side="right") - 1
-                target = -e * rate if rate < -rest else 0.0
+                target = -e * rate if (rate < -rest and elastic) else 0.0
+                if HOLD:
+                    target = max(target, -max(gap, 0.0) / h - 0.5 * min(accel, 0.0) * h)
                 if gap < 0.0:
                     target = max(target, -self.beta * gap / h)
+                    if rate >= target:
+                        continue      # already leaving fast enough
                 rows.l_target[k] = target
                 rows.l_lam[k] = 0.0
                 k += 1
@@ -192,6 +209,8 @@ class CollisionStage:
         t = self.tree
         rest = self._rest_speed(h)
         self.n_stronge = 0
+        if self.limits:
+            dyn.accelerations(q, qd, self.qdd)        # the loads the stops must hold over the step
         n_c = self._contact_rows(state, h, rest)
         n_l = self._limit_rows(q, qd, h, rest)
         self.n_contacts, self.n_limits = n_c, n_l
@@ -226,9 +245,38 @@ class CollisionStage:
                          self.zero6, qd, dyn.v, r.c_P[:n_c], self.y_body, self.y_joint, self.dqd, self.dv, self.pA,
                          self.c, self.u, self.tmp6, self.work3)
             info.n_collisions += int(np.count_nonzero(r.c_colliding[:n_c]))
+        sweeps += self._limit_rounds(q, qd, h, rest)
         info.iters_collision = int(sweeps)
         info.residual_vel = float(change)
         info.converged_vel = change <= self.eps_v
+
+    def _limit_rounds(self, q, qd, h, rest):
+        """Limits the impulses just applied set closing within the step get their own rounds (the rows of a
+        step are found from the rates at its start; in a chain resting on its stops, one stop's impulse
+        swings the next link into its stop). These secondary hits within one step are inelastic: with
+        restitution, the stops of a chain throw the links at each other round after round (and a cascade
+        cut off by the round limit leaves stops crossed). Returns the sweeps spent."""
+        r, t, dyn = self.rows, self.tree, self.dyn
+        sweeps = 0
+        for _ in range(LIMIT_ROUNDS):
+            n_l = self._limit_rows(q, qd, h, rest, elastic=False)
+            if n_l == 0:
+                break
+            for k in range(n_l):
+                r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], t.root, t.end, t.parent, t.v_start, dyn.S,
+                                        dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.y_body, self.y_joint, self.dqd,
+                                        self.dv, self.pA, self.c, self.u, self.tmp6)
+            s, change = sequential_impulses(
+                r.c_ta[:0], r.c_tb[:0], r.c_pa[:0], r.c_pb[:0], r.c_n[:0], r.c_t1[:0], r.c_t2[:0], r.c_K[:0],
+                r.c_target[:0], r.c_mus[:0], r.c_mud[:0], r.c_patch[:0], r.patch_size[:0], r.patch_Pn[:0],
+                r.l_dof[:n_l], r.l_joint[:n_l], r.l_dir[:n_l], r.l_K[:n_l], r.l_target[:n_l], t.root, t.end,
+                t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.eps_v, self.max_iter, qd,
+                dyn.v, r.c_P[:0], r.l_lam[:n_l], self.y_body, self.y_joint, self.dqd, self.dv, self.pA, self.c,
+                self.u, self.tmp6, self.work3)
+            sweeps += s
+            if s == 1 and change == 0.0:
+                break                 # no stop needed an impulse: the rows of the step are complete
+        return sweeps
 
     def _stronge(self, n_c, rest, qd):
         """Integrate the colliding contacts with Stronge's law (laws.stronge_rounds); a contact the integrator

@@ -3,8 +3,8 @@
 One step (the state in maximal coordinates stays the single source of truth):
 
     coordinates   q, q̇ ← the joints' positions and rates measured from the State
-    collisions    contacts (Detector) and active joint limits → impulses through the tree (O(n) each)
     loads         motors and PID servos → generalized forces held over the step; user forces
+    collisions    contacts (Detector) and active joint limits → impulses through the tree (O(n) each)
     integrate     RK4 or semi-implicit Euler of (q, q̇) with the ABA (springs, damping per evaluation)
     write back    body poses and velocities from q, q̇ (so recording, plots and the viewer work unchanged)
 """
@@ -188,11 +188,11 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
         timer = StageTimer(info.timings)
         dyn.read(s, q, qd)                 # also leaves the poses and velocities of q, q̇ in dyn
         timer.lap("coordinates")
+        self._loads(s, h)                  # first: the joint limits hold the links against these loads
+        timer.lap("loads")
         if self.detector is not None or self.limit_rows:
             self.collisions.resolve(s, q, qd, h, info)
         timer.lap("collisions")
-        self._loads(s, h)
-        timer.lap("loads")
         self.integrator.step(q, qd, h)
         timer.lap("integrate")
         dyn.pose(q)

@@ -191,3 +191,201 @@ def prismatic_rotor(speed=1.1, effort=0.0):
     b.add_limit("slide stops", "slide", -0.15, 0.15, restitution=0.5)
     model, state = b.build()
     return model, state, {"contacts": False}
+
+
+# --- Holck's tests 10–14 -------------------------------------------------------------------------------
+
+def set_joints(model, state, values):
+    """Move ``state`` to the 1-DoF joint coordinates ``values`` {joint name: angle [rad] or position [m]}
+    (the model's measure, 0 at the built pose); the other coordinates and all rates are kept."""
+    from impulsim.methods.featherstone.method import FeatherstoneMethod
+    method = FeatherstoneMethod(model, contacts=False, measure_joints=False)
+    q, qd = method.coordinates(state)
+    t = method.tree
+    for name, value in values.items():
+        i = int(t.joint_tree[model.joint(name)])
+        q[int(t.q_start[i])] = float(t.sign[i]) * value        # q_model = sign · q (Tree)
+    method.dyn.pose(q)
+    method.dyn.velocities(qd)
+    method.dyn.write(state)
+    return state
+
+
+def _axis_quat(axis, angle):
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
+    return np.concatenate([[np.cos(0.5 * angle)], np.sin(0.5 * angle) * axis])
+
+
+def multitransarm(tilt_deg=45.0, restitution=0.5, speed=1.4):
+    """Test 10 (multitransarm): two 2 kg links (boxes 0.02 × 0.02 × 0.2 m) on prismatic joints in series,
+    L1 against the world and L2 along L1, both along an axis tilted ``tilt_deg`` from the horizontal.
+
+    Holck's world is y-up and he tilts about z (a quaternion with last component 0.5, about 45°); here z is
+    up, so the tilt is about y. His q_max are 9.0 (L1) and 18.0 (L2) in the scaled units of test 9, i.e.
+    0.09 and 0.18 m; the lost q_min are taken symmetric (−0.09, −0.18 m) and the lost q_0 as 0 with L1 (and
+    L2 on it) pushed up the slope at ``speed`` [m/s], so both the upper and the lower stops are hit."""
+    b = ims.ModelBuilder(f"multitransarm {tilt_deg:g} deg")
+    th = np.radians(tilt_deg)
+    a = np.array([np.cos(th), 0.0, np.sin(th)])
+    q = _axis_quat((0, -1, 0), th)            # the boxes' long side (x) along a
+    size = (LINK[2], LINK[0], LINK[1])
+    v = speed * a
+    b.add_body("L1", shapes=[ims.Box(size=size)], mass=2.0, position=0.1 * a, orientation=q, velocity=v)
+    b.add_slider("S1", "world", "L1", anchor=(0, 0, 0), axis=a)
+    b.add_body("L2", shapes=[ims.Box(size=size)], mass=2.0, position=0.1 * a + (0, 0.02, 0), orientation=q,
+               velocity=v)
+    b.add_slider("S2", "L1", "L2", anchor=0.1 * a + (0, 0.02, 0), axis=a)
+    b.add_limit("L1 stops", "S1", -0.09, 0.09, restitution=restitution)
+    b.add_limit("L2 stops", "S2", -0.18, 0.18, restitution=restitution)
+    model, state = b.build()
+    return model, state, {"contacts": False}
+
+
+def robot2(q_min=(0.1, 0.3), restitution=0.3, damping=0.0, q0=0.5):
+    """Test 11 (robot2): two links on horizontal hinges in a vertical plane, L1 10 kg (box 0.02 × 0.02 ×
+    0.2 m), L2 8 kg (0.02 × 0.02 × 0.16 m), both starting at q = 0.5 rad (angles up from the horizontal;
+    L2's relative to L1) and falling onto their lower limits ``q_min`` (Holck's run 3: 0.1 and 0.3, the case
+    that self-oscillated with restitution 0.5 and stopped with damping or restitution 0.3). The lost upper
+    limits are taken as 1.5 rad."""
+    b = ims.ModelBuilder("robot2")
+    axis = (0, -1, 0)                         # a positive angle lifts the link (+x towards +z)
+    b.add_body("L1", shapes=[ims.Box(size=(0.2, 0.02, 0.02))], mass=10.0, position=(0.1, 0, 0))
+    b.add_hinge("J1", "world", "L1", anchor=(0, 0, 0), axis=axis)
+    b.add_body("L2", shapes=[ims.Box(size=(0.16, 0.02, 0.02))], mass=8.0, position=(0.28, 0, 0))
+    b.add_hinge("J2", "L1", "L2", anchor=(0.2, 0, 0), axis=axis)
+    b.add_limit("J1 stops", "J1", q_min[0], 1.5, restitution=restitution)
+    b.add_limit("J2 stops", "J2", q_min[1], 1.5, restitution=restitution)
+    model, state = b.build()
+    set_joints(model, state, {"J1": q0, "J2": q0})
+    return model, state, {"contacts": False, "damping": damping}
+
+
+def testcase12(n_links=7, q_min=-0.2, restitution=0.5, damping=0.0):
+    """Test 12 (testcase12): seven 1 kg links (boxes 0.02 × 0.02 × 0.1 m; width and depth lost, taken as
+    Holck's 0.02 m) in series on horizontal hinges from a static base, starting straight out and at rest;
+    gravity folds every joint down onto its minimum limit ``q_min`` (lost; −0.2 rad keeps every outboard
+    centre of mass ahead of its joint, so each joint rests on its minimum). Upper limits 1.0 rad."""
+    b = ims.ModelBuilder("testcase12")
+    b.add_body("base", shapes=[ims.Box(size=(0.04, 0.04, 0.04))], static=True, position=(-0.02, 0, 0))
+    prev = "base"
+    for i in range(n_links):
+        x0 = 0.1 * i
+        b.add_body(f"L{i}", shapes=[ims.Box(size=(0.1, 0.02, 0.02))], mass=1.0, position=(x0 + 0.05, 0, 0))
+        b.add_hinge(f"J{i}", prev, f"L{i}", anchor=(x0, 0, 0), axis=(0, -1, 0))
+        b.add_limit(f"J{i} stops", f"J{i}", q_min, 1.0, restitution=restitution)
+        prev = f"L{i}"
+    model, state = b.build()
+    return model, state, {"contacts": False, "damping": damping}
+
+
+def complex_pendulum(restitution=0.7, friction=0.2, swing=0.4):
+    """Test 13 (complexpendulum): a mobile of 30 bodies in one articulated tree hanging from a static top
+    bar, and a free ball dropped onto the bar; restitution 0.7. The layout is lost in the extraction; built
+    here as a binary mobile symmetric about its vertical rod: rod + cross bar (level 0), two rods + bars
+    (level 1), four rods + bars (level 2), eight rods (level 3) each carrying a weight: 2 + 4 + 8 + 16 = 30
+    bodies. Rods swing on horizontal hinges, bars turn on vertical hinges, the weights are fixed to their
+    rods (a weight swinging on its own short lever would be a pendulum of ~18 rad/s, beyond RK4 at the
+    thesis's 1/10 s). The whole mobile starts swung out by ``swing`` [rad] so its parts knock together."""
+    b = ims.ModelBuilder("complex pendulum")
+    b.add_material("mobile", restitution=restitution, static_friction=friction, dynamic_friction=friction)
+    b.add_material("bar", restitution=1.0, static_friction=0.0, dynamic_friction=0.0)
+    b.add_body("top bar", shapes=[ims.Box(size=(0.6, 0.04, 0.04), material="bar")], static=True,
+               position=(0, 0, 0.02))
+    b.add_body("ball", shapes=[ims.Sphere(radius=0.05, material="mobile")], mass=0.5, position=(0.12, 0, 0.2))
+    rod = 0.15
+    spans = (0.48, 0.24, 0.12)
+    tops = [("top bar", np.array([0.0, 0.0, 0.0]))]
+    count = 0
+    for level in range(4):
+        nxt = []
+        for k, (parent, top) in enumerate(tops):
+            name = f"rod{level}_{k}"
+            axis = (1, 0, 0) if level % 2 == 0 else (0, 1, 0)
+            b.add_body(name, shapes=[ims.Box(size=(0.01, 0.01, rod), material="mobile")], mass=0.1,
+                       position=top - (0, 0, 0.5 * rod))
+            b.add_hinge(f"swing{level}_{k}", parent, name, anchor=top, axis=axis)
+            count += 1
+            end = top - (0, 0, rod)
+            if level < 3:
+                bar = f"bar{level}_{k}"
+                span = spans[level]
+                along = np.array([1.0, 0, 0]) if level % 2 == 0 else np.array([0, 1.0, 0])
+                size = (span, 0.01, 0.01) if level % 2 == 0 else (0.01, span, 0.01)
+                b.add_body(bar, shapes=[ims.Box(size=size, material="mobile")], mass=0.1, position=end - (0, 0, 0.005))
+                b.add_hinge(f"turn{level}_{k}", name, bar, anchor=end, axis=(0, 0, 1))
+                count += 1
+                for side in (-0.5, 0.5):
+                    nxt.append((bar, end - (0, 0, 0.01) + side * span * along))
+            else:
+                weight = f"weight{k}"
+                b.add_body(weight, shapes=[ims.Sphere(radius=0.025, material="mobile")], mass=0.2,
+                           position=end - (0, 0, 0.03))
+                b.add_fixed(f"hang{k}", name, weight, anchor=end)
+                count += 1
+        tops = nxt
+    assert count == 30
+    model, state = b.build()
+    set_joints(model, state, {"swing0_0": swing})
+    return model, state, {}
+
+
+NICEARM_SETPOINTS = {"M1": 0.0, "M2": -0.5, "M3": -1.0, "M4": 1.2, "M5": 0.0, "M6": 0.0}
+"""Holck's qpre of test 14 [rad], with the minus signs the extraction lost restored so that each lies
+within its limits (M2: −0.5 in [−2.0, 0.0]; M3: −1.0 in [−2.2, 0.0]). M4 is 1.2 instead of his 2.8: with
+the links straight up at q = 0 (his frames are lost), 2.8 rad folds the forearm back onto the upper arm
+and the contact stops it at 2.95 rad."""
+
+
+def nicearm(setpoints=None, ball=False):
+    """Test 14 (nicearm): a six-link arm on a static pedestal, every joint driven by a PID position servo with
+    an effort limit, towards Holck's qpre (``NICEARM_SETPOINTS``; ``setpoints`` {servo: [(t, q), …]} replaces
+    some). Links: L1 cylinder r 0.04 l 0.18 m 2 kg (turntable about z), L2 box 1 kg (0.04 × 0.04 × 0.18 m,
+    dimensions lost), L3 box 1 kg, length 0.2 m, L4 cylinder r 0.02 l 0.18 m 1 kg, L5 the same 0.5 kg
+    (turning about its own axis), L6 the "scoop", r 0.02 l 0.18 m 1 kg; hinges 2, 3, 4, 6 about y.
+
+    Limits: M2 [−2.0, 0.0], M3 [−2.2, 0.0], M4 [−3.0, 3.0] rad (Holck's 10.0 is no angle within ±π). Effort
+    limits: Holck's Q_max (1.0, 1.0, 0.1, 0.1, 0.1 for M2–M6, M1 lost) are in his scaled units and cannot
+    hold these SI masses against g; used here: 5, 30, 25, 10, 1, 2 N m (above the largest gravity loads,
+    about 20, 13 and 7 N m on M2–M4). Gains: a critically damped response
+    of ~20 rad/s on each joint's inertia with an integral term for the gravity load.
+
+    ``ball``: test 14b, a 0.2 kg ball of radius 0.05 m lies on a small static ledge (``BALL``) in reach of
+    the scoop when the arm stretches out (see examples/featherstone/nicearm.py)."""
+    b = ims.ModelBuilder("nicearm" + (" and ball" if ball else ""))
+    b.add_material("arm", restitution=0.3, static_friction=0.3, dynamic_friction=0.3)
+    b.add_body("pedestal", shapes=[ims.Cylinder(radius=0.06, length=0.04, material="arm")], static=True,
+               position=(0, 0, -0.02))
+    links = [("L1", ims.Cylinder(radius=0.04, length=0.18, material="arm"), 2.0, 0.18, (0, 0, 1)),
+             ("L2", ims.Box(size=(0.04, 0.04, 0.18), material="arm"), 1.0, 0.18, (0, 1, 0)),
+             ("L3", ims.Box(size=(0.03, 0.03, 0.2), material="arm"), 1.0, 0.2, (0, 1, 0)),
+             ("L4", ims.Cylinder(radius=0.02, length=0.18, material="arm"), 1.0, 0.18, (0, 1, 0)),
+             ("L5", ims.Cylinder(radius=0.02, length=0.18, material="arm"), 0.5, 0.18, (0, 0, 1)),
+             ("L6", ims.Cylinder(radius=0.02, length=0.18, material="arm"), 1.0, 0.18, (0, 1, 0))]
+    gains = {"M1": (20.0, 5.0, 8.0, 5.0), "M2": (200.0, 200.0, 20.0, 30.0), "M3": (100.0, 100.0, 8.0, 25.0),
+             "M4": (30.0, 30.0, 1.5, 10.0), "M5": (5.0, 5.0, 0.1, 1.0), "M6": (10.0, 10.0, 0.4, 2.0)}
+    limits = {"M2": (-2.0, 0.0), "M3": (-2.2, 0.0), "M4": (-3.0, 3.0)}
+    parent, z = "pedestal", 0.0
+    for k, (name, shape, mass, length, axis) in enumerate(links):
+        b.add_body(name, shapes=[shape], mass=mass, position=(0, 0, z + 0.5 * length))
+        joint = f"Q{k + 1}"
+        b.add_hinge(joint, parent, name, anchor=(0, 0, z), axis=axis)
+        servo = f"M{k + 1}"
+        kp, ki, kd, limit = gains[servo]
+        points = (setpoints or {}).get(servo, [(0.0, NICEARM_SETPOINTS[servo])])
+        b.add_servo(servo, joint, "angle", kp=kp, ki=ki, kd=kd, limit=limit, setpoints=points)
+        if servo in limits:
+            b.add_limit(f"{joint} stops", joint, *limits[servo], restitution=0.0)
+        parent, z = name, z + length
+    if ball:
+        top = BALL[2] - 0.05
+        b.add_body("ledge", shapes=[ims.Box(size=(0.12, 0.12, 0.04), material="arm")], static=True,
+                   position=(BALL[0], BALL[1], top - 0.02))
+        b.add_body("ball", shapes=[ims.Sphere(radius=0.05, material="arm")], mass=0.2,
+                   position=(BALL[0], BALL[1], BALL[2] + 1e-4))
+    model, state = b.build()
+    return model, state, {}
+
+
+BALL = (-0.73 * np.cos(0.5), -0.73 * np.sin(0.5), 0.24)
+"""Centre of the ball of test 14b [m]: 0.73 m from the turntable axis, 0.5 rad from the arm's plane at
+q1 = 0, on a 0.12 × 0.12 m ledge whose top is at 0.19 m."""
