@@ -51,7 +51,8 @@ class ContactRows(NamedTuple):
     radius_a: np.ndarray        # [C] radius of A's rounded shape at the contact (sphere, capsule), else 0 [m]
     radius_b: np.ndarray
     normal_a: np.ndarray        # [C, 3] the normal in A's principal frame (turns with A)
-    anchor_b: np.ndarray        # [C, 3] a − b where static friction holds the points, B's frame [m]
+    anchor_a: np.ndarray        # [C, 3] material point of A that static friction holds, A's frame [m]
+    anchor_b: np.ndarray        # [C, 3] the material point of B it is held to, B's frame [m]
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -60,7 +61,7 @@ def make_rows(capacity: int) -> ContactRows:
     return ContactRows(np.zeros(c, np.int32), np.zeros(c, np.int32), z3(), z3(), z3(), np.zeros(c), z3(), z3(),
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
-                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3())
+                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3())
 
 
 @njit(cache=True)

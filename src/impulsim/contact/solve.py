@@ -260,7 +260,7 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
                      h, eps_d, body_vel, body_omega):
     """One normal + friction impulse at t0 so that the predicted contact neither penetrates nor (while
     sticking) drifts at t0+h (Bender 5.3.1, 5.3.3). Returns (remaining error [m], impulse applied?)."""
-    gap, d = predicted_gap(rows, c, pred_pos, pred_quat)
+    gap, _ = predicted_gap(rows, c, pred_pos, pred_quat)
     n = v3(rows.n[c])
     k = _kdot(rows, c, frozen, n, n)
     err = 0.0
@@ -277,19 +277,22 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
                                   body_vel, body_omega)
             rows.lam_n[c] = lam_new
             moved = True
-    f_err, f_moved = position_friction(rows, c, d, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel,
+    f_err, f_moved = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel,
                                        body_omega)
     return max(err, f_err), moved or f_moved
 
 
 @njit(cache=True)
-def position_friction(rows, c, d, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
-    """Static friction at position level: the impulse that keeps the predicted displacement d = a' − b'
-    at the friction anchor (turning with B), or dynamic friction while sliding. Returns (the drift left at
-    a sticking contact [m], impulse applied?)."""
+def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
+    """Static friction at position level: the impulse that brings the anchored material points of A and B
+    (see warmstart.set_anchors) together tangentially at the predicted poses, or dynamic friction while
+    sliding. Returns (the drift left at a sticking contact [m], impulse applied?)."""
     if rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0:
         return 0.0, False
-    drift = sub(d, qrot(q4(pred_quat[rows.body_b[c]]), v3(rows.anchor_b[c])))
+    A = rows.body_a[c]
+    B = rows.body_b[c]
+    drift = sub(add(v3(pred_pos[A]), qrot(q4(pred_quat[A]), v3(rows.anchor_a[c]))),
+                add(v3(pred_pos[B]), qrot(q4(pred_quat[B]), v3(rows.anchor_b[c]))))
     d1 = dot(drift, v3(rows.t1[c]))
     d2 = dot(drift, v3(rows.t2[c]))
     x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])

@@ -23,7 +23,7 @@ from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEF
 from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.contact.patches import MAX_PATCH, group_patches, patch_members
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
-                                   position_friction, predicted_gap)
+                                   position_friction)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.geometry.shapes import ShapeKind
 
@@ -130,7 +130,8 @@ class ContactStage:
         self.prev_pair_sorted = np.zeros(cap, np.int64)
         self.prev_pair_index = np.zeros(cap, np.int64)
         self.prev_local_a = np.zeros((cap, 3))
-        self.prev_anchor = np.zeros((cap, 3))
+        self.prev_anchor_a = np.zeros((cap, 3))
+        self.prev_anchor_b = np.zeros((cap, 3))
         self.prev_sticking = np.zeros(cap, np.int8)
 
     # detection and classification ----------------------------------------------------------------
@@ -220,7 +221,7 @@ class ContactStage:
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
         names = ("prev_pos", "prev_vel", "prev_keys_sorted", "prev_index_sorted", "prev_pair_sorted",
-                 "prev_pair_index", "prev_local_a", "prev_anchor", "prev_sticking")
+                 "prev_pair_index", "prev_local_a", "prev_anchor_a", "prev_anchor_b", "prev_sticking")
         old = [getattr(self, k) for k in names]
         self._alloc_warm(cap)
         n = self.prev_count
@@ -233,8 +234,7 @@ class ContactStage:
         n = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
                        self._eps_t(h))
         _reset_phase(self.rows, self.count, collisions_to_resting=True)
-        W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor, self.prev_sticking, state.body_pos,
-                      state.body_quat)
+        W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking)
         self._seed(state, Iinv, self.prev_pos)
         return n
 
@@ -268,7 +268,8 @@ class ContactStage:
         self.prev_pair_sorted[:n] = self.pair_keys[:n][order]
         self.prev_pair_index[:n] = order
         self.prev_local_a[:n] = self.rows.local_a[:n]
-        self.prev_anchor[:n] = self.rows.anchor_b[:n]
+        self.prev_anchor_a[:n] = self.rows.anchor_a[:n]
+        self.prev_anchor_b[:n] = self.rows.anchor_b[:n]
         self.prev_sticking[:n] = self.rows.sticking[:n]
         self.prev_count = n
 
@@ -385,9 +386,8 @@ def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass
                     dirty[A_] = 1
                     dirty[B_] = 1
                     _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
-                _, d = predicted_gap(rows, idx[i], pred_pos, pred_quat)
-                f_err, f_moved = position_friction(rows, idx[i], d, pred_quat, body_inv_mass, Iinv, frozen, h,
-                                                   body_vel, body_omega)
+                f_err, f_moved = position_friction(rows, idx[i], pred_pos, pred_quat, body_inv_mass, Iinv, frozen,
+                                                   h, body_vel, body_omega)
                 err = max(err, f_err)
                 moved = moved or f_moved
         worst = max(worst, err)

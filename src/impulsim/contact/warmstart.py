@@ -91,23 +91,20 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
 
 
 @njit(cache=True)
-def set_anchors(rows, count, matched, prev_anchor, prev_sticking, body_pos, body_quat):
-    """Static-friction anchors: a contact that stuck in the last step keeps its anchor (the offset a − b
-    in B's frame where its points were held), so the slip each step leaves within the tolerance does not
-    add up from step to step; any other contact anchors where its points are now."""
+def set_anchors(rows, count, matched, prev_anchor_a, prev_anchor_b, prev_sticking):
+    """Static-friction anchors: the pair of material points (one on each body) whose tangential separation
+    static friction keeps at zero. A polyhedral contact that stuck in the last step keeps its pair, so the
+    slip each step leaves within the tolerance does not add up from step to step, even though the detector
+    finds the touching points afresh every step; any other contact anchors at its points now. A rounded
+    contact (sphere, capsule) always anchors afresh: its contact point moves over the surface as it rolls,
+    and the material points of the last step are no longer the touching ones."""
     for c in range(count):
         j = matched[c]
-        if j >= 0 and prev_sticking[j] and rows.sticking[c]:
-            for i in range(3):
-                rows.anchor_b[c, i] = prev_anchor[j, i]
-            continue
-        A, B = rows.body_a[c], rows.body_b[c]
-        qb = q4(body_quat[B])
-        a = add(v3(body_pos[A]), qrot(q4(body_quat[A]), v3(rows.local_a[c])))
-        b = add(v3(body_pos[B]), qrot(qb, v3(rows.local_b[c])))
-        off = qrot_inv(qb, sub(a, b))
+        keep = j >= 0 and prev_sticking[j] and rows.sticking[c] and rows.radius_a[c] == 0.0 \
+            and rows.radius_b[c] == 0.0
         for i in range(3):
-            rows.anchor_b[c, i] = off[i]
+            rows.anchor_a[c, i] = prev_anchor_a[j, i] if keep else rows.local_a[c, i]
+            rows.anchor_b[c, i] = prev_anchor_b[j, i] if keep else rows.local_b[c, i]
 
 
 @njit(cache=True)
