@@ -1,6 +1,8 @@
 """The impulse-based step (Bender Fig. 3.1): loads, joint correction, free step, velocity correction."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from impulsim.dynamics.integrate import Integrator
@@ -44,6 +46,9 @@ class ImpulseMethod(Method, ContactCoupling):
     integrator : "rk4" (default), "euler" or "rk45" (adaptive Cash–Karp) for the rotation.
     velocity_correction : False skips the velocity correction (faster, less accurate).
     dependent_pivot : relative pivot below which the LGS factorization drops a row as dependent.
+    fused : run the step of an all-LGS model without contacts, limits, springs, motors or servos as one
+        compiled kernel (default True; same results, less call overhead). False keeps the staged step,
+        whose StepInfo.timings has the time of every stage; the fused step reports "lgs_step" only.
     contacts : True / False to switch collision handling on or off; None (default) switches it on when the
         model has shapes on two bodies that may collide.
     eps_c, eps_vc, restitution, restitution_rule, friction_rule, max_iter_collision, shock_propagation,
@@ -56,7 +61,7 @@ class ImpulseMethod(Method, ContactCoupling):
                  scheme: str = "standard", eps_d: float = 1e-6, eps_v: float = 1e-6, max_iter_pos: int = 10000,
                  max_iter_vel: int = 10000, max_correction_speed: float = 10.0, integrator: str = "rk4",
                  velocity_correction: bool = True, dependent_pivot: float = DEPENDENT_PIVOT,
-                 contacts: bool | None = None, **contact_options):
+                 contacts: bool | None = None, fused: bool = True, **contact_options):
         super().__init__(model)
         unknown = sorted(set(contact_options) - set(CONTACT_OPTION_NAMES))
         if unknown:
@@ -86,6 +91,16 @@ class ImpulseMethod(Method, ContactCoupling):
         self._setup_solvers(model, loops, float(dependent_pivot))
         self._scheme = schemes.SCHEMES[scheme]
         self._setup_contacts(model, contacts, contact_options)
+        self._fused = bool(fused) and self._fusable()
+
+    def _fusable(self) -> bool:
+        """Whether the step is the fixed kernel sequence of lgs_step: LGS only, standard scheme with the
+        velocity correction, no force elements, no contacts or limits."""
+        m = self.model
+        return (self._lgs is not None and self._iter_prims is None and self._row_prims is None
+                and self.scheme == "standard" and self.velocity_correction
+                and not (m.n_springs or m.n_motors or m.n_servos)
+                and self.contacts is None and self.limits is None)
 
     def _alloc(self, m):
         n, p = m.n_bodies, m.n_prims
@@ -121,10 +136,19 @@ class ImpulseMethod(Method, ContactCoupling):
     def _step(self, s, h, info: StepInfo):
         if self.contacts is not None or self.limits is not None:
             self._step_with_contacts(s, h, info)
+        elif self._fused:
+            self._fused_step(s, h, info)
         else:
             self._scheme(self, s, h, info, StageTimer(info.timings))
         s.t += h
         s.step_count += 1
+
+    def _fused_step(self, s, h, info: StepInfo):
+        t = time.perf_counter()
+        sp, rp, cl, sv, rv = self._lgs.standard_step(self, s, h)
+        info.timings["lgs_step"] = time.perf_counter() - t
+        info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
+        info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
 
     def _check_finite(self, s, step_count):
         """Fast check of the new state; the base class names the body and quantity if one is not finite."""
