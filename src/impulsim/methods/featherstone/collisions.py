@@ -15,24 +15,14 @@ import numpy as np
 from impulsim.contact.materials import (DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, combine,
                                         parse_rule)
 from impulsim.math import basis_perpendicular
-from impulsim.contact.stage import Restitution
 from impulsim.methods.featherstone.impulses import (collision_matrix, limit_matrix, relative_velocity,
                                                     sequential_impulses)
-from impulsim.methods.featherstone.laws import poisson_pass, stronge_rounds
+from impulsim.methods.featherstone.laws import Restitution, parse_law, poisson_pass, stronge_rounds
 from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS, JAMMED
 
 
-HOLD = True
 LIMIT_ROUNDS = 10
 """Extra rounds at most for the joint limits that the step's impulses set closing (see _limit_rounds)."""
-
-
-def parse_law(name) -> Restitution:
-    """The restitution law named ``name`` ("newton", "poisson" or "stronge")."""
-    try:
-        return Restitution[str(name).upper()]
-    except KeyError:
-        raise ValueError(f"unknown restitution law {name!r} (use newton, poisson or stronge)") from None
 
 
 class Rows:
@@ -158,13 +148,13 @@ class CollisionStage:
         inside) closes within the step at that rate and the acceleration a (``self.qdd``, the ABA's under
         the step's loads), d + r h + ½ min(a, 0) h² ≤ ``limit_envelope``, or when it is already crossed.
         A stop that is opening gets no row, even at zero gap: if the impulses of the others close it, it is
-        found in the next round (:meth:`_limit_rounds`). So every row of a round starts approaching and ends
-        at −e r or at rest, and a round never adds energy (holding a row that was opening would: the work
-        ½ λ (r⁻ + r⁺) of its impulse is then positive). Like Holck's bisection to the time of impact, this keeps the
-        coordinate inside its bounds, here by turning up to one step early, so Newton's law q̇⁺ = −e q̇⁻
-        holds exactly and no position is moved by hand. A stop that holds a link against a load (resting on
-        the stop) gets at least the rate that lands the gap on zero at the end of the step,
-        −(d + ½ a h²)/h; a bound crossed anyway is pushed back at beta · depth / h.
+        found in the next round (:meth:`_limit_rounds`). So every row of a round starts approaching, and its
+        impulse's work ½ λ (r⁻ + r⁺) is ≤ 0 up to the small terms below (holding a row that was opening
+        would make it positive: in a falling chain that pumped energy in). Like Holck's bisection to the
+        time of impact, this keeps the coordinate inside its bounds, here by turning up to one step early, so
+        Newton's law q̇⁺ = −e q̇⁻ holds exactly and no position is moved by hand. A stop that holds a link
+        against a load (resting on the stop) gets at least the rate that lands the gap on zero at the end of
+        the step, −(d + ½ a h²)/h; a bound crossed anyway is pushed back at beta · depth / h.
         """
         rows = self.rows
         k = 0
@@ -179,8 +169,8 @@ class CollisionStage:
                 rows.l_dof[k], rows.l_dir[k] = dof, direction
                 rows.l_joint[k] = np.searchsorted(self.tree.v_start, dof, side="right") - 1
                 target = -e * rate if (rate < -rest and elastic) else 0.0
-                if HOLD:
-                    target = max(target, -max(gap, 0.0) / h - 0.5 * min(accel, 0.0) * h)
+                # hold against the load: land the gap on zero at the end of the step
+                target = max(target, -max(gap, 0.0) / h - 0.5 * min(accel, 0.0) * h)
                 if gap < 0.0:
                     target = max(target, -self.beta * gap / h)
                     if rate >= target:

@@ -14,12 +14,29 @@
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 from numba import njit
 
 from impulsim.methods.featherstone.impulses import (_apply, _clear, _dot, _friction_increment, _load_point,
                                                     _respond, relative_velocity)
 from impulsim.methods.featherstone.stronge import JAMMED, stronge_collision
+
+
+class Restitution(enum.IntEnum):
+    """Impact law of the Featherstone contacts (the rigid-body contact stage's three laws)."""
+    NEWTON = 0
+    POISSON = 1
+    STRONGE = 2
+
+
+def parse_law(name) -> Restitution:
+    """The restitution law named ``name`` ("newton", "poisson" or "stronge"); ValueError otherwise."""
+    try:
+        return Restitution[str(name).upper()]
+    except KeyError:
+        raise ValueError(f"unknown restitution law {name!r} (use newton, poisson or stronge)") from None
 
 
 @njit(cache=True)
