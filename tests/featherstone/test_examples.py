@@ -15,7 +15,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "featherstone"
 # leaves the ledge ~2 s after the sweep starts at 2 s)
 DURATIONS = {"arm_and_ball": 1.0, "bouncing_cube": 1.5, "spinning_top": 0.6, "newtons_cradle": 2.0, "arm_against_bars": 1.0,
              "merry_go_round": 1.0, "prismatic_rotor": 2.0, "joint_limits": 6.0, "multitransarm": 3.0,
-             "robot2": 3.0, "testcase12": 1.5, "complex_pendulum": 2.0, "nicearm": 5.0}
+             "robot2": 2.0, "testcase12": 1.5, "complex_pendulum": 2.0, "nicearm": 5.0}
 
 
 def _load(name):

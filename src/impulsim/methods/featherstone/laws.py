@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import enum
 
-import numpy as np
 from numba import njit
 
 from impulsim.methods.featherstone.impulses import (_apply, _clear, _dot, _friction_increment, _load_point,
