@@ -177,10 +177,10 @@ def test_links_of_one_tree_collide_with_each_other():
     b.add_hinge("h0", "world", "l0", anchor=(0, 0, 0), axis=(0, 0, 1))
     b.add_hinge("h1", "l0", "l1", anchor=(0.4, 0, 0), axis=(0, 0, 1))
     b.add_hinge("h2", "l1", "l2", anchor=(0.4, 0.2, 0), axis=(0, 0, 1))
-    model, state = b.build()
+    model, state = b.build()      # one tree: self-collision is detected only when asked for
     k = model.body("l2")    # l2 turns about its hinge (at rest), its free end swinging down onto l0
     state.body_vel[k] = np.cross(state.body_omega[k], state.body_pos[k] - np.array([0.4, 0.2, 0.0]))
-    sim = ims.Simulation(model, state, method=FeatherstoneMethod(model), h=1e-3)
+    sim = ims.Simulation(model, state, method=FeatherstoneMethod(model, contacts=True), h=1e-3)
     l0, e0 = diagnostics.angular_momentum(model, sim.state), diagnostics.kinetic_energy(model, sim.state)
     collisions = sum(sim.step().n_collisions for _ in range(600))
     assert collisions >= 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from impulsim.contact.default import model_has_contacts
 from impulsim.dynamics.forces import pid_effort, servo_error
 from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StageTimer, StepInfo
@@ -66,7 +67,8 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
     -------
     integrator : "rk4" (default, as Holck's Multi) or "euler" (semi-implicit).
     damping : joint damping d [N m s/rad or N s/m]: τ = −d q̇ on every joint freedom.
-    contacts : resolve contacts found by the collision Detector (default True when the model has shapes).
+    contacts : resolve contacts found by the collision Detector. Default: on when shapes of bodies that no
+        chain of joints connects may collide (see contact.default); True also detects self-collisions.
     restitution : impact law of the contacts: "newton" (default; u_n⁺ = −e u_n⁻ by sequential impulses),
         "poisson" (restitution impulse e times the compression impulse) or "stronge" (normal work of the
         restitution e² times that of the compression, each collision integrated with Coulomb friction:
@@ -112,7 +114,7 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
         self.q = np.zeros(self.tree.nq)
         self.qd = np.zeros(self.tree.nv)
         self.limit_rows = self._limits(model, limits or {})
-        use_contacts = (model.shape_kind.shape[0] > 0) if contacts is None else bool(contacts)
+        use_contacts = model_has_contacts(model) if contacts is None else bool(contacts)
         self.detector = None
         if use_contacts:
             from impulsim.collision import Detector

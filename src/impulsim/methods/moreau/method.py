@@ -16,6 +16,7 @@ import numpy as np
 from impulsim.collision import Detector
 from impulsim.collision.contacts import Contacts, make_buffers
 from impulsim.collision.detector import DEFAULT_EPS_C
+from impulsim.contact.default import model_has_contacts
 from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, parse_rule
 from impulsim.dynamics.forces import compute_loads
 from impulsim.errors import ModelError, UnsupportedFeatureError
@@ -58,8 +59,9 @@ class MoreauMethod(Method):
     project : project onto the joints after each step; eps_d [m, rad], eps_v [m/s, rad/s] its bounds.
     warm_start : start the joint percussions from the previous step's, and each contact's from its own if
         the same features touched in the previous step (see :mod:`.warmstart`).
-    contacts : False skips collision detection (joints only: e.g. a tree whose neighbouring shapes overlap
-        at their joints, which would otherwise push each other apart).
+    contacts : collision detection on or off. Default: on when shapes of bodies that no chain of joints
+        connects may collide (see contact.default), so a tree whose neighbouring shapes overlap at their
+        joints runs without it; True also detects such self-collisions.
     """
 
     name = "moreau"
@@ -71,7 +73,7 @@ class MoreauMethod(Method):
                  restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE,
                  tangential_restitution: float = 0.0, runners=None, gyroscopic: str = "implicit",
                  project: bool = True, eps_d: float = 1e-6, eps_v: float = 1e-6, max_projections: int = 10,
-                 warm_start: bool = True, contacts: bool = True):
+                 warm_start: bool = True, contacts: bool | None = None):
         super().__init__(model)
         _check_bodies(model)
         _check_options(solver, alpha, e_r, e_a, max_iter, gyroscopic, eps_d, eps_v, tangential_restitution)
@@ -85,7 +87,8 @@ class MoreauMethod(Method):
         self.implicit_gyro = int(gyroscopic == "implicit")
         self.project, self.eps_d, self.eps_v = bool(project), float(eps_d), float(eps_v)
         self.max_projections, self.warm_start = int(max_projections), bool(warm_start)
-        self.detector = Detector(model, eps_c) if contacts else None
+        use_contacts = model_has_contacts(model) if contacts is None else bool(contacts)
+        self.detector = Detector(model, eps_c) if use_contacts else None
         self._no_contacts = Contacts(make_buffers(1), 0, 0)
         self.joints = JointRows(model, self.joint_alpha)
         self.memory = ContactMemory()
