@@ -55,6 +55,38 @@ def point_velocity(t, point, v, out_sign, out):
 
 
 @njit(cache=True)
+def point_acceleration(t, p, v, a, gravity, sign, out):
+    """out += sign · a_p, the acceleration [m/s²] of the material point p of tree body t: a_O + α × p +
+    ω × (v_O + ω × p) from the spatial velocity v and the spatial acceleration a the ABA leaves (gravity,
+    which it takes as a base acceleration, added back). Nothing for a static body (t < 0)."""
+    if t < 0:
+        return
+    w0, w1, w2 = v[t, 0], v[t, 1], v[t, 2]
+    vp0 = v[t, 3] + w1 * p[2] - w2 * p[1]
+    vp1 = v[t, 4] + w2 * p[0] - w0 * p[2]
+    vp2 = v[t, 5] + w0 * p[1] - w1 * p[0]
+    out[0] += sign * (a[t, 3] + gravity[0] + a[t, 1] * p[2] - a[t, 2] * p[1] + w1 * vp2 - w2 * vp1)
+    out[1] += sign * (a[t, 4] + gravity[1] + a[t, 2] * p[0] - a[t, 0] * p[2] + w2 * vp0 - w0 * vp2)
+    out[2] += sign * (a[t, 5] + gravity[2] + a[t, 0] * p[1] - a[t, 1] * p[0] + w0 * vp1 - w1 * vp0)
+
+
+@njit(cache=True)
+def tangential_load_bias(c_ta, c_tb, c_pa, c_pb, c_n, c_colliding, v, a, gravity, lead,
+                         # output
+                         c_bias):
+    """c_bias[k] = lead · (a_a − a_b), tangential part, for the resting contacts (0 for colliding ones)."""
+    for k in range(c_ta.shape[0]):
+        c_bias[k, 0] = c_bias[k, 1] = c_bias[k, 2] = 0.0
+        if c_colliding[k]:
+            continue
+        point_acceleration(c_ta[k], c_pa[k], v, a, gravity, lead, c_bias[k])
+        point_acceleration(c_tb[k], c_pb[k], v, a, gravity, -lead, c_bias[k])
+        bn = _dot(c_bias[k], c_n[k])
+        for r in range(3):
+            c_bias[k, r] -= bn * c_n[k, r]
+
+
+@njit(cache=True)
 def relative_velocity(ta, tb, pa, pb, v, out):
     """u = u_a − u_b of a contact's two points [m/s], world."""
     out[0] = out[1] = out[2] = 0.0
@@ -188,7 +220,7 @@ def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
 
 
 @njit(cache=True)
-def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_mus, c_mud, c_patch,
+def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_bias, c_mus, c_mud, c_patch,
                         patch_size, patch_Pn, l_dof, l_joint, l_dir, l_K, l_target,
                         tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, eps_v, max_iter,
                         # in/out
@@ -198,7 +230,9 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
     """Solve all rows; returns (sweeps, largest velocity change of the last sweep [m/s or rad/s]).
 
     ``c_patch``: patch (contacts of one body pair) of each contact; ``patch_size`` its number of contacts;
-    ``patch_Pn`` (zeroed by the caller) accumulates each patch's total normal impulse [N s].
+    ``patch_Pn`` (zeroed by the caller) accumulates each patch's total normal impulse [N s]. ``c_bias``: the
+    change of each contact's relative velocity that the step's loads bring by its middle [m/s]; targets and
+    friction apply to the velocity with it (a resting contact holds against what gravity adds).
     """
     n_c = c_ta.shape[0]
     n_l = l_dof.shape[0]
@@ -215,6 +249,8 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
             ta, tb = c_ta[k], c_tb[k]
             n = c_n[k]
             relative_velocity(ta, tb, c_pa[k], c_pb[k], v, uvec)
+            for r in range(3):
+                uvec[r] += c_bias[k, r]
             un = _dot(uvec, n)
             Knn = quad(n, c_K[k], n)
             Pn_old = _dot(c_P[k], n)

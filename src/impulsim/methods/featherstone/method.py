@@ -122,7 +122,7 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
         self._options = dict(eps_v=eps_v, max_iter=max_iter, rest_speed=rest_speed, slop=slop, beta=beta,
                              limit_envelope=limit_envelope, restitution_rule=restitution_rule,
                              friction_rule=friction_rule, law=restitution, stronge_steps=stronge_steps,
-                             slip_tol=slip_tol)
+                             slip_tol=slip_tol, load_lead=1.0 if integrator == "euler" else 0.5)
         self._actuators()
         self.dyn = None
 
