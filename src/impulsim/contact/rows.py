@@ -53,6 +53,7 @@ class ContactRows(NamedTuple):
     normal_a: np.ndarray        # [C, 3] the normal in A's principal frame (turns with A)
     anchor_a: np.ndarray        # [C, 3] material point of A that static friction holds, A's frame [m]
     anchor_b: np.ndarray        # [C, 3] the material point of B it is held to, B's frame [m]
+    slipped: np.ndarray         # [C] int8: static friction could not hold it in the last position pass
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -61,7 +62,7 @@ def make_rows(capacity: int) -> ContactRows:
     return ContactRows(np.zeros(c, np.int32), np.zeros(c, np.int32), z3(), z3(), z3(), np.zeros(c), z3(), z3(),
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
-                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3())
+                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8))
 
 
 @njit(cache=True)
@@ -153,6 +154,7 @@ def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b
         rows.lam_t[c, 1] = 0.0
         rows.work_n[c] = 0.0
         rows.level[c] = 0
+        rows.slipped[c] = 0
 
 
 @njit(cache=True, inline="always")

@@ -296,6 +296,7 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
     d1 = dot(drift, v3(rows.t1[c]))
     d2 = dot(drift, v3(rows.t2[c]))
     x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
+    rows.slipped[c] = 1 if rows.sticking[c] and saturated else 0
     moved = x1 != 0.0 or x2 != 0.0
     if moved:
         _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)

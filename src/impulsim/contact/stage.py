@@ -270,7 +270,8 @@ class ContactStage:
         self.prev_local_a[:n] = self.rows.local_a[:n]
         self.prev_anchor_a[:n] = self.rows.anchor_a[:n]
         self.prev_anchor_b[:n] = self.rows.anchor_b[:n]
-        self.prev_sticking[:n] = self.rows.sticking[:n]
+        # a contact that slipped keeps no anchor: held to it, the next steps would pull the body back
+        self.prev_sticking[:n] = self.rows.sticking[:n] & (1 - self.rows.slipped[:n])
         self.prev_count = n
 
     def after_step(self, state, h) -> None:
