@@ -4,7 +4,7 @@ import pytest
 
 from impulsim.bench import contact as C
 from impulsim.bench import contact_scenes as S
-from impulsim.contact.patches import patch_lcp
+from impulsim.contact.patches import patch_lcp, well_posed
 
 
 def face_patch(rng, m):
@@ -70,3 +70,31 @@ def test_resting_cube_corner_loads_balance_its_weight_without_torque():
     tol = 1e-3 * method.contacts.opt.eps_vc
     J = S.STACK_MASS * S.STACK_BOX ** 2 / 6.0
     assert np.abs(moment).max() <= J * tol / (0.5 * S.STACK_BOX)
+
+
+def test_patches_of_nearly_coincident_points_are_solved_point_by_point():
+    # a box face's corners act on the body in clearly different ways (correlation of the normal block well
+    # below 1); three points within 2 mm on a 5 cm hull act almost alike, their block is nearly singular,
+    # and they go to the point-by-point sweeps (see MAX_CORRELATION)
+    rng = np.random.default_rng(0)
+    half = np.array([0.5, 0.5, 0.5])
+    corners = np.array([[sx, sy, -0.5] for sx in (-0.5, 0.5) for sy in (-0.5, 0.5)])
+    assert well_posed(block(corners, 1.0, half), 4)
+    close = np.array([[2.2e-3, 0.8e-3, -0.5], [2.1e-3, 0.7e-3, -0.5], [0.0, 0.0, -0.5]]) * 0.1
+    assert not well_posed(block(close, 1.0, half * 0.05), 3)
+    for _ in range(20):
+        pts = np.column_stack([rng.uniform(-0.5, 0.5, 4), rng.uniform(-0.5, 0.5, 4), np.full(4, -0.5)])
+        spread = min(np.linalg.norm(pts[i] - pts[j]) for i in range(4) for j in range(i + 1, 4))
+        if spread > 0.2:
+            assert well_posed(block(pts, 1.0, half), 4)
+
+
+def block(points, mass, half):
+    """Normal block of points on the bottom face of a box (half extents ``half``) on a static floor."""
+    inertia = mass / 3.0 * np.array([half[1] ** 2 + half[2] ** 2, half[0] ** 2 + half[2] ** 2,
+                                     half[0] ** 2 + half[1] ** 2])
+    arms = np.cross(points, np.array([0.0, 0.0, 1.0]))
+    A = np.zeros((16, 16))
+    m = len(points)
+    A[:m, :m] = 1.0 / mass + arms @ np.diag(1.0 / inertia) @ arms.T
+    return A

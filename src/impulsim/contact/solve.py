@@ -13,7 +13,7 @@ from numba import njit
 
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, matvec, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, RESTING, SEPARATING, COLLISION
-from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members
+from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members, well_posed
 
 
 @njit(cache=True, inline="always")
@@ -170,15 +170,15 @@ def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_
 
 @njit(cache=True)
 def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam, dl):
-    """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp), then each
-    point's friction. Returns the largest remaining error, as velocity_contact."""
+    """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
+    patch's normal block), then each point's friction. Returns the largest remaining error, as
+    velocity_contact."""
     un = np.empty(m)
     for i in range(m):
         c = idx[i]
         un[i] = dot(relative_velocity(rows, c, body_vel, body_omega), v3(rows.n[c]))
         b[i] = rows.target_n[c] - un[i]
         lam[i] = rows.lam_n[c]
-    patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
     patch_lcp(A, b, lam, m, 1e-3 * eps_v, dl)
     err = 0.0
     for i in range(m):
@@ -205,13 +205,18 @@ def velocity_sweep(rows, order, patch_start, patch_len, n_patches, active_kind, 
     b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
     for p in range(n_patches):
         m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
-        if m == 1:
-            err = velocity_contact(rows, idx[0], body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v)
-        elif m > 1:
+        if m == 0:
+            continue
+        if m > 1:
+            patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
+        if m > 1 and well_posed(A, m):
             err = velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
                                  b, lam, dl)
         else:
-            continue
+            err = 0.0
+            for i in range(m):
+                err = max(err, velocity_contact(rows, idx[i], body_inv_mass, body_Iinv, frozen, body_vel,
+                                                body_omega, eps_v))
         worst = max(worst, err)
     return worst
 
@@ -308,8 +313,8 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
 @njit(cache=True)
 def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
                            body_vel, body_omega, A, b, lam, dl):
-    """The normal impulses of the contact joints idx[:m] of one patch together, so that no predicted point
-    penetrates (the gap g changes by about h·A·Δλ). Friction follows point by point (the caller refreshes
+    """The normal impulses of the contact joints idx[:m] of one patch together (A: the patch's normal block),
+    so that no predicted point penetrates (the gap g changes by about h·A·Δλ). Friction follows point by point (the caller refreshes
     the predictions in between). Returns (remaining normal error [m], impulse applied?)."""
     gaps = np.empty(m)
     for i in range(m):
@@ -317,7 +322,6 @@ def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, bod
         gaps[i], _ = predicted_gap(rows, c, pred_pos, pred_quat)
         b[i] = -gaps[i] / h
         lam[i] = rows.lam_n[c]
-    patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
     patch_lcp(A, b, lam, m, 1e-3 * eps_d / h, dl)
     err = 0.0
     moved = False

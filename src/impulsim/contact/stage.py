@@ -21,7 +21,7 @@ from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
 from impulsim.contact.sleep import Sleep, SleepOptions
-from impulsim.contact.patches import MAX_PATCH, group_patches, patch_members
+from impulsim.contact.patches import MAX_PATCH, group_patches, patch_matrix, patch_members, well_posed
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
                                    position_friction)
 from impulsim.dynamics.integrate import predict_body
@@ -374,9 +374,19 @@ def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass
         A_ = rows.body_a[idx[0]]
         B_ = rows.body_b[idx[0]]
         _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
-        if m == 1:
-            err, moved = position_contact(rows, idx[0], pred_pos, pred_quat, body_pos, body_quat, body_inv_mass,
-                                          Iinv, frozen, h, eps_d, body_vel, body_omega)
+        if m > 1:
+            patch_matrix(rows, idx, m, body_inv_mass, Iinv, frozen, A)
+        if m == 1 or not well_posed(A, m):
+            err, moved = 0.0, False
+            for i in range(m):
+                if moved:
+                    dirty[A_] = 1
+                    dirty[B_] = 1
+                    _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos,
+                             pred_quat)
+                e, mv = position_contact(rows, idx[i], pred_pos, pred_quat, body_pos, body_quat, body_inv_mass,
+                                         Iinv, frozen, h, eps_d, body_vel, body_omega)
+                err, moved = max(err, e), moved or mv
         else:
             err, moved = position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
                                                 eps_d, body_vel, body_omega, A, b, lam, dl)
