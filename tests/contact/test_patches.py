@@ -4,7 +4,7 @@ import pytest
 
 from impulsim.bench import contact as C
 from impulsim.bench import contact_scenes as S
-from impulsim.contact.patches import patch_lcp, well_posed
+from impulsim.contact.patches import patch_lcp, split_patch
 
 
 def face_patch(rng, m):
@@ -72,21 +72,32 @@ def test_resting_cube_corner_loads_balance_its_weight_without_torque():
     assert np.abs(moment).max() <= J * tol / (0.5 * S.STACK_BOX)
 
 
-def test_patches_of_nearly_coincident_points_are_solved_point_by_point():
+def test_points_acting_almost_alike_are_left_out_of_the_block():
     # a box face's corners act on the body in clearly different ways (correlation of the normal block well
-    # below 1); three points within 2 mm on a 5 cm hull act almost alike, their block is nearly singular,
-    # and they go to the point-by-point sweeps (see MAX_CORRELATION)
-    rng = np.random.default_rng(0)
+    # below 1) and stay together; of three points within 2 mm on a 5 cm hull only the first is kept (they act
+    # almost alike, the block would be nearly singular); an extra clipping point 1 mm from a corner of a
+    # 1 m face goes to the points solved one by one after the block
     half = np.array([0.5, 0.5, 0.5])
     corners = np.array([[sx, sy, -0.5] for sx in (-0.5, 0.5) for sy in (-0.5, 0.5)])
-    assert well_posed(block(corners, 1.0, half), 4)
+    assert split(corners, half) == ([0, 1, 2, 3], [])
     close = np.array([[2.2e-3, 0.8e-3, -0.5], [2.1e-3, 0.7e-3, -0.5], [0.0, 0.0, -0.5]]) * 0.1
-    assert not well_posed(block(close, 1.0, half * 0.05), 3)
+    assert split(close, half * 0.05) == ([0], [1, 2])
+    extra = np.vstack([corners, [[0.499, -0.5, -0.5]]])
+    assert split(extra, half) == ([0, 1, 2, 3], [4])
+    rng = np.random.default_rng(0)
     for _ in range(20):
         pts = np.column_stack([rng.uniform(-0.5, 0.5, 4), rng.uniform(-0.5, 0.5, 4), np.full(4, -0.5)])
         spread = min(np.linalg.norm(pts[i] - pts[j]) for i in range(4) for j in range(i + 1, 4))
         if spread > 0.2:
-            assert well_posed(block(pts, 1.0, half), 4)
+            assert split(pts, half) == ([0, 1, 2, 3], [])
+
+
+def split(points, half):
+    """(kept, rest) contact numbers of split_patch for points on a box's bottom face."""
+    m = len(points)
+    idx, rest = np.arange(m, dtype=np.int64), np.zeros(m, np.int64)
+    q, r = split_patch(block(points, 1.0, half), m, idx, rest)
+    return idx[:q].tolist(), rest[:r].tolist()
 
 
 def block(points, mass, half):

@@ -16,10 +16,11 @@ from impulsim.math.vec import v3, cross, dot, matvec
 PATCH_COS = 0.9999
 """Two contacts between the same bodies belong to one patch if their normals differ by less than ~0.8°."""
 MAX_CORRELATION = 0.99
-"""A patch two of whose points act almost alike (A_ij > 0.99 √(A_ii A_jj): points a few mm apart on a
-rolling hull) is solved point by point: its normal problem is then nearly singular in a way that lets the
-load jump between those points from pass to pass while friction follows it, and the passes never settle
-(measured on the rattleback: 10 000 sweeps), where point-by-point sweeps converge in two."""
+"""A point that acts almost like one already in the block (A_ij > 0.99 √(A_ii A_jj): points a few mm apart
+on a rolling hull, or an extra clipping point next to a box corner) is left out of the block and solved on
+its own after it. With it in, the normal problem is nearly singular in a way that lets the load jump
+between such points from pass to pass while friction follows, and the passes never settle (measured on the
+rattleback: 10 000 sweeps, where point-by-point sweeps converge in two)."""
 
 MAX_PATCH = 16
 """Most points solved together in one patch; a larger patch is solved in chunks of this size."""
@@ -60,13 +61,28 @@ def patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A):
 
 
 @njit(cache=True)
-def well_posed(A, m):
-    """False if two points of the patch act almost alike (see MAX_CORRELATION)."""
+def split_patch(A, m, idx, rest):
+    """Reorder the patch idx[:m] (A its normal block) so that idx[:q] are points none of which acts almost
+    like one before it (see MAX_CORRELATION); the others go to rest[:r]. Returns (q, r)."""
+    keep = np.empty(m, np.int64)          # positions in A of the points kept
+    q = 0
+    r = 0
     for i in range(m):
-        for j in range(i + 1, m):
+        alike = False
+        for jj in range(q):
+            j = keep[jj]
             if A[i, j] > MAX_CORRELATION * np.sqrt(A[i, i] * A[j, j]):
-                return False
-    return True
+                alike = True
+                break
+        if alike:
+            rest[r] = idx[i]
+            r += 1
+        else:
+            keep[q] = i
+            q += 1
+    for jj in range(q):
+        idx[jj] = idx[keep[jj]]
+    return q, r
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ from numba import njit
 
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, matvec, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, RESTING, SEPARATING, COLLISION
-from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members, well_posed
+from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members, split_patch
 
 
 @njit(cache=True, inline="always")
@@ -200,25 +200,37 @@ def velocity_sweep(rows, order, patch_start, patch_len, n_patches, active_kind, 
     """One pass over the patches (in ``order``) and their contacts of ``active_kind``, up to contact level
     ``level_hi``. Returns the largest remaining error [m/s]."""
     worst = 0.0
-    idx = np.empty(MAX_PATCH, np.int64)
+    idx, rest = np.empty(MAX_PATCH, np.int64), np.empty(MAX_PATCH, np.int64)
     A = np.empty((MAX_PATCH, MAX_PATCH))
     b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
     for p in range(n_patches):
         m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
         if m == 0:
             continue
-        if m > 1:
-            patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
-        if m > 1 and well_posed(A, m):
-            err = velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
+        q, r = block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest)
+        if q > 1:
+            err = velocity_patch(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
                                  b, lam, dl)
         else:
-            err = 0.0
-            for i in range(m):
-                err = max(err, velocity_contact(rows, idx[i], body_inv_mass, body_Iinv, frozen, body_vel,
-                                                body_omega, eps_v))
+            err = velocity_contact(rows, idx[0], body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v)
+        for i in range(r):
+            err = max(err, velocity_contact(rows, rest[i], body_inv_mass, body_Iinv, frozen, body_vel, body_omega,
+                                            eps_v))
         worst = max(worst, err)
     return worst
+
+
+@njit(cache=True)
+def block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest):
+    """Split the patch idx[:m] into the points solved together, idx[:q] (A their normal block when q > 1),
+    and those solved one by one after them, rest[:r] (see patches.split_patch). Returns (q, r)."""
+    if m == 1:
+        return 1, 0
+    patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
+    q, r = split_patch(A, m, idx, rest)
+    if r > 0 and q > 1:
+        patch_matrix(rows, idx, q, body_inv_mass, body_Iinv, frozen, A)
+    return q, r
 
 
 @njit(cache=True)

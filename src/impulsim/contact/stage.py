@@ -21,9 +21,9 @@ from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
 from impulsim.contact.sleep import Sleep, SleepOptions
-from impulsim.contact.patches import MAX_PATCH, group_patches, patch_matrix, patch_members, well_posed
+from impulsim.contact.patches import MAX_PATCH, group_patches, patch_members
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
-                                   position_friction)
+                                   position_friction, block_and_rest)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.geometry.shapes import ShapeKind
 
@@ -364,7 +364,7 @@ def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass
     body_inv_inertia, body_inv_mass, body_static, scheme)."""
     worst = 0.0
     moved_any = False
-    idx = np.empty(MAX_PATCH, np.int64)
+    idx, rest = np.empty(MAX_PATCH, np.int64), np.empty(MAX_PATCH, np.int64)
     A = np.empty((MAX_PATCH, MAX_PATCH))
     b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
     for p in range(n_patches):
@@ -374,33 +374,26 @@ def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass
         A_ = rows.body_a[idx[0]]
         B_ = rows.body_b[idx[0]]
         _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
-        if m > 1:
-            patch_matrix(rows, idx, m, body_inv_mass, Iinv, frozen, A)
-        if m == 1 or not well_posed(A, m):
-            err, moved = 0.0, False
-            for i in range(m):
-                if moved:
-                    dirty[A_] = 1
-                    dirty[B_] = 1
-                    _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos,
-                             pred_quat)
-                e, mv = position_contact(rows, idx[i], pred_pos, pred_quat, body_pos, body_quat, body_inv_mass,
-                                         Iinv, frozen, h, eps_d, body_vel, body_omega)
-                err, moved = max(err, e), moved or mv
-        else:
-            err, moved = position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
+        q, r = block_and_rest(rows, idx, m, body_inv_mass, Iinv, frozen, A, rest)
+        err, moved = 0.0, False
+        if q > 1:
+            err, moved = position_patch_normals(rows, idx, q, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
                                                 eps_d, body_vel, body_omega, A, b, lam, dl)
-            # friction point by point, each on predictions that include the impulses before it (all at once
-            # from one prediction would correct the same drift m times over)
-            for i in range(m):
-                if moved:
-                    dirty[A_] = 1
-                    dirty[B_] = 1
-                    _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
-                f_err, f_moved = position_friction(rows, idx[i], pred_pos, pred_quat, body_inv_mass, Iinv, frozen,
-                                                   h, body_vel, body_omega)
-                err = max(err, f_err)
-                moved = moved or f_moved
+        # friction (and, outside a block, the normal impulse) point by point, each on predictions that include
+        # the impulses before it (all at once from one prediction would correct the same drift m times over)
+        for i in range(q + r):
+            c = idx[i] if i < q else rest[i - q]
+            if moved:
+                dirty[A_] = 1
+                dirty[B_] = 1
+                _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
+            if q > 1 and i < q:
+                e, mv = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
+                                          body_omega)
+            else:
+                e, mv = position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, Iinv,
+                                         frozen, h, eps_d, body_vel, body_omega)
+            err, moved = max(err, e), moved or mv
         worst = max(worst, err)
         if moved:
             dirty[A_] = 1
