@@ -11,8 +11,8 @@ import math
 import numpy as np
 from numba import njit
 
-from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, matvec, qrot
-from impulsim.contact.rows import relative_velocity, contact_normal, RESTING, SEPARATING, COLLISION
+from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, qrot
+from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
 from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members, split_patch
 
 

@@ -12,7 +12,7 @@ a contact whose tangent basis turned still gets the right friction direction.
 import numpy as np
 from numba import njit
 
-from impulsim.math.vec import v3, q4, dot, scale, add, sub, qrot, qrot_inv
+from impulsim.math.vec import v3, dot, scale, add
 from impulsim.contact.solve import apply_contact_impulse
 
 
