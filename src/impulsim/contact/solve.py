@@ -173,11 +173,9 @@ def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, bod
     """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
     patch's normal block), then each point's friction. Returns the largest remaining error, as
     velocity_contact."""
-    un = np.empty(m)
     for i in range(m):
         c = idx[i]
-        un[i] = dot(relative_velocity(rows, c, body_vel, body_omega), v3(rows.n[c]))
-        b[i] = rows.target_n[c] - un[i]
+        b[i] = rows.target_n[c] - dot(relative_velocity(rows, c, body_vel, body_omega), v3(rows.n[c]))
         lam[i] = rows.lam_n[c]
     patch_lcp(A, b, lam, m, 1e-3 * eps_v, dl)
     err = 0.0
@@ -186,8 +184,9 @@ def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, bod
         dun = 0.0
         for j in range(m):
             dun += A[i, j] * dl[j]
-        _apply_normal(rows, c, dl[i], un[i], dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
-        if A[i, i] > 0.0 and not (rows.lam_n[c] == 0.0 and un[i] > rows.target_n[c]):
+        un = rows.target_n[c] - b[i]          # the normal velocity before the patch's impulses
+        _apply_normal(rows, c, dl[i], un, dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
+        if A[i, i] > 0.0 and not (rows.lam_n[c] == 0.0 and un > rows.target_n[c]):
             err = max(err, abs(b[i]))
     for i in range(m):
         err = max(err, velocity_friction(rows, idx[i], body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
@@ -260,16 +259,11 @@ def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, 
 
 @njit(cache=True)
 def predicted_gap(rows, c, pred_pos, pred_quat):
-    """Signed distance [m] of the contact at the predicted poses (see rows.contact_normal) and the
-    displacement a' − b' of its material contact points (for static friction)."""
+    """Signed distance [m] of the contact at the predicted poses (see rows.contact_normal)."""
     A = rows.body_a[c]
     B = rows.body_b[c]
-    pa, qa = v3(pred_pos[A]), q4(pred_quat[A])
-    pb, qb = v3(pred_pos[B]), q4(pred_quat[B])
-    a = add(pa, qrot(qa, v3(rows.local_a[c])))
-    b = add(pb, qrot(qb, v3(rows.local_b[c])))
-    _, gap = contact_normal(rows, c, pa, qa, pb, qb)
-    return gap, sub(a, b)
+    _, gap = contact_normal(rows, c, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]))
+    return gap
 
 
 @njit(cache=True)
@@ -277,7 +271,7 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
                      h, eps_d, body_vel, body_omega):
     """One normal + friction impulse at t0 so that the predicted contact neither penetrates nor (while
     sticking) drifts at t0+h (Bender 5.3.1, 5.3.3). Returns (remaining error [m], impulse applied?)."""
-    gap, _ = predicted_gap(rows, c, pred_pos, pred_quat)
+    gap = predicted_gap(rows, c, pred_pos, pred_quat)
     n = v3(rows.n[c])
     k = _kdot(rows, c, frozen, n, n)
     err = 0.0
@@ -326,21 +320,21 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
 def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
                            body_vel, body_omega, A, b, lam, dl):
     """The normal impulses of the contact joints idx[:m] of one patch together (A: the patch's normal block),
-    so that no predicted point penetrates (the gap g changes by about h·A·Δλ). Friction follows point by point (the caller refreshes
-    the predictions in between). Returns (remaining normal error [m], impulse applied?)."""
-    gaps = np.empty(m)
+    so that no predicted point penetrates (the gap g changes by about h·A·Δλ). Friction follows point by
+    point (the caller refreshes the predictions in between). Returns (remaining normal error [m], impulse
+    applied?)."""
     for i in range(m):
         c = idx[i]
-        gaps[i], _ = predicted_gap(rows, c, pred_pos, pred_quat)
-        b[i] = -gaps[i] / h
+        b[i] = -predicted_gap(rows, c, pred_pos, pred_quat) / h
         lam[i] = rows.lam_n[c]
     patch_lcp(A, b, lam, m, 1e-3 * eps_d / h, dl)
     err = 0.0
     moved = False
     for i in range(m):
         c = idx[i]
-        if A[i, i] > 0.0 and not (lam[i] + dl[i] == 0.0 and gaps[i] >= 0.0):
-            err = max(err, abs(gaps[i]))
+        gap = -b[i] * h
+        if A[i, i] > 0.0 and not (lam[i] + dl[i] == 0.0 and gap >= 0.0):
+            err = max(err, abs(gap))
         if dl[i] != 0.0:
             apply_contact_impulse(rows, c, scale(v3(rows.n[c]), dl[i]), body_inv_mass, body_Iinv, frozen, body_vel,
                                   body_omega)
