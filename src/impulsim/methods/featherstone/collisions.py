@@ -203,9 +203,9 @@ class CollisionStage:
         t = self.tree
         rest = self._rest_speed(h)
         self.n_stronge = 0
-        if self.limits or self.detector is not None:
-            dyn.accelerations(q, qd, self.qdd)        # the loads the stops and contacts hold over the step
         n_c = self._contact_rows(state, h, rest)
+        if self.limits or n_c:
+            dyn.accelerations(q, qd, self.qdd)        # the loads the stops and contacts hold over the step
         self._contact_bias(n_c, h)
         n_l = self._limit_rows(q, qd, h, rest)
         self.n_contacts, self.n_limits = n_c, n_l
