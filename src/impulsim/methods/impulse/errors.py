@@ -47,6 +47,16 @@ def impulse_points_t(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a):
     return a, b
 
 
+@njit(cache=True, inline="always")
+def ball_points(pos_a, q_a, pos_b, q_b, anchor_a, anchor_b):
+    """Levers r_a, r_b [m] (world frame, from the centres of mass to the anchors) of a ball joint, and its
+    error d = (p_b + r_b) − (p_a + r_a) [m]: the values :func:`impulse_points_t` and :func:`position_error_t`
+    give for BALL, computed in line for the hot loops of the LGS method."""
+    ra = qrot(q_a, anchor_a)
+    rb = qrot(q_b, anchor_b)
+    return ra, rb, sub(add(pos_b, rb), add(pos_a, ra))
+
+
 @njit(cache=True)
 def position_error_t(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a, axis_b, target, qrel):
     """Error vector d of one primitive at the given poses (tuples in, tuple out) [m or rad]."""

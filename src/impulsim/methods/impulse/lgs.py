@@ -22,7 +22,7 @@ import numpy as np
 from impulsim.methods.impulse.graph import Chain, joint_prims
 from impulsim.model.kinds import Prim
 from impulsim.methods.impulse.lgs_structure import analyse
-from impulsim.methods.impulse.lgs_kernels import build_and_factorize
+from impulsim.methods.impulse.lgs_kernels import ball_lin_rows, build_and_factorize
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs
 from impulsim.methods.impulse.lgs_step import lgs_standard_step
 
@@ -73,6 +73,7 @@ class LgsSolver:
         st = self.structure
         n, n_off = st.n_nodes, st.n_off
         self.node_lin = np.zeros((n, 2, 3, 3))
+        ball_lin_rows(st.node_prim, self.model.prim_kind, self.node_lin)
         self.node_ang = np.zeros((n, 2, 3, 3))
         self.node_angw = np.zeros((n, 2, 3, 3))
         self.asm_diag = np.zeros((n, 3, 3))

@@ -20,7 +20,7 @@ from numba import njit
 
 from impulsim.dynamics.integrate import free_step_body, store_body
 from impulsim.math.vec import v3, q4, dot
-from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
+from impulsim.methods.impulse.errors import ball_points, position_error_t, velocity_error_t
 from impulsim.methods.impulse.iterative import sweep_positions, sweep_velocities
 from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.methods.impulse.prims import BALL, is_velocity_only
@@ -90,9 +90,13 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
             continue
         A = prim_body_a[i]
         B = prim_body_b[i]
-        d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
-                             v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]), v3(prim_axis_b[i]),
-                             prim_target[i], q4(prim_qrel[i]))
+        if kind == BALL:
+            _, _, d = ball_points(v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                                  v3(prim_anchor_a[i]), v3(prim_anchor_b[i]))
+        else:
+            d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                                 v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]), v3(prim_axis_b[i]),
+                                 prim_target[i], q4(prim_qrel[i]))
         err = np.sqrt(dot(d, d))
         if first:
             step_tol[i] = max(eps_d, err - max_speed * h)

@@ -22,6 +22,8 @@ replaced by one that removes only the independent freedoms.
 import numpy as np
 from numba import njit
 
+from impulsim.math.vec import v3, q4
+from impulsim.methods.impulse.errors import ball_points
 from impulsim.methods.impulse.prims import BALL, is_translational
 from impulsim.methods.impulse.rows import prim_geometry
 
@@ -30,19 +32,27 @@ from impulsim.methods.impulse.rows import prim_geometry
 def _ball_rows(n, side, r0, r1, r2, Iinv,
                # outputs
                node_lin, node_ang, node_angw):
-    """J and Y rows of ball node n on one side (projection P = E): s e_a, s (r × e_a) and s J⁻¹ (r × e_a),
+    """J and Y rows of ball node n on one side (projection P = E): s (r × e_a) and s J⁻¹ (r × e_a),
     with r × e_x = (0, r_z, −r_y), r × e_y = (−r_z, 0, r_x), r × e_z = (r_y, −r_x, 0); the zero terms of
-    the general form are left out (same values)."""
+    the general form are left out (same values). The linear rows s e_a never change: :func:`ball_lin_rows`
+    writes them once."""
     s = 1.0 if side == 0 else -1.0
     c = ((0.0, r2, -r1), (-r2, 0.0, r0), (r1, -r0, 0.0))
     for a in range(3):
         for q in range(3):
-            node_lin[n, side, a, q] = s if q == a else 0.0
             node_ang[n, side, a, q] = s * c[a][q]
     for q in range(3):
         node_angw[n, side, 0, q] = s * (Iinv[q, 1] * r2 - Iinv[q, 2] * r1)
         node_angw[n, side, 1, q] = s * (Iinv[q, 2] * r0 - Iinv[q, 0] * r2)
         node_angw[n, side, 2, q] = s * (Iinv[q, 0] * r1 - Iinv[q, 1] * r0)
+
+
+def ball_lin_rows(node_prim, prim_kind, node_lin):
+    """The constant linear rows s e_a (s = +1 on body A, −1 on body B) of every ball node."""
+    for n, i in enumerate(node_prim):
+        if prim_kind[i] == BALL:
+            node_lin[n, 0] = np.eye(3)
+            node_lin[n, 1] = -np.eye(3)
 
 
 @njit(cache=True)
@@ -54,14 +64,21 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
     docstring, shape [n, 2, 3, 3]), at the current poses."""
     for n in range(node_prim.shape[0]):
         i = node_prim[n]
+        if prim_kind[i] == BALL:
+            A, B = prim_body_a[i], prim_body_b[i]
+            ra, rb, _ = ball_points(v3(body_pos[A]), q4(body_quat[A]), v3(body_pos[B]), q4(body_quat[B]),
+                                    v3(prim_anchor_a[i]), v3(prim_anchor_b[i]))
+            for a in range(3):
+                row_ra[i, a] = ra[a]
+                row_rb[i, a] = rb[a]
+                for b in range(3):
+                    row_P[i, a, b] = 1.0 if a == b else 0.0
+            row_dim[i] = 3
+            _ball_rows(n, 0, ra[0], ra[1], ra[2], body_Iinv[A], node_lin, node_ang, node_angw)
+            _ball_rows(n, 1, rb[0], rb[1], rb[2], body_Iinv[B], node_lin, node_ang, node_angw)
+            continue
         prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                       prim_axis_b, body_pos, body_quat, row_ra, row_rb, row_P, row_dim)
-        if prim_kind[i] == BALL:
-            _ball_rows(n, 0, row_ra[i, 0], row_ra[i, 1], row_ra[i, 2], body_Iinv[prim_body_a[i]], node_lin,
-                       node_ang, node_angw)
-            _ball_rows(n, 1, row_rb[i, 0], row_rb[i, 1], row_rb[i, 2], body_Iinv[prim_body_b[i]], node_lin,
-                       node_ang, node_angw)
-            continue
         trans = is_translational(prim_kind[i])
         f = row_dim[i]
         for side in range(2):
@@ -110,23 +127,23 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
         lin = node_trans[n1] > 0 and node_trans[n2] > 0
         identity = node_trans[n1] == 2 and node_trans[n2] == 2
         tg = term_target[t]
+        dst = asm_diag[-1 - tg] if tg < 0 else asm_off[tg]
+        G, Gw = node_ang[n1, s1], node_angw[n2, s2]
         # a node's own body term is a symmetric block: its lower half, mirrored below (the factorization
         # reads only the lower half and the diagonal, so the values it uses are unchanged)
         own = n1 == n2 and s1 == s2
+        if identity:
+            wd = w if s1 == s2 else -w
+            for a in range(3):
+                dst[a, a] += wd
         for a in range(3):
-            g0, g1, g2 = node_ang[n1, s1, a, 0], node_ang[n1, s1, a, 1], node_ang[n1, s1, a, 2]
-            l0, l1, l2 = node_lin[n1, s1, a, 0], node_lin[n1, s1, a, 1], node_lin[n1, s1, a, 2]
+            g0, g1, g2 = G[a, 0], G[a, 1], G[a, 2]
             for b in range(a + 1 if own else 3):
-                v = g0 * node_angw[n2, s2, b, 0] + g1 * node_angw[n2, s2, b, 1] + g2 * node_angw[n2, s2, b, 2]
-                if identity:
-                    if a == b:
-                        v += w if s1 == s2 else -w
-                elif lin:
-                    v += w * (l0 * node_lin[n2, s2, b, 0] + l1 * node_lin[n2, s2, b, 1] + l2 * node_lin[n2, s2, b, 2])
-                if tg < 0:
-                    asm_diag[-1 - tg, a, b] += v
-                else:
-                    asm_off[tg, a, b] += v
+                v = g0 * Gw[b, 0] + g1 * Gw[b, 1] + g2 * Gw[b, 2]
+                if lin and not identity:
+                    v += w * (node_lin[n1, s1, a, 0] * node_lin[n2, s2, b, 0] + node_lin[n1, s1, a, 1]
+                              * node_lin[n2, s2, b, 1] + node_lin[n1, s1, a, 2] * node_lin[n2, s2, b, 2])
+                dst[a, b] += v
     _mirror_lower(asm_diag)
 
 
@@ -232,14 +249,12 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
             ta = upd_a[u]
             tb = upd_b[u]
             tg = upd_target[u]
+            dst = fac_diag[-1 - tg] if tg < 0 else fac_off[tg]
+            B = fac_off[tb]
             for a in range(3):
                 l0, l1, l2 = tmp[ta, a, 0], tmp[ta, a, 1], tmp[ta, a, 2]
                 for b in range(3):
-                    v = l0 * fac_off[tb, b, 0] + l1 * fac_off[tb, b, 1] + l2 * fac_off[tb, b, 2]
-                    if tg < 0:
-                        fac_diag[-1 - tg, a, b] -= v
-                    else:
-                        fac_off[tg, a, b] -= v
+                    dst[a, b] -= l0 * B[b, 0] + l1 * B[b, 1] + l2 * B[b, 2]
         for t in range(c0, col_ptr[k + 1]):
             for a in range(3):
                 for b in range(3):
