@@ -64,6 +64,32 @@ def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_
         store_body(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
 
 
+@njit(cache=True, inline="always")
+def _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
+                prim_target, prim_qrel, pred_pos, pred_quat):
+    """Error vector d of primitive i at the predicted poses [m or rad] (ball joints in line)."""
+    A = prim_body_a[i]
+    B = prim_body_b[i]
+    if kind == BALL:
+        _, _, d = ball_points(v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                              v3(prim_anchor_a[i]), v3(prim_anchor_b[i]))
+        return d
+    return position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                            v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]), v3(prim_axis_b[i]),
+                            prim_target[i], q4(prim_qrel[i]))
+
+
+@njit(cache=True, inline="always")
+def _check(first, i, err2, eps_d, max_speed, h, step_tol):
+    """Tolerance of primitive i for this step (set on the first check: impulse clamping) and whether its
+    squared error err2 exceeds it. Returns (tolerance, violated, clamped now)."""
+    if first:
+        reach = eps_d + max_speed * h
+        step_tol[i] = np.sqrt(err2) - max_speed * h if err2 > reach * reach else eps_d
+    tol = step_tol[i]
+    return tol, err2 > tol * tol, first and tol > eps_d
+
+
 @njit(cache=True)
 def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
                            prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, row_P, row_dim, h, eps_d,
@@ -75,48 +101,47 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
 
     Impulse clamping (Bender 3.3.3): on the first check a primitive whose error exceeds max_speed·h only aims
     max_speed·h closer to valid in this step (its tolerance step_tol[i] is relaxed for the step).
+    Errors are compared squared; the root is taken only where a clamped primitive needs its length.
     """
-    residual = 0.0
+    largest2 = 0.0
     violated = False
     clamped = 0
-    n_nodes = nodes_prim.shape[0]
-    for j in range(n_nodes + cut_prims.shape[0]):
-        cut = j >= n_nodes
-        i = cut_prims[j - n_nodes] if cut else nodes_prim[j]
+    inv_h = 1.0 / h
+    for j in range(nodes_prim.shape[0]):
+        i = nodes_prim[j]
         kind = prim_kind[i]
         if is_velocity_only(kind):
-            if not cut:
-                x[j, 0] = x[j, 1] = x[j, 2] = 0.0
+            x[j, 0] = x[j, 1] = x[j, 2] = 0.0
             continue
-        A = prim_body_a[i]
-        B = prim_body_b[i]
+        d = _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
+                        prim_target, prim_qrel, pred_pos, pred_quat)
+        err2 = dot(d, d)
+        tol, above, now = _check(first, i, err2, eps_d, max_speed, h, step_tol)
+        clamped += now
+        violated = violated or above
+        largest2 = max(largest2, err2)
+        # a clamped primitive aims eps_d inside its relaxed bound (as in the iterative sweeps), so the next
+        # check finds it within; the others aim at zero error
+        s = (1.0 - (tol - eps_d) / np.sqrt(err2)) * inv_h if tol > eps_d else inv_h
         if kind == BALL:
-            _, _, d = ball_points(v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
-                                  v3(prim_anchor_a[i]), v3(prim_anchor_b[i]))
-        else:
-            d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
-                                 v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]), v3(prim_axis_b[i]),
-                                 prim_target[i], q4(prim_qrel[i]))
-        err = np.sqrt(dot(d, d))
-        if first:
-            step_tol[i] = max(eps_d, err - max_speed * h)
-            if step_tol[i] > eps_d:
-                clamped += 1
-        residual = max(residual, err)
-        violated = violated or err > step_tol[i]
-        if not cut:
-            # a clamped primitive aims eps_d inside its relaxed bound (as in the iterative sweeps), so the
-            # next check finds it within; the others aim at zero error
-            s = (1.0 - (step_tol[i] - eps_d) / err if step_tol[i] > eps_d else 1.0) / h
-            if kind == BALL:
-                # P = E: the same values without the products with the zeros of P
-                for a in range(3):
-                    x[j, a] = s * d[a]
-                continue
-            f = row_dim[i]
-            for a in range(3):
-                x[j, a] = s * (row_P[i, a, 0] * d[0] + row_P[i, a, 1] * d[1] + row_P[i, a, 2] * d[2]) if a < f else 0.0
-    return residual, violated, clamped
+            # P = E: the same values without the products with the zeros of P
+            x[j, 0], x[j, 1], x[j, 2] = s * d[0], s * d[1], s * d[2]
+            continue
+        f = row_dim[i]
+        for a in range(3):
+            x[j, a] = s * (row_P[i, a, 0] * d[0] + row_P[i, a, 1] * d[1] + row_P[i, a, 2] * d[2]) if a < f else 0.0
+    for i in cut_prims:
+        kind = prim_kind[i]
+        if is_velocity_only(kind):
+            continue
+        d = _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
+                        prim_target, prim_qrel, pred_pos, pred_quat)
+        err2 = dot(d, d)
+        _, above, now = _check(first, i, err2, eps_d, max_speed, h, step_tol)
+        clamped += now
+        violated = violated or above
+        largest2 = max(largest2, err2)
+    return np.sqrt(largest2), violated, clamped
 
 
 @njit(cache=True)
