@@ -5,7 +5,8 @@ import pytest
 
 import impulsim as ims
 from impulsim.methods.lagrange import LagrangeMethod
-from impulsim.methods.lagrange.baraff import PIVOT_TOL, _pseudo_root
+from impulsim.methods.lagrange import baraff
+from impulsim.methods.lagrange.baraff import MASS_INVERSE, PIVOT_TOL, _pseudo_root, _symmetric_eigen
 from impulsim.methods.lagrange.evaluate import pack
 from impulsim.methods.lagrange.forest import _children
 from impulsim.methods.lagrange.scenes import ball_tree
@@ -43,12 +44,70 @@ def test_pseudo_root_gives_the_pseudo_inverse_of_a_singular_block():
     rng = np.random.default_rng(4)
     B = rng.normal(size=(2, 4))
     A = B.T @ B
-    work = A.ravel().copy()
+    work = np.zeros(2 * 16)        # the block, then room for its eigenvectors
+    work[:16] = A.ravel()
     Q = np.zeros(16)
     _pseudo_root(work, 4, Q, 0)
     Q = Q.reshape(4, 4)
     assert np.allclose(Q.T @ Q, np.linalg.pinv(A, rcond=PIVOT_TOL), atol=1e-10 * np.abs(np.linalg.pinv(A)).max())
     assert np.linalg.matrix_rank(Q) == 2
+
+
+def test_symmetric_eigen_decomposes_like_numpy():
+    """The allocation-free Jacobi decomposition behind the pseudo-inverse root: A = U Λ Uᵀ, U orthogonal,
+    the eigenvalues of numpy's eigh (also for a rank-deficient block)."""
+    rng = np.random.default_rng(7)
+    for rank in (6, 3):
+        B = rng.normal(size=(rank, 6))
+        A = B.T @ B
+        work = A.ravel().copy()
+        U = np.zeros(36)
+        _symmetric_eigen(work, 6, U)
+        lam, U = np.diag(work.reshape(6, 6)), U.reshape(6, 6)
+        scale = np.abs(A).max()
+        assert np.allclose(U @ U.T, np.eye(6), atol=1e-13)
+        assert np.allclose(U @ np.diag(lam) @ U.T, A, atol=1e-13 * scale)
+        assert np.allclose(np.sort(lam), np.linalg.eigh(A)[0], atol=1e-13 * scale)
+
+
+def _factor_and_solve(method, node_kernels):
+    """(x after factor + back substitution, a solve of a fixed right-hand side, node forms) of the
+    system at the evaluator's last state, with or without the node kernels of blocks.py."""
+    ev, tab, sol, m = method.eval, method.table, method.solver, method.model
+    f = sol.forest
+    Q, Y, x, form, work = (np.zeros_like(sol.Q), np.zeros_like(sol.Y), np.zeros_like(sol.x),
+                           np.zeros_like(sol.node_form), np.zeros_like(sol.work))
+    baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, x)
+    assert baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h, f.node_x,
+                         f.child_start, f.children, f.element_row_start, tab.row_a, ev.row_Ja, ev.row_Jb,
+                         m.body_inv_mass, ev.Iw, ev.Iw_inv, sol.svd, node_kernels, work, Q, Y, form, x) == -1
+    baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h, form,
+                           Q, Y, work, x)
+    rhs = np.sin(np.arange(len(x)) + 1.0)
+    baraff.solve(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h, form, Q, Y, work,
+                 rhs)
+    return x, rhs, form
+
+
+# the node kernels repeat the general path's operations, except that leaf bodies use M⁻¹ instead of
+# G⁻ᵀG⁻¹: the two differ by round-off only (~1e-15 relative here)
+NODE_KERNEL_TOL = 1e-12
+
+
+@pytest.mark.parametrize("scene", [random_tree, closed_loop, ball_tree_31],
+                         ids=["random_tree", "spatial_loop", "ball_tree_31"])
+@pytest.mark.parametrize("solver", ["baraff", "baraff_svd"])
+def test_node_kernels_give_the_general_paths_solution(scene, solver):
+    """Leaf bodies eliminated through M⁻¹ and the fixed-size ball-tree kernels solve the system as the
+    general path does, in the factorization's own pass and in later solves (secondary rows)."""
+    model, state = scene()
+    method = LagrangeMethod(model, solver=solver)
+    derivative(method, state, True)
+    x_fast, r_fast, form = _factor_and_solve(method, True)
+    x_general, r_general, form_general = _factor_and_solve(method, False)
+    assert (form == MASS_INVERSE).any() and not (form_general == MASS_INVERSE).any()
+    for fast, general in ((x_fast, x_general), (r_fast, r_general)):
+        assert np.allclose(fast, general, rtol=0, atol=NODE_KERNEL_TOL * np.abs(general).max())
 
 
 def test_children_lists_invert_the_parent_array():

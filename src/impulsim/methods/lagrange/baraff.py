@@ -10,7 +10,8 @@ fill-in, so the block LDLᵀ factorization and the solve cost O(nodes):
 Body blocks D are positive definite, element blocks negative definite (σ_i = +1, −1). Each node keeps
 Q_i = G_i⁻¹, the inverse of the lower Cholesky factor of σ_i D_i (so D_i⁻¹ = σ_i Q_iᵀ Q_i), and
 Y_i = Q_i H_i,parent. The Schur update is then D_p −= σ_i Y_iᵀ Y_i, and the solve needs only products
-with the triangular Q_i and with Y_i, never an explicit D_i⁻¹.
+with the triangular Q_i and with Y_i, never an explicit D_i⁻¹. A body without children has D_k = M_k,
+whose inverse is known, so it keeps W_k = M_k⁻¹ H_k,p and its Schur update instead (:mod:`.blocks`).
 The k secondary rows (loops) are solved afterwards through their k×k compliance K = J_S (Δv̇ per unit
 λ_S), built from k solves with the primary factorization, so the total cost is O(p + p k) + O(k³)
 (Wagner 3.7). With ``svd=True`` the k×k system and any singular block are solved by SVD / eigenvalue
@@ -21,10 +22,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from impulsim.methods.lagrange.blocks import (MASS_INVERSE, MASS_INVERSE_MAX_SP, MASS_INVERSE_SLOT, PIVOT_TOL,
+                                              PSEUDO, TRIANGULAR, ball_body_node, ball_element_node,
+                                              cholesky_inverse_to, mass_inverse_back, mass_inverse_forward,
+                                              mass_inverse_node)
 from impulsim.methods.lagrange.forest import BODY, ELEMENT, Forest, build_forest
 
-PIVOT_TOL = 1e-10
-"""A pivot below this fraction of its block's largest diagonal entry marks the block as singular."""
+KERNEL = dict(cache=True, _nrt=False)
+"""Options of the kernels an evaluation runs: without the runtime's reference counting (they never
+allocate), since every array passed into an inlined helper would otherwise cost an atomic increment and
+decrement of its count, which made up about half of the factorization's time."""
 
 
 @njit(cache=True, inline="always")
@@ -41,13 +48,20 @@ def _own_block(kind, ref, s, body_inv_mass, Iw, A):
 
 
 @njit(cache=True, inline="always")
-def _add_children(i, s, node_size, node_h, child_start, children, Y, A):
-    """A += Σ_children Y_cᵀ Y_c (symmetric s×s; upper triangle computed, then mirrored).
+def _add_children(i, s, node_size, node_d, node_h, child_start, children, node_form, Q, Y, A):
+    """A += Σ_children Y_cᵀ Y_c (symmetric s×s; upper triangle computed, then mirrored); a mass-inverse
+    child has it stored as P_c.
 
     Children are always of the other kind (σ_i σ_c = −1), so σ_i D_i = σ_i H_ii − σ_i σ_c Σ Y_cᵀ Y_c.
     """
     for n in range(child_start[i], child_start[i + 1]):
         c = children[n]
+        if node_form[c] == MASS_INVERSE:
+            d0 = node_d[c] + MASS_INVERSE_SLOT
+            for a in range(s):
+                for b in range(a, s):
+                    A[a * s + b] += Q[d0 + a * s + b]
+            continue
         sc = node_size[c]
         h0 = node_h[c]
         for r in range(sc):
@@ -68,37 +82,7 @@ def _cholesky_inverse(A, s, Q, q0):
     big = 0.0
     for a in range(s):
         big = max(big, A[a * s + a])
-    return _cholesky_inverse_to(A, s, Q, q0, big)
-
-
-@njit(cache=True, inline="always")
-def _cholesky_inverse_to(A, s, Q, q0, big):
-    """:func:`_cholesky_inverse` with the pivot threshold PIVOT_TOL × big given."""
-    ss = s * s
-    for j in range(s):          # in-place lower Cholesky factor
-        v = A[j * s + j]
-        for k in range(j):
-            v -= A[j * s + k] * A[j * s + k]
-        if not v > PIVOT_TOL * big:
-            return False
-        v = np.sqrt(v)
-        A[ss + j] = 1.0 / v
-        A[j * s + j] = v
-        for i in range(j + 1, s):
-            w = A[i * s + j]
-            for k in range(j):
-                w -= A[i * s + k] * A[j * s + k]
-            A[i * s + j] = w * A[ss + j]
-    for c in range(s):          # G Q = I by forward substitution, column by column
-        for i in range(c):
-            Q[q0 + i * s + c] = 0.0
-        Q[q0 + c * s + c] = A[ss + c]
-        for i in range(c + 1, s):
-            w = 0.0
-            for k in range(c, i):
-                w -= A[i * s + k] * Q[q0 + k * s + c]
-            Q[q0 + i * s + c] = w * A[ss + i]
-    return True
+    return cholesky_inverse_to(A, s, Q, q0, big)
 
 
 @njit(cache=True)
@@ -113,7 +97,7 @@ def _leaf_body_root(inv_mass, Iw, k, work, Q, q0):
     for a in range(3):
         for b in range(3):
             work[a * 3 + b] = Iw[k, a, b]
-    if not _cholesky_inverse_to(work, 3, work, 12, big):
+    if not cholesky_inverse_to(work, 3, work, 12, big):
         return False
     r = 1.0 / np.sqrt(m)
     for q in range(36):
@@ -125,20 +109,66 @@ def _leaf_body_root(inv_mass, Iw, k, work, Q, q0):
     return True
 
 
+JACOBI_SWEEPS = 60
+"""Most sweeps of :func:`_symmetric_eigen`; a block of size ≤ 6 needs about ten (quadratic convergence)."""
+
+
+@njit(cache=True)
+def _symmetric_eigen(A, s, U):
+    """A = U Λ Uᵀ by cyclic Jacobi rotations (A s×s symmetric row-major, overwritten by Λ on its
+    diagonal; U s×s row-major, orthogonal). Allocation-free, for the small singular blocks."""
+    total = 0.0
+    for q in range(s * s):
+        U[q] = 0.0
+        total += A[q] * A[q]
+    for a in range(s):
+        U[a * s + a] = 1.0
+    for sweep in range(JACOBI_SWEEPS):
+        off = 0.0
+        for p in range(s):
+            for q in range(p + 1, s):
+                off += A[p * s + q] * A[p * s + q]
+        if not off > 1e-36 * total:     # off-diagonal below ~1e-18 of the norm: round-off level
+            return
+        for p in range(s - 1):
+            for q in range(p + 1, s):
+                apq = A[p * s + q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q * s + q] - A[p * s + p]) / (2.0 * apq)
+                if abs(theta) > 1e150:
+                    t = 0.5 / theta
+                else:
+                    t = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                    t = t if theta >= 0.0 else -t
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                sn = t * c
+                for k in range(s):      # columns p, q of A, then rows p, q, then columns of U
+                    akp, akq = A[k * s + p], A[k * s + q]
+                    A[k * s + p], A[k * s + q] = c * akp - sn * akq, sn * akp + c * akq
+                for k in range(s):
+                    apk, aqk = A[p * s + k], A[q * s + k]
+                    A[p * s + k], A[q * s + k] = c * apk - sn * aqk, sn * apk + c * aqk
+                for k in range(s):
+                    ukp, ukq = U[k * s + p], U[k * s + q]
+                    U[k * s + p], U[k * s + q] = c * ukp - sn * ukq, sn * ukp + c * ukq
+
+
 @njit(cache=True)
 def _pseudo_root(A, s, Q, q0):
     """Q = Λ⁺^½ Uᵀ from A = U Λ Uᵀ with eigenvalues ≤ PIVOT_TOL·λ_max dropped, so that QᵀQ is the
-    pseudo-inverse of A (least squares, minimum norm). Rare path (singular blocks): it allocates."""
-    M = np.empty((s, s))
-    for a in range(s):
-        for b in range(s):
-            M[a, b] = A[a * s + b]
-    lam, U = np.linalg.eigh(M)
-    top = max(lam.max(), 0.0)
+    pseudo-inverse of A (least squares, minimum norm). A rare path (singular blocks); A holds at least
+    2 s² floats (the eigenvectors go to A[s²:]), and is overwritten."""
+    U = A[s * s:2 * s * s]
+    _symmetric_eigen(A, s, U)
+    top = 0.0
     for j in range(s):
-        f = 1.0 / np.sqrt(lam[j]) if lam[j] > PIVOT_TOL * top else 0.0
+        top = max(top, A[j * s + j])
+    for j in range(s):
+        lam = A[j * s + j]
+        f = 1.0 / np.sqrt(lam) if lam > PIVOT_TOL * top else 0.0
         for b in range(s):
-            Q[q0 + j * s + b] = f * U[b, j]
+            Q[q0 + j * s + b] = f * U[b * s + j]
 
 
 @njit(cache=True, inline="always")
@@ -183,45 +213,45 @@ def _coupling(s, sp, kind, ref, parent_ref, full, element_row_start, row_a, row_
 
 
 @njit(cache=True, inline="always")
-def _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass, Iw,
-                       Y, work, Q, d0):
+def _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_d, node_h, child_start, children, node_form,
+                       body_inv_mass, Iw, Y, work, Q, d0):
     """Q_i from σ_i D_i = σ_i H_ii + Σ_children Y_cᵀ Y_c, assembled in ``work``; False if singular."""
     _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)
-    _add_children(i, s, node_size, node_h, child_start, children, Y, work)
+    _add_children(i, s, node_size, node_d, node_h, child_start, children, node_form, Q, Y, work)
     return _cholesky_inverse(work, s, Q, d0)
 
 
 @njit(cache=True)
-def _singular_block_root(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass, Iw,
-                         Y, work, Q, d0):
+def _singular_block_root(i, s, node_kind, node_ref, node_size, node_d, node_h, child_start, children, node_form,
+                         body_inv_mass, Iw, Y, work, Q, d0):
     """Q_i of a singular block by :func:`_pseudo_root` (the block is assembled again: the Cholesky
     attempt overwrote it). A rare path, compiled once rather than in every fixed-size copy."""
     _own_block(node_kind[i], node_ref[i], s, body_inv_mass, Iw, work)
-    _add_children(i, s, node_size, node_h, child_start, children, Y, work)
+    _add_children(i, s, node_size, node_d, node_h, child_start, children, node_form, Q, Y, work)
     _pseudo_root(work, s, Q, d0)
 
 
 @njit(cache=True, inline="always")
 def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start,
-                 children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_full,
+                 children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_form,
                  x):
     """Q_i and Y_i of node i (block size s, parent block size sp, 0 for a root), then its forward step
     on x; False if the block is singular."""
     d0 = node_d[i]
-    node_full[i] = 0
+    node_form[i] = TRIANGULAR
     leaf_body = node_kind[i] == BODY and child_start[i] == child_start[i + 1]
     ok = leaf_body and _leaf_body_root(body_inv_mass[node_ref[i]], Iw, node_ref[i], work, Q, d0)
     if not ok:
-        ok = _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass,
-                                Iw, Y, work, Q, d0)
+        ok = _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_d, node_h, child_start, children,
+                                node_form, body_inv_mass, Iw, Y, work, Q, d0)
     if not ok:
         if not svd:
             return False
-        _singular_block_root(i, s, node_kind, node_ref, node_size, node_h, child_start, children, body_inv_mass,
-                             Iw, Y, work, Q, d0)
-        node_full[i] = 1
+        _singular_block_root(i, s, node_kind, node_ref, node_size, node_d, node_h, child_start, children,
+                             node_form, body_inv_mass, Iw, Y, work, Q, d0)
+        node_form[i] = PSEUDO
     p = node_parent[i]
-    full = node_full[i] == 1
+    full = node_form[i] == PSEUDO
     if p >= 0:
         _coupling(s, sp, node_kind[i], node_ref[i], node_ref[p], full, element_row_start, row_a, row_Ja, row_Jb,
                   Q, d0, Y, node_h[i])
@@ -230,37 +260,76 @@ def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _children_are_ball_elements(i, node_size, child_start, children, node_form):
+    """True if every child of node i is a 3-row element with a triangular factor."""
+    for n in range(child_start[i], child_start[i + 1]):
+        c = children[n]
+        if node_size[c] != 3 or node_form[c] != TRIANGULAR:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _factor_special(i, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
+                    element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, node_form, Q, Y, x):
+    """The node kernels of :mod:`.blocks` where they fit (leaf bodies, the blocks of ball-joint trees);
+    False where they do not or where the block needs the general path's pivot handling."""
+    p = node_parent[i]
+    if p < 0:
+        return False
+    s, sp = node_size[i], node_size[p]
+    form = TRIANGULAR
+    if node_kind[i] == BODY and child_start[i] == child_start[i + 1]:
+        if sp == 3:
+            ok = mass_inverse_node(i, 3, node_ref, node_parent, node_d, node_h, node_x, element_row_start, row_a,
+                                   row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, Q, Y, x)
+        elif sp <= MASS_INVERSE_MAX_SP:
+            ok = mass_inverse_node(i, sp, node_ref, node_parent, node_d, node_h, node_x, element_row_start, row_a,
+                                   row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, Q, Y, x)
+        else:
+            ok = False
+        form = MASS_INVERSE
+    elif node_kind[i] == BODY:
+        ok = sp == 3 and _children_are_ball_elements(i, node_size, child_start, children, node_form) and \
+            ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start, children,
+                           element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Q, Y, x)
+    else:
+        ok = s == 3 and sp == 6 and child_start[i + 1] - child_start[i] == 1 and \
+            node_form[children[child_start[i]]] != PSEUDO and \
+            ball_element_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start, children, node_form,
+                              element_row_start, row_a, row_Ja, row_Jb, Q, Y, x)
+    if ok:
+        node_form[i] = form
+    return ok
+
+
+@njit(**KERNEL)
 def factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
-           element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd,
+           element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, svd, node_kernels,
            # outputs (x: right-hand side in, forward-eliminated z out; finish with back_substitute)
-           work, Q, Y, node_full, x):
+           work, Q, Y, node_form, x):
     """Block factorization in post-order, each block assembled from its own H_ii and its children's Y,
     with the forward elimination of the right-hand side x done on the way (the data are still in cache).
     Returns −1, or the first node whose block is singular (svd=False).
 
-    ``work`` holds at least s² + s floats for the largest node size s. With ``svd`` a singular block gets
-    the pseudo-inverse root of :func:`_pseudo_root` (``node_full`` = 1: Q is then a full matrix).
-    The ball-joint tree's blocks (bodies 6 under elements 3, elements 3 under bodies 6) have their own
-    compiled copies with the sizes fixed, so that their loops unroll.
+    ``work`` holds at least 2 s² floats for the largest node size s (s² + s for the Cholesky factor and
+    its reciprocal pivots, 2 s² for a singular block's eigenvectors). ``node_form`` records each node's
+    factor: TRIANGULAR (Q = G⁻¹), PSEUDO (with ``svd``, a singular block's pseudo-inverse root of
+    :func:`_pseudo_root`: Q is then a full matrix) or MASS_INVERSE (a leaf body, see :mod:`.blocks`).
+    Leaf bodies and the ball-joint tree's blocks (bodies 6 under elements 3, elements 3 under bodies 6)
+    go through the fixed-size kernels of :mod:`.blocks` (unless ``node_kernels`` is False); everything
+    else, and any block those find singular, through the general path.
     """
     for i in order:
-        s = node_size[i]
+        if node_kernels and _factor_special(i, node_kind, node_ref, node_size, node_parent, node_d, node_h,
+                                            node_x, child_start, children, element_row_start, row_a, row_Ja,
+                                            row_Jb, body_inv_mass, Iw, Iw_inv, node_form, Q, Y, x):
+            continue
         p = node_parent[i]
-        sp = node_size[p] if p >= 0 else 0
-        if s == 6 and sp == 3:
-            ok = _factor_node(i, 6, 3, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x,
-                              child_start, children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw,
-                              svd, work, Q, Y, node_full, x)
-        elif s == 3 and sp == 6:
-            ok = _factor_node(i, 3, 6, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x,
-                              child_start, children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw,
-                              svd, work, Q, Y, node_full, x)
-        else:
-            ok = _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x,
-                              child_start, children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw,
-                              svd, work, Q, Y, node_full, x)
-        if not ok:
+        if not _factor_node(i, node_size[i], node_size[p] if p >= 0 else 0, node_kind, node_ref, node_size,
+                            node_parent, node_d, node_h, node_x, child_start, children, element_row_start, row_a,
+                            row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_form, x):
             return i
     return -1
 
@@ -297,8 +366,8 @@ def _back_node(s, sp, sign, full, Q, q0, Y, h0, x, x0, xp, work):
         x[x0 + b] = sign * v
 
 
-@njit(cache=True)
-def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work,
+@njit(**KERNEL)
+def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work,
           # outputs (right-hand side in, solution out)
           x):
     """Solve H x = rhs with the factorization of :func:`factor` (D_i⁻¹ = σ_i Q_iᵀ Q_i):
@@ -306,17 +375,21 @@ def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node
     """
     for i in order:         # a rare path (loops): the general copy only
         p = node_parent[i]
-        _forward_node(node_size[i], node_size[p] if p >= 0 else 0, 1.0 if node_kind[i] == BODY else -1.0,
-                      node_full[i] == 1, Q, node_d[i], Y, node_h[i], x, node_x[i], node_x[p] if p >= 0 else 0, work)
-    back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x)
+        sp = node_size[p] if p >= 0 else 0
+        if node_form[i] == MASS_INVERSE:
+            mass_inverse_forward(sp, Q, node_d[i], Y, node_h[i], x, node_x[i], node_x[p])
+            continue
+        _forward_node(node_size[i], sp, 1.0 if node_kind[i] == BODY else -1.0, node_form[i] == PSEUDO, Q,
+                      node_d[i], Y, node_h[i], x, node_x[i], node_x[p] if p >= 0 else 0, work)
+    back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work, x)
 
 
-@njit(cache=True)
-def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work,
+@njit(**KERNEL)
+def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work,
                     # outputs (forward-eliminated z in, solution out)
                     x):
-    """The back pass of :func:`solve`, parents first: x_i = σ_i Q_iᵀ (z_i − Y_i x_p), with fixed-size
-    copies for the ball-joint tree's blocks."""
+    """The back pass of :func:`solve`, parents first: x_i = σ_i Q_iᵀ (z_i − Y_i x_p) (mass-inverse nodes:
+    x_i −= W_i x_p), with fixed-size copies for the ball-joint tree's blocks."""
     for n in range(order.shape[0] - 1, -1, -1):
         i = order[n]
         s = node_size[i]
@@ -324,9 +397,15 @@ def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, no
         sp = node_size[p] if p >= 0 else 0
         xp = node_x[p] if p >= 0 else 0
         sign = 1.0 if node_kind[i] == BODY else -1.0
-        full = node_full[i] == 1
+        form = node_form[i]
+        full = form == PSEUDO
         x0, q0, h0 = node_x[i], node_d[i], node_h[i]
-        if s == 6 and sp == 3 and not full:
+        if form == MASS_INVERSE:
+            if sp == 3:
+                mass_inverse_back(3, Y, h0, x, x0, xp)
+            else:
+                mass_inverse_back(sp, Y, h0, x, x0, xp)
+        elif s == 6 and sp == 3 and not full:
             _back_node(6, 3, sign, False, Q, q0, Y, h0, x, x0, xp, work)
         elif s == 3 and sp == 6 and not full:
             _back_node(3, 6, sign, False, Q, q0, Y, h0, x, x0, xp, work)
@@ -334,7 +413,7 @@ def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, no
             _back_node(s, sp, sign, full, Q, q0, Y, h0, x, x0, xp, work)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def load_rhs(node_kind, node_ref, node_x, element_row_start, force, cp,
              # outputs
              x):
@@ -350,7 +429,7 @@ def load_rhs(node_kind, node_ref, node_x, element_row_start, force, cp,
                 x[x0 + a] = cp[r0 + a]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def unload_solution(node_kind, node_ref, node_x, element_row_start, x,
                     # outputs
                     acc6, lam):
@@ -366,9 +445,9 @@ def unload_solution(node_kind, node_ref, node_x, element_row_start, x,
                 lam[r0 + a] = x[x0 + a]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def secondary_responses(secondary_rows, row_a, row_b, row_Ja, row_Jb, body_node, node_kind, node_ref,
-                        node_size, node_parent, node_x, node_d, node_h, element_row_start, order, node_full, Q, Y,
+                        node_size, node_parent, node_x, node_d, node_h, element_row_start, order, node_form, Q, Y,
                         x, work,
                         # outputs
                         resp_acc, resp_lam, K):
@@ -386,7 +465,7 @@ def secondary_responses(secondary_rows, row_a, row_b, row_Ja, row_Jb, body_node,
                 continue
             for a in range(6):
                 x[node_x[i] + a] += J[a]
-        solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x)
+        solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work, x)
         unload_solution(node_kind, node_ref, node_x, element_row_start, x, resp_acc[s], resp_lam[s])
     for t in range(k):
         rt = secondary_rows[t]

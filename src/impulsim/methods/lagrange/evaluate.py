@@ -33,7 +33,8 @@ def state_derivative(body_static, body_quat, body_vel, body_omega, acc6,
             continue
         w = body_omega[k]
         q = body_quat[k]
-        d_pos[k] = body_vel[k]
+        for i in range(3):      # element by element: an array copy would allocate (see baraff.KERNEL)
+            d_pos[k, i] = body_vel[k, i]
         d_quat[k, 0] = 0.5 * (-w[0] * q[1] - w[1] * q[2] - w[2] * q[3])
         d_quat[k, 1] = 0.5 * (w[0] * q[0] + w[1] * q[3] - w[2] * q[2])
         d_quat[k, 2] = 0.5 * (w[1] * q[0] + w[2] * q[1] - w[0] * q[3])

@@ -11,7 +11,7 @@ import math
 
 from numba import njit
 
-from impulsim.methods.lagrange.baraff import back_substitute, factor, load_rhs, unload_solution
+from impulsim.methods.lagrange.baraff import KERNEL, back_substitute, factor, load_rhs, unload_solution
 from impulsim.methods.lagrange.evaluate import state_derivative
 from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.system import generalized_forces, stabilized_terms, world_inertia
@@ -32,7 +32,7 @@ def unit_quaternions(y, n,
             quat_unit[k, i] = y[o + i] / r
 
 
-@njit(cache=True)
+@njit(**KERNEL)     # every stage below is compiled without reference counting too (see baraff.KERNEL)
 def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia,
                       tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
                       tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, row_a, row_velocity,
@@ -40,7 +40,7 @@ def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia
                       child_start, children, element_row_start, acc, tau, alpha, beta, svd, y,
                       # workspace
                       quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp,
-                      Q, Y, node_full, x, work,
+                      Q, Y, node_form, x, work,
                       # outputs
                       acc6, lam, dy):
     """dy = f(t, y) for the packed state y (pos, quat, vel, ω of n bodies), with v̇ (acc6) and the primary
@@ -59,10 +59,11 @@ def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia
     stabilized_terms(row_c, row_C, row_Cd, row_velocity, alpha, beta, cp)
     load_rhs(node_kind, node_ref, node_x, element_row_start, force, cp, x)
     bad = factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
-                 element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_full, x)
+                 element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, svd, True, work, Q, Y,
+                 node_form, x)
     if bad >= 0:
         return bad
-    back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_full, Q, Y, work, x)
+    back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work, x)
     acc6[:, :] = 0.0
     lam[:] = 0.0
     unload_solution(node_kind, node_ref, node_x, element_row_start, x, acc6, lam)

@@ -51,10 +51,10 @@ class BaraffSolver:
         f = self.forest = build_forest(table, model.body_inv_mass, ground_links_secondary=svd)
         self.Q = np.zeros(f.node_d[-1])
         self.Y = np.zeros(f.node_h[-1])
-        self.node_full = np.zeros(len(f.node_size), np.int8)
+        self.node_form = np.zeros(len(f.node_size), np.int8)
         self.x = np.zeros(f.node_x[-1])
         s = max(6, int(f.node_size.max()) if len(f.node_size) else 6)
-        self.work = np.zeros(s * s + s)
+        self.work = np.zeros(2 * s * s)
         k = len(f.secondary_rows)
         self.resp_acc = np.zeros((k, model.n_bodies, 6))
         self.resp_lam = np.zeros((k, table.n_rows))
@@ -71,12 +71,12 @@ class BaraffSolver:
         baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, self.x)
         bad = baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h,
                             f.node_x, f.child_start, f.children, f.element_row_start, t.row_a, ev.row_Ja, ev.row_Jb,
-                            ev.model.body_inv_mass, ev.Iw, self.svd, self.work, self.Q, self.Y, self.node_full,
-                            self.x)
+                            ev.model.body_inv_mass, ev.Iw, ev.Iw_inv, self.svd, True, self.work, self.Q, self.Y,
+                            self.node_form, self.x)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
-                               self.node_full, self.Q, self.Y, self.work, self.x)
+                               self.node_form, self.Q, self.Y, self.work, self.x)
         ev.acc6[:] = 0.0
         ev.lam[:] = 0.0
         baraff.unload_solution(f.node_kind, f.node_ref, f.node_x, f.element_row_start, self.x, ev.acc6, ev.lam)
@@ -93,7 +93,7 @@ class BaraffSolver:
             t.row_velocity, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.order, f.node_x, f.node_d,
             f.node_h, f.child_start, f.children, f.element_row_start, acc, tau, ev.alpha, ev.beta, self.svd, y,
             ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd,
-            ev.cp, self.Q, self.Y, self.node_full, self.x, self.work, ev.acc6, ev.lam, out)
+            ev.cp, self.Q, self.Y, self.node_form, self.x, self.work, ev.acc6, ev.lam, out)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         if self.n_secondary:
@@ -115,7 +115,7 @@ class BaraffSolver:
         S = f.secondary_rows
         baraff.secondary_responses(S, t.row_a, t.row_b, ev.row_Ja, ev.row_Jb, f.body_node, f.node_kind,
                                    f.node_ref, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
-                                   f.element_row_start, f.order, self.node_full, self.Q, self.Y, self.x,
+                                   f.element_row_start, f.order, self.node_form, self.Q, self.Y, self.x,
                                    self.work, self.resp_acc, self.resp_lam, self.K)
         rates = np.einsum("ri,ri->r", ev.row_Ja[S], ev.acc6[t.row_a[S]]) + \
             np.einsum("ri,ri->r", ev.row_Jb[S], ev.acc6[t.row_b[S]])

@@ -72,11 +72,11 @@ def _evaluation_stages(lag, model, state):
         baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, sol.x)
         baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h, f.node_x,
                       f.child_start, f.children, f.element_row_start, tab.row_a, ev.row_Ja, ev.row_Jb,
-                      m.body_inv_mass, ev.Iw, sol.svd, sol.work, sol.Q, sol.Y, sol.node_full, sol.x)
+                      m.body_inv_mass, ev.Iw, ev.Iw_inv, sol.svd, True, sol.work, sol.Q, sol.Y, sol.node_form, sol.x)
 
     def back_substitution():
         baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
-                               sol.node_full, sol.Q, sol.Y, sol.work, sol.x)
+                               sol.node_form, sol.Q, sol.Y, sol.work, sol.x)
         baraff.unload_solution(f.node_kind, f.node_ref, f.node_x, f.element_row_start, sol.x, ev.acc6, ev.lam)
 
     return {
