@@ -377,7 +377,8 @@ def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node
         p = node_parent[i]
         sp = node_size[p] if p >= 0 else 0
         if node_form[i] == MASS_INVERSE:
-            mass_inverse_forward(sp, Q, node_d[i], Y, node_h[i], x, node_x[i], node_x[p])
+            q0, h0, x0, xp = node_d[i], node_h[i], node_x[i], node_x[p]
+            mass_inverse_forward(sp, Q[q0:q0 + MASS_INVERSE_SLOT], Y[h0:h0 + 6 * sp], x[x0:x0 + 6], x[xp:xp + sp])
             continue
         _forward_node(node_size[i], sp, 1.0 if node_kind[i] == BODY else -1.0, node_form[i] == PSEUDO, Q,
                       node_d[i], Y, node_h[i], x, node_x[i], node_x[p] if p >= 0 else 0, work)
@@ -402,9 +403,9 @@ def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, no
         x0, q0, h0 = node_x[i], node_d[i], node_h[i]
         if form == MASS_INVERSE:
             if sp == 3:
-                mass_inverse_back(3, Y, h0, x, x0, xp)
+                mass_inverse_back(3, Y[h0:h0 + 18], x[x0:x0 + 6], x[xp:xp + 3])
             else:
-                mass_inverse_back(sp, Y, h0, x, x0, xp)
+                mass_inverse_back(sp, Y[h0:h0 + 6 * sp], x[x0:x0 + 6], x[xp:xp + sp])
         elif s == 6 and sp == 3 and not full:
             _back_node(6, 3, sign, False, Q, q0, Y, h0, x, x0, xp, work)
         elif s == 3 and sp == 6 and not full:

@@ -93,12 +93,9 @@ def _rows_on_body(r0, n, body, row_a, row_Ja, row_Jb, J):
     """J[c·6:(c + 1)·6] = the block of row r0 + c on ``body`` (c < n)."""
     for c in range(n):
         r = r0 + c
-        if row_a[r] == body:
-            for b in range(6):
-                J[c * 6 + b] = row_Ja[r, b]
-        else:
-            for b in range(6):
-                J[c * 6 + b] = row_Jb[r, b]
+        row = row_Ja[r] if row_a[r] == body else row_Jb[r]
+        for b in range(6):
+            J[c * 6 + b] = row[b]
 
 
 @njit(cache=True, inline="always")
@@ -113,8 +110,9 @@ def mass_inverse_node(i, sp, node_ref, node_parent, node_d, node_h, node_x, elem
     k = node_ref[i]
     inv_m = body_inv_mass[k]
     m = 1.0 / inv_m
-    big = max(m, max(Iw[k, 0, 0], max(Iw[k, 1, 1], Iw[k, 2, 2])))
-    trace_inv = Iw_inv[k, 0, 0] + Iw_inv[k, 1, 1] + Iw_inv[k, 2, 2]
+    I, Iinv = Iw[k], Iw_inv[k]
+    big = max(m, max(I[0, 0], max(I[1, 1], I[2, 2])))
+    trace_inv = Iinv[0, 0] + Iinv[1, 1] + Iinv[2, 2]
     if not (m > PIVOT_TOL * big and 1.0 > PIVOT_TOL * big * trace_inv):
         return False
     J = _stack_floats(36)
@@ -125,51 +123,53 @@ def mass_inverse_node(i, sp, node_ref, node_parent, node_d, node_h, node_x, elem
     for c in range(sp):
         for j in range(3):
             W[j * sp + c] = -inv_m * J[c * 6 + j]
-            W[(3 + j) * sp + c] = -(Iw_inv[k, j, 0] * J[c * 6 + 3] + Iw_inv[k, j, 1] * J[c * 6 + 4]
-                                    + Iw_inv[k, j, 2] * J[c * 6 + 5])
-    q0, h0 = node_d[i], node_h[i]
+            W[(3 + j) * sp + c] = -(Iinv[j, 0] * J[c * 6 + 3] + Iinv[j, 1] * J[c * 6 + 4]
+                                    + Iinv[j, 2] * J[c * 6 + 5])
+    Qi = Q[node_d[i]:node_d[i] + MASS_INVERSE_SLOT + sp * sp]
     for a in range(3):
         for b in range(3):
-            Q[q0 + a * 3 + b] = Iw_inv[k, a, b]
-    Q[q0 + 9] = inv_m
+            Qi[a * 3 + b] = Iinv[a, b]
+    Qi[9] = inv_m
     # P = H_k,pᵀ W = −J W, lower triangle mirrored so that it is exactly symmetric
     for a in range(sp):
         for b in range(a + 1):
             v = 0.0
             for j in range(6):
                 v += J[a * 6 + j] * W[j * sp + b]
-            Q[q0 + MASS_INVERSE_SLOT + a * sp + b] = -v
-            Q[q0 + MASS_INVERSE_SLOT + b * sp + a] = -v
+            Qi[MASS_INVERSE_SLOT + a * sp + b] = -v
+            Qi[MASS_INVERSE_SLOT + b * sp + a] = -v
+    Yi = Y[node_h[i]:node_h[i] + 6 * sp]
     for q in range(6 * sp):
-        Y[h0 + q] = W[q]
-    mass_inverse_forward(sp, Q, q0, Y, h0, x, node_x[i], node_x[p])
+        Yi[q] = W[q]
+    mass_inverse_forward(sp, Qi, Yi, x[node_x[i]:node_x[i] + 6], x[node_x[p]:node_x[p] + sp])
     return True
 
 
 @njit(cache=True, inline="always")
-def mass_inverse_forward(sp, Q, q0, Y, h0, x, x0, xp):
-    """Forward step of a mass-inverse node: x_p −= W_kᵀ x_k, then x_k ← M_k⁻¹ x_k."""
+def mass_inverse_forward(sp, Qi, Yi, xi, xp):
+    """Forward step of a mass-inverse node (its Q and Y blocks, its and its parent's parts of x):
+    x_p −= W_kᵀ x_k, then x_k ← M_k⁻¹ x_k."""
     z = _stack_floats(6)
     for a in range(6):
-        z[a] = x[x0 + a]
+        z[a] = xi[a]
     for c in range(sp):
         v = 0.0
         for a in range(6):
-            v += Y[h0 + a * sp + c] * z[a]
-        x[xp + c] -= v
+            v += Yi[a * sp + c] * z[a]
+        xp[c] -= v
     for a in range(3):
-        x[x0 + a] = Q[q0 + 9] * z[a]
-        x[x0 + 3 + a] = Q[q0 + a * 3] * z[3] + Q[q0 + a * 3 + 1] * z[4] + Q[q0 + a * 3 + 2] * z[5]
+        xi[a] = Qi[9] * z[a]
+        xi[3 + a] = Qi[a * 3] * z[3] + Qi[a * 3 + 1] * z[4] + Qi[a * 3 + 2] * z[5]
 
 
 @njit(cache=True, inline="always")
-def mass_inverse_back(sp, Y, h0, x, x0, xp):
+def mass_inverse_back(sp, Yi, xi, xp):
     """Back step of a mass-inverse node: v̇_k = M_k⁻¹ F_k − W_k λ_p (x_k holds M_k⁻¹ F_k)."""
     for a in range(6):
-        v = x[x0 + a]
+        v = xi[a]
         for c in range(sp):
-            v -= Y[h0 + a * sp + c] * x[xp + c]
-        x[x0 + a] = v
+            v -= Yi[a * sp + c] * xp[c]
+        xi[a] = v
 
 
 @njit(cache=True, inline="always")
@@ -187,14 +187,16 @@ def ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start
     for q in range(36):
         A[q] = 0.0
     m = 1.0 / body_inv_mass[k]
+    I = Iw[k]
     for a in range(3):
         A[a * 7] = m
         for b in range(a + 1):
-            A[(3 + a) * 6 + 3 + b] = Iw[k, b, a]
+            A[(3 + a) * 6 + 3 + b] = I[b, a]
     for n in range(child_start[i], child_start[i + 1]):
         h0 = node_h[children[n]]
+        Yc = Y[h0:h0 + 18]
         for q in range(18):
-            y[q] = Y[h0 + q]
+            y[q] = Yc[q]
         for r in range(3):
             for a in range(6):
                 for b in range(a + 1):
@@ -206,31 +208,32 @@ def ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start
         return False
     p = node_parent[i]
     _rows_on_body(element_row_start[node_ref[p]], 3, k, row_a, row_Ja, row_Jb, y)
-    Yi = _stack_floats(18)
+    Yl = _stack_floats(18)
     for a in range(6):
         for c in range(3):
             v = 0.0
             for b in range(a + 1):
                 v += G[a * 6 + b] * y[c * 6 + b]
-            Yi[a * 3 + c] = -v
-    q0, h0, x0, xp = node_d[i], node_h[i], node_x[i], node_x[p]
+            Yl[a * 3 + c] = -v
+    Qi, Yi = Q[node_d[i]:node_d[i] + 36], Y[node_h[i]:node_h[i] + 18]
+    xi, xp = x[node_x[i]:node_x[i] + 6], x[node_x[p]:node_x[p] + 3]
     for q in range(36):
-        Q[q0 + q] = G[q]
+        Qi[q] = G[q]
     for q in range(18):
-        Y[h0 + q] = Yi[q]
+        Yi[q] = Yl[q]
     z = _stack_floats(6)
     for a in range(6):
         v = 0.0
         for b in range(a + 1):
-            v += G[a * 6 + b] * x[x0 + b]
+            v += G[a * 6 + b] * xi[b]
         z[a] = v
     for a in range(6):
-        x[x0 + a] = z[a]
+        xi[a] = z[a]
     for c in range(3):
         v = 0.0
         for a in range(6):
-            v += Yi[a * 3 + c] * z[a]
-        x[xp + c] -= v
+            v += Yl[a * 3 + c] * z[a]
+        xp[c] -= v
     return True
 
 
@@ -247,13 +250,14 @@ def ball_element_node(i, node_ref, node_parent, node_d, node_h, node_x, child_st
     c = children[child_start[i]]
     if node_form[c] == MASS_INVERSE:
         d0 = node_d[c] + MASS_INVERSE_SLOT
+        P = Q[d0:d0 + 9]
         for q in range(9):
-            A[q] = Q[d0 + q]
+            A[q] = P[q]
     else:
         y = _stack_floats(18)
-        h0 = node_h[c]
+        Yc = Y[node_h[c]:node_h[c] + 18]
         for q in range(18):
-            y[q] = Y[h0 + q]
+            y[q] = Yc[q]
         for q in range(9):
             A[q] = 0.0
         for r in range(6):
@@ -268,29 +272,30 @@ def ball_element_node(i, node_ref, node_parent, node_d, node_h, node_x, child_st
     p = node_parent[i]
     J = _stack_floats(18)
     _rows_on_body(element_row_start[node_ref[i]], 3, node_ref[p], row_a, row_Ja, row_Jb, J)
-    Yi = _stack_floats(18)
+    Yl = _stack_floats(18)
     for a in range(3):
         for j in range(6):
             v = 0.0
             for b in range(a + 1):
                 v += G[a * 3 + b] * J[b * 6 + j]
-            Yi[a * 6 + j] = -v
-    q0, h0, x0, xp = node_d[i], node_h[i], node_x[i], node_x[p]
+            Yl[a * 6 + j] = -v
+    Qi, Yi = Q[node_d[i]:node_d[i] + 9], Y[node_h[i]:node_h[i] + 18]
+    xi, xp = x[node_x[i]:node_x[i] + 3], x[node_x[p]:node_x[p] + 6]
     for q in range(9):
-        Q[q0 + q] = G[q]
+        Qi[q] = G[q]
     for q in range(18):
-        Y[h0 + q] = Yi[q]
+        Yi[q] = Yl[q]
     z = _stack_floats(3)
     for a in range(3):
         v = 0.0
         for b in range(a + 1):
-            v += G[a * 3 + b] * x[x0 + b]
+            v += G[a * 3 + b] * xi[b]
         z[a] = v
     for a in range(3):
-        x[x0 + a] = z[a]
+        xi[a] = z[a]
     for j in range(6):
         v = 0.0
         for a in range(3):
-            v += Yi[a * 6 + j] * z[a]
-        x[xp + j] += v
+            v += Yl[a * 6 + j] * z[a]
+        xp[j] += v
     return True
