@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.methods.lagrange.blocks import (MASS_INVERSE, MASS_INVERSE_MAX_SP, MASS_INVERSE_SLOT, PIVOT_TOL,
-                                              PSEUDO, TRIANGULAR, ball_body_node, ball_element_node,
+                                              PSEUDO, TRIANGULAR, _stack_floats, ball_body_node, ball_element_node,
                                               cholesky_inverse_to, mass_inverse_back, mass_inverse_forward,
                                               mass_inverse_node)
 from impulsim.methods.lagrange.forest import BODY, ELEMENT, Forest, build_forest
@@ -256,7 +256,8 @@ def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, 
         _coupling(s, sp, node_kind[i], node_ref[i], node_ref[p], full, element_row_start, row_a, row_Ja, row_Jb,
                   Q, d0, Y, node_h[i])
     sign = 1.0 if node_kind[i] == BODY else -1.0
-    _forward_node(s, sp, sign, full, Q, d0, Y, node_h[i], x, node_x[i], node_x[p] if p >= 0 else 0, work)
+    h0, x0, xp = node_h[i], node_x[i], node_x[p] if p >= 0 else 0
+    _forward_node(s, sp, sign, full, Q[d0:d0 + s * s], Y[h0:h0 + s * sp], x[x0:x0 + s], x[xp:xp + sp], work)
     return True
 
 
@@ -335,35 +336,36 @@ def factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, n
 
 
 @njit(cache=True, inline="always")
-def _forward_node(s, sp, sign, full, Q, q0, Y, h0, x, x0, xp, work):
-    """z_i = Q_i x_i in place; x_p −= σ_i Y_iᵀ z_i (sp = 0 for a root)."""
+def _forward_node(s, sp, sign, full, Qi, Yi, xi, xp, work):
+    """z_i = Q_i x_i in place; x_p −= σ_i Y_iᵀ z_i (sp = 0 for a root). Qi, Yi: the node's blocks;
+    xi, xp: its and its parent's parts of x."""
     for a in range(s):
         v = 0.0
         for b in range(s if full else a + 1):
-            v += Q[q0 + a * s + b] * x[x0 + b]
+            v += Qi[a * s + b] * xi[b]
         work[a] = v
     for a in range(s):
-        x[x0 + a] = work[a]
+        xi[a] = work[a]
     for c in range(sp):
         v = 0.0
         for a in range(s):
-            v += Y[h0 + a * sp + c] * work[a]
-        x[xp + c] -= sign * v
+            v += Yi[a * sp + c] * work[a]
+        xp[c] -= sign * v
 
 
 @njit(cache=True, inline="always")
-def _back_node(s, sp, sign, full, Q, q0, Y, h0, x, x0, xp, work):
-    """x_i = σ_i Q_iᵀ (z_i − Y_i x_p) (sp = 0 for a root)."""
+def _back_node(s, sp, sign, full, Qi, Yi, xi, xp, work):
+    """x_i = σ_i Q_iᵀ (z_i − Y_i x_p) (sp = 0 for a root); arguments as for :func:`_forward_node`."""
     for a in range(s):
-        v = x[x0 + a]
+        v = xi[a]
         for c in range(sp):
-            v -= Y[h0 + a * sp + c] * x[xp + c]
+            v -= Yi[a * sp + c] * xp[c]
         work[a] = v
     for b in range(s):
         v = 0.0
         for a in range(0 if full else b, s):
-            v += Q[q0 + a * s + b] * work[a]
-        x[x0 + b] = sign * v
+            v += Qi[a * s + b] * work[a]
+        xi[b] = sign * v
 
 
 @njit(**KERNEL)
@@ -380,8 +382,10 @@ def solve(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node
             q0, h0, x0, xp = node_d[i], node_h[i], node_x[i], node_x[p]
             mass_inverse_forward(sp, Q[q0:q0 + MASS_INVERSE_SLOT], Y[h0:h0 + 6 * sp], x[x0:x0 + 6], x[xp:xp + sp])
             continue
-        _forward_node(node_size[i], sp, 1.0 if node_kind[i] == BODY else -1.0, node_form[i] == PSEUDO, Q,
-                      node_d[i], Y, node_h[i], x, node_x[i], node_x[p] if p >= 0 else 0, work)
+        s = node_size[i]
+        q0, h0, x0, xp = node_d[i], node_h[i], node_x[i], node_x[p] if p >= 0 else 0
+        _forward_node(s, sp, 1.0 if node_kind[i] == BODY else -1.0, node_form[i] == PSEUDO, Q[q0:q0 + s * s],
+                      Y[h0:h0 + s * sp], x[x0:x0 + s], x[xp:xp + sp], work)
     back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work, x)
 
 
@@ -407,11 +411,13 @@ def back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, no
             else:
                 mass_inverse_back(sp, Y[h0:h0 + 6 * sp], x[x0:x0 + 6], x[xp:xp + sp])
         elif s == 6 and sp == 3 and not full:
-            _back_node(6, 3, sign, False, Q, q0, Y, h0, x, x0, xp, work)
+            _back_node(6, 3, sign, False, Q[q0:q0 + 36], Y[h0:h0 + 18], x[x0:x0 + 6], x[xp:xp + 3],
+                       _stack_floats(6))
         elif s == 3 and sp == 6 and not full:
-            _back_node(3, 6, sign, False, Q, q0, Y, h0, x, x0, xp, work)
+            _back_node(3, 6, sign, False, Q[q0:q0 + 9], Y[h0:h0 + 18], x[x0:x0 + 3], x[xp:xp + 6],
+                       _stack_floats(3))
         else:
-            _back_node(s, sp, sign, full, Q, q0, Y, h0, x, x0, xp, work)
+            _back_node(s, sp, sign, full, Q[q0:q0 + s * s], Y[h0:h0 + s * sp], x[x0:x0 + s], x[xp:xp + sp], work)
 
 
 @njit(**KERNEL)
