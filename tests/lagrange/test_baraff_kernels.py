@@ -110,6 +110,24 @@ def test_node_kernels_give_the_general_paths_solution(scene, solver):
         assert np.allclose(fast, general, rtol=0, atol=NODE_KERNEL_TOL * np.abs(general).max())
 
 
+def test_whole_step_in_one_kernel_repeats_the_stage_by_stage_steps_exactly():
+    """The one-kernel Runge–Kutta step runs the same evaluations and sums as the integrator's Python
+    loop, so trajectories, λ and the step's report are identical to the last bit."""
+    runs = []
+    for one_kernel in (True, False):
+        model, state = ball_tree(5)
+        method = LagrangeMethod(model)
+        method.eval.step_kernel = one_kernel
+        assert method.eval.whole_step_in_one_kernel == one_kernel
+        state.body_torque[1] = (1.0, 0.0, 0.0)
+        for _ in range(5):
+            info = method.step(state, 1 / 30)
+        runs.append((state.body_pos, state.body_quat, state.body_omega, method.lam_start,
+                     np.array([info.iters_pos, info.iters_vel, info.residual_pos, info.residual_vel])))
+    for fused, looped in zip(*runs):
+        assert np.array_equal(fused, looped)
+
+
 def test_children_lists_invert_the_parent_array():
     parent = np.array([2, 2, -1, 0, 0, 1])
     c = _children(parent)

@@ -90,6 +90,8 @@ class Evaluator:
         self.quat_unit = np.zeros((n, 4))
         self.one_kernel = hasattr(solver, "derivative")
         """The solver evaluates f in one kernel (Baraff); otherwise stage by stage (dense)."""
+        self.step_kernel = True
+        """Take whole fixed steps in one kernel where :attr:`whole_step_in_one_kernel` allows."""
         self.timed = {"evaluate": 0.0} if self.one_kernel else {"forces": 0.0, "rows": 0.0, "solve": 0.0}
         self._timed_blocks = time_dependent_blocks(table)
         self._extra_of_block = {int(b): self.extras[table.element[b] - self._n_joint_elements()]
@@ -175,6 +177,22 @@ class Evaluator:
         self.accelerations(t, pos, unit, vel, omega)
         d_pos, d_quat, d_vel, d_omega = unpack(out, n)
         state_derivative(self.model.body_static, quat, vel, omega, self.acc6, d_pos, d_quat, d_vel, d_omega)
+
+    @property
+    def whole_step_in_one_kernel(self) -> bool:
+        """The solver can take a whole fixed-step Runge–Kutta step in one kernel: nothing in f needs Python
+        between the stages (no springs, force elements, functions of time or secondary rows)."""
+        return (self.one_kernel and self.step_kernel and hasattr(self.solver, "runge_kutta_step")
+                and self.solver.n_secondary == 0 and not self._springs and not self.elements
+                and len(self._timed_blocks) == 0)
+
+    def runge_kutta_step(self, integrator, y0, h, lam_start) -> np.ndarray:
+        """y(t + h) from y0 by the fixed-step ``integrator`` in one kernel (when
+        :attr:`whole_step_in_one_kernel`), with λ of the first stage in ``lam_start``."""
+        t0 = time.perf_counter()
+        y1 = self.solver.runge_kutta_step(self, integrator, self.acc_held, self.tau_held, y0, h, lam_start)
+        self.timed["evaluate"] += time.perf_counter() - t0
+        return y1
 
     def _derivative_in_one_kernel(self, t, y, out) -> None:
         """out = f(t, y) by the solver's single kernel; only the loads that change within the step

@@ -1,4 +1,5 @@
-"""One evaluation of the equations of motion with Baraff's solve, in one kernel: y' = f(t, y).
+"""One evaluation of the equations of motion with Baraff's solve, in one kernel: y' = f(t, y); and a whole
+explicit Runge–Kutta step of such evaluations in one kernel.
 
 The stages are those of :class:`.evaluate.Evaluator` with :class:`.solvers.BaraffSolver` (world inertia →
 generalized forces → rows J, c, C, Ċ → c′ → no-fill block factorization → solve → v̇, λ → ẏ), called
@@ -13,6 +14,7 @@ from numba import njit
 
 from impulsim.methods.lagrange.baraff import KERNEL, back_substitute, factor, load_rhs, unload_solution
 from impulsim.methods.lagrange.evaluate import state_derivative
+from impulsim.methods.lagrange.integrators import normalize_quaternions, weighted_sum
 from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.system import generalized_forces, stabilized_terms, world_inertia
 
@@ -70,4 +72,40 @@ def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia
     state_derivative(body_static, quat, vel, omega, acc6, dy[:3 * n].reshape((n, 3)),
                      dy[3 * n:7 * n].reshape((n, 4)), dy[7 * n:10 * n].reshape((n, 3)),
                      dy[10 * n:13 * n].reshape((n, 3)))
+    return -1
+
+
+@njit(**KERNEL)
+def baraff_runge_kutta_step(rk_a, rk_b, h, y0, body_static, body_inv_mass, body_inertia, body_inv_inertia,
+                            tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
+                            tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, row_a, row_velocity,
+                            node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h,
+                            child_start, children, element_row_start, acc, tau, alpha, beta, svd,
+                            # workspace
+                            quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp,
+                            Q, Y, node_form, x, work, acc6, lam, rk_k, rk_tmp,
+                            # outputs
+                            lam_start, out):
+    """out = y(t + h) by the explicit tableau (rk_a, rk_b), each stage one :func:`baraff_derivative`:
+    stage input y0 + h Σ_j a_sj k_j, k_s = f(stage input), out = y0 + h Σ_s b_s k_s with its quaternions
+    normalized; lam_start = λ of the first stage. For models whose f needs nothing between the stages
+    (no springs, force elements, functions of time or secondary rows). Returns −1, or the node of the
+    first singular block (out is then incomplete)."""
+    n = body_inv_mass.shape[0]
+    for s in range(rk_b.shape[0]):
+        weighted_sum(y0, rk_k, rk_a[s], s, h, rk_tmp)
+        bad = baraff_derivative(
+            body_static, body_inv_mass, body_inertia, body_inv_inertia, tab_kind, tab_a, tab_b, tab_anchor_a,
+            tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel, tab_vel_target, tab_func,
+            tab_row_start, row_a, row_velocity, node_kind, node_ref, node_size, node_parent, order, node_x, node_d,
+            node_h, child_start, children, element_row_start, acc, tau, alpha, beta, svd, rk_tmp, quat_unit, Iw,
+            Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp, Q, Y, node_form, x, work, acc6, lam,
+            rk_k[s])
+        if bad >= 0:
+            return bad
+        if s == 0:
+            for r in range(lam.shape[0]):
+                lam_start[r] = lam[r]
+    weighted_sum(y0, rk_k, rk_b, rk_b.shape[0], h, out)
+    normalize_quaternions(out, n)
     return -1

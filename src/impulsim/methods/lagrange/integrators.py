@@ -52,7 +52,8 @@ def weighted_sum(y, k, weights, n_terms, h,
                  # outputs
                  out):
     """out = y + Σ_{j < n_terms} (h w_j) k_j, terms with w_j = 0 skipped (stage inputs and results)."""
-    out[:] = y
+    for i in range(y.shape[0]):
+        out[i] = y[i]
     for j in range(n_terms):
         if weights[j] != 0.0:
             c = h * weights[j]
@@ -104,6 +105,11 @@ class RungeKutta:
 
     def _combine(self, y, h, weights, out):
         weighted_sum(y, self.k, weights, len(weights), h, out)
+
+    def count_one_step(self) -> None:
+        """Record a step taken elsewhere in one go (all stages, one sub-step)."""
+        self.evaluations = len(self.b)
+        self.substeps = 1
 
     def step(self, f, t, y, h, normalize) -> np.ndarray:
         """y(t + h); ``normalize(y)`` renormalizes the quaternions in place after every (sub)step.

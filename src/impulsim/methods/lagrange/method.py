@@ -142,7 +142,10 @@ class LagrangeMethod(Method):
                 first[0] = False
 
         try:
-            y1 = self.integrator.step(f, s.t, y0, h, lambda y: normalize_quaternions(y, n))
+            if ev.whole_step_in_one_kernel and not self.integrator.adaptive:
+                y1 = ev.runge_kutta_step(self.integrator, y0, h, self.lam_start)
+            else:
+                y1 = self.integrator.step(f, s.t, y0, h, lambda y: normalize_quaternions(y, n))
         except SingularSystem as exc:
             raise SimulationError(self._singular_message(s, exc.row)) from None
         pos, quat, vel, omega = unpack(y1, n)
