@@ -11,7 +11,7 @@ Build a model with :class:`ModelBuilder`, pick a method, and step::
 """
 from impulsim.errors import ImpulsimError, ModelError, SimulationError, UnsupportedFeatureError
 from impulsim.model import ModelBuilder, Model, State, Material, JointKind, WORLD
-from impulsim.geometry import Sphere, Box, Cylinder, Capsule, ConvexHull, TriangleMesh, HalfSpace
+from impulsim.geometry import Sphere, Box, Cylinder, Capsule, Ellipsoid, ConvexHull, TriangleMesh, HalfSpace
 from impulsim.methods import make as make_method, METHODS, StepInfo
 from impulsim.simulation import Simulation
 from impulsim.methods.masspoint import MassPointBuilder, MassPointSimulation
@@ -20,7 +20,7 @@ from impulsim.dynamics import diagnostics
 __version__ = "0.1.0"
 
 __all__ = ["ImpulsimError", "ModelError", "SimulationError", "UnsupportedFeatureError", "ModelBuilder",
-           "Model", "State", "Material", "JointKind", "WORLD", "Sphere", "Box", "Cylinder", "Capsule",
+           "Model", "State", "Material", "JointKind", "WORLD", "Sphere", "Box", "Cylinder", "Capsule", "Ellipsoid",
            "ConvexHull", "TriangleMesh", "HalfSpace",
            "make_method", "METHODS", "StepInfo", "Simulation", "diagnostics", "MassPointBuilder",
            "MassPointSimulation", "__version__"]

@@ -52,6 +52,8 @@ class WorldShape:
             return base + 0.5 * p[1] * np.abs(L[:, 2]) + p[0] * np.hypot(L[:, 0], L[:, 1])
         if k == ShapeKind.CONVEX:
             return np.max(U @ self.verts.T, axis=1)
+        if k == ShapeKind.ELLIPSOID:
+            return base + np.linalg.norm(L * p, axis=1)
         raise ValueError(k)
 
     def sdf(self, x: np.ndarray) -> float:
@@ -74,6 +76,10 @@ class WorldShape:
             from scipy.spatial import ConvexHull
             eq = ConvexHull(self.verts).equations
             return float(np.max(eq[:, :3] @ x + eq[:, 3]))
+        if k == ShapeKind.ELLIPSOID:
+            # (|A⁻¹ y| − 1) times the smallest semi-axis: zero exactly on the surface, and within the
+            # ratio of the semi-axes of the true distance near it
+            return (np.linalg.norm(y / p) - 1.0) * p.min()
         raise ValueError(k)
 
 
@@ -97,6 +103,8 @@ def shape_of(kind: ShapeKind, rng: np.random.Generator):
         pts = rng.normal(size=(int(rng.integers(6, 17)), 3))
         pts *= rng.uniform(0.3, 1.0) / np.linalg.norm(pts, axis=1, keepdims=True).max()
         return ConvexHull(points=pts)
+    if kind == ShapeKind.ELLIPSOID:
+        return ims.Ellipsoid(semi_axes=rng.uniform(0.1, 1.0, 3))
     raise ValueError(kind)
 
 

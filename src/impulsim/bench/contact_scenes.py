@@ -283,51 +283,54 @@ def tippe_top():
 
 # Rattleback (Sec. 5.5.3: half-ellipsoid and two spheres on it diagonally; reversal at 2.854 s) ---------------
 # The thesis gives no sizes. Ours: the lower half of an ellipsoid with semi-axes 0.2 × 0.05 × 0.04 m (of the
-# proportions common in the literature, e.g. Garcia & Hubbard, Proc. R. Soc. A 418, 1988) as a convex hull,
-# wood (500 kg/m³), with two steel balls (r = 1 cm) on its flat top at (±0.1, ±0.025) m, which turn its
-# principal axes away from the geometric ones.
+# proportions common in the literature, e.g. Garcia & Hubbard, Proc. R. Soc. A 418, 1988), wood
+# (500 kg/m³), with two steel balls (r = 1 cm) on its flat top at (±0.1, ±0.025) m, which turn its principal
+# axes away from the geometric ones. It rolls on a smooth Ellipsoid shape (the whole ellipsoid: its upper
+# half never comes near the ground), so the contact point moves continuously over the surface; its mass is
+# that of the half only (half_ellipsoid_mass).
 RATTLE_AXES = (0.2, 0.05, 0.04)     # semi-axes [m]
 RATTLE_DENSITY = 500.0              # [kg/m³]
 RATTLE_BALL = 0.01                  # [m]
 RATTLE_BALL_DENSITY = 7800.0        # [kg/m³]
 RATTLE_BALL_AT = (0.1, 0.025)       # [m] on the flat face, the second ball mirrored through the centre
 RATTLE_SPIN = 3.0                   # [rad/s] about the vertical at the start
+RATTLE_WOBBLE = 1.0                 # [rad/s] about the long axis at the start: the small disturbance whose
+                                    # growth turns the spin (pure spin about the vertical is an equilibrium)
 RATTLE_MU = 0.5                     # μ_s = μ_d of a contact (the sum rule: 0.25 per material)
 RATTLE_H = 1e-3
 RATTLE_SETTINGS = dict(eps_d=1e-6, eps_v=1e-6, eps_c=1e-4)
-RATTLE_RINGS, RATTLE_SEGMENTS = 24, 64
 
 
-def half_ellipsoid_points(axes=RATTLE_AXES, rings=RATTLE_RINGS, segments=RATTLE_SEGMENTS):
-    """Points [m] of the lower half of an ellipsoid (flat face z = 0), denser near the bottom pole where
-    it rolls."""
+def half_ellipsoid_mass(axes=RATTLE_AXES, density=RATTLE_DENSITY):
+    """Mass properties of the lower half (z ≤ 0) of a solid ellipsoid with the given semi-axes [m]: mass
+    ρ 2π abc / 3, centre of mass at z = −3c/8, inertia about it m (b² + c²)/5 − m (3c/8)² about x (likewise y),
+    m (a² + b²)/5 about z (the half keeps the full ellipsoid's second moments per unit mass)."""
+    from impulsim.geometry.mass import MassProperties
     a, b, c = axes
-    pts = [(0.0, 0.0, -c)]
-    for k in range(1, rings + 1):
-        v = 0.5 * np.pi * (k / rings) ** 1.5      # polar angle from the bottom pole
-        for j in range(segments):
-            u = 2.0 * np.pi * j / segments
-            pts.append((a * np.cos(u) * np.sin(v), b * np.sin(u) * np.sin(v), -c * np.cos(v)))
-    return np.array(pts)
+    m = density * 2.0 * np.pi * a * b * c / 3.0
+    zc = -3.0 * c / 8.0
+    inertia = np.diag([m * (b * b + c * c) / 5.0 - m * zc * zc, m * (a * a + c * c) / 5.0 - m * zc * zc,
+                       m * (a * a + b * b) / 5.0])
+    return MassProperties(m, np.array([0.0, 0.0, zc]), inertia)
 
 
 def rattleback(spin: float = RATTLE_SPIN):
-    """The rattleback at rest on the ground, spinning ``spin`` [rad/s] about the vertical (+: counter-
-    clockwise seen from above). The body's user frame is the centre of the flat face."""
-    from impulsim.geometry import ConvexHull
+    """The rattleback on the ground, spinning ``spin`` [rad/s] about the vertical (+: counter-clockwise seen
+    from above) and rocking slightly about its long axis (RATTLE_WOBBLE). The body's user frame is the centre
+    of the flat face."""
     from impulsim.geometry.mass import combine_mass_properties, shape_mass_properties
     b = ims.ModelBuilder("rattleback")
     b.add_material("wood", static_friction=0.5 * RATTLE_MU, dynamic_friction=0.5 * RATTLE_MU)
     _ground(b, "wood")
     x, y = RATTLE_BALL_AT
-    hull = ConvexHull(points=half_ellipsoid_points(), material="wood")
+    shell = ims.Ellipsoid(semi_axes=RATTLE_AXES, material="wood")
     balls = [ims.Sphere(radius=RATTLE_BALL, position=(sx * x, sx * y, RATTLE_BALL), material="wood")
              for sx in (1.0, -1.0)]
     # a body has one density; wood and steel parts are summed here (parallel-axis theorem)
-    props = combine_mass_properties([shape_mass_properties(hull, RATTLE_DENSITY)] +
+    props = combine_mass_properties([half_ellipsoid_mass()] +
                                     [shape_mass_properties(s, RATTLE_BALL_DENSITY) for s in balls])
-    b.add_body("rattleback", shapes=[hull] + balls, mass=props.mass, inertia=props.inertia, com=props.com,
-               position=(0.0, 0.0, RATTLE_AXES[2]), angular_velocity=(0.0, 0.0, spin))
+    b.add_body("rattleback", shapes=[shell] + balls, mass=props.mass, inertia=props.inertia, com=props.com,
+               position=(0.0, 0.0, RATTLE_AXES[2]), angular_velocity=(RATTLE_WOBBLE, 0.0, spin))
     return b.build()
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from impulsim.collision.core import BOX, CAPSULE, CYLINDER, HALFSPACE, SPHERE
+from impulsim.collision.core import BOX, CAPSULE, CYLINDER, ELLIPSOID, HALFSPACE, SPHERE
 from impulsim.collision.vec import KERNEL, dot, row
 
 GRID_DIM = 1024
@@ -70,6 +70,10 @@ def shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin,
             elif k == CYLINDER:
                 a = xmat[s, i, 2]
                 ext = abs(a) * params[s, 1] + params[s, 0] * np.sqrt(max(0.0, 1.0 - a * a))
+            elif k == ELLIPSOID:
+                # reach along world axis i: |A Mᵀ e_i| with M's row i
+                ext = np.sqrt((params[s, 0] * xmat[s, i, 0]) ** 2 + (params[s, 1] * xmat[s, i, 1]) ** 2
+                              + (params[s, 2] * xmat[s, i, 2]) ** 2)
             elif k == HALFSPACE:
                 lo[s, i], hi[s, i] = -np.inf, np.inf
                 continue
@@ -299,6 +303,8 @@ def extent_bound(kind: np.ndarray, params: np.ndarray, local_lo: np.ndarray, loc
             ext[s] = 2 * (p[0] + p[1])
         elif k == CYLINDER:
             ext[s] = 2 * np.hypot(p[0], p[1])
+        elif k == ELLIPSOID:
+            ext[s] = 2 * np.max(p)
         elif k == HALFSPACE:
             ext[s] = np.inf
         else:

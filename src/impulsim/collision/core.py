@@ -16,12 +16,12 @@ from impulsim.collision.vec import (KERNEL, add, column, cross, dot, mat_t_vec, 
                                     scale, slots, store, sub)
 from impulsim.geometry.shapes import ShapeKind
 
-CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_TRIANGLE = 0, 1, 2, 3, 4, 5
+CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_TRIANGLE, CORE_ELLIPSOID = 0, 1, 2, 3, 4, 5, 6
 
-SPHERE, BOX, CYLINDER, CAPSULE, CONVEX, HALFSPACE, MESH = (
+SPHERE, BOX, CYLINDER, CAPSULE, CONVEX, ELLIPSOID, HALFSPACE, MESH = (
     int(ShapeKind.SPHERE), int(ShapeKind.BOX), int(ShapeKind.CYLINDER), int(ShapeKind.CAPSULE),
-    int(ShapeKind.CONVEX), int(ShapeKind.HALFSPACE), int(ShapeKind.MESH))
-N_KINDS = 7
+    int(ShapeKind.CONVEX), int(ShapeKind.ELLIPSOID), int(ShapeKind.HALFSPACE), int(ShapeKind.MESH))
+N_KINDS = 8
 
 
 class Geometry(NamedTuple):
@@ -148,6 +148,9 @@ def load_shape(geo, s, xpos, xmat, ws, slot):
     elif k == CYLINDER:
         ws.ctype[slot] = CORE_CYLINDER
         ws.cnv[slot] = 0
+    elif k == ELLIPSOID:
+        ws.ctype[slot] = CORE_ELLIPSOID
+        ws.cnv[slot] = 0
     else:
         _load_hull(geo, s, c, m, ws, slot)
 
@@ -226,6 +229,27 @@ def triangle_normal(ws, slot):
 
 
 @njit(**KERNEL)
+def ellipsoid_reach(m, semi, d):
+    """|A Mᵀ d| for an ellipsoid with axes M (columns, world) and semi-axes A = diag(semi): how far it
+    reaches along the unit direction d from its centre [m]."""
+    dl = mat_t_vec(m, d)
+    x, y, z = semi[0] * dl[0], semi[1] * dl[1], semi[2] * dl[2]
+    return np.sqrt(x * x + y * y + z * z)
+
+
+@njit(**KERNEL)
+def ellipsoid_support(c, m, semi, d):
+    """Point of the ellipsoid (centre c, axes M, semi-axes A) farthest along d: c + M A² u / |A u| with
+    u = Mᵀ d, where the outward normal is parallel to d. The centre for d = 0."""
+    dl = mat_t_vec(m, d)
+    x, y, z = semi[0] * dl[0], semi[1] * dl[1], semi[2] * dl[2]
+    r = np.sqrt(x * x + y * y + z * z)
+    if not r > 0.0:
+        return c
+    return add(c, mat_vec(m, (semi[0] * x / r, semi[1] * y / r, semi[2] * z / r)))
+
+
+@njit(**KERNEL)
 def support(ws, slot, d):
     """Point of the core in ``slot`` farthest along direction ``d`` (world; need not be unit)."""
     t = ws.ctype[slot]
@@ -244,6 +268,8 @@ def support(ws, slot, d):
         x, y = (r * dl[0] / rho, r * dl[1] / rho) if rho > 1e-300 else (0.0, 0.0)
         z = hl if dl[2] >= 0.0 else -hl
         return add(row(ws.cpos, slot), mat_vec(m, (x, y, z)))
+    if t == CORE_ELLIPSOID:
+        return ellipsoid_support(row(ws.cpos, slot), ws.cmat[slot], row(ws.cpar, slot), d)
     best = -np.inf
     ib = 0
     v = ws.cverts[slot]
@@ -269,6 +295,9 @@ def project(ws, slot, axis):
     if t == CORE_CYLINDER:
         a = dot(column(ws.cmat[slot], 2), axis)
         r = ws.cpar[slot, 1] * abs(a) + ws.cpar[slot, 0] * np.sqrt(max(0.0, 1.0 - a * a))
+        return c - r, c + r
+    if t == CORE_ELLIPSOID:
+        r = ellipsoid_reach(ws.cmat[slot], row(ws.cpar, slot), axis)
         return c - r, c + r
     lo, hi = np.inf, -np.inf
     v = ws.cverts[slot]

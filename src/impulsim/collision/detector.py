@@ -16,8 +16,8 @@ import numpy as np
 from impulsim.collision import broadphase as bp
 from impulsim.collision import sap
 from impulsim.collision.contacts import Contacts, make_buffers
-from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, MESH, SPHERE, Geometry,
-                                     make_workspace)
+from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, HALFSPACE, MESH, SPHERE,
+                                     Geometry, make_workspace)
 from impulsim.collision.pairs import narrow_phase, pair_distance
 from impulsim.errors import ModelError
 from impulsim.geometry.bvh import build_bvh
@@ -228,6 +228,8 @@ def _params(kind: int, p: np.ndarray) -> np.ndarray:
         return np.array([p[0], 0.5 * p[1], 0.0])
     if kind == SPHERE:
         return np.array([p[0], 0.0, 0.0])
+    if kind == ELLIPSOID:
+        return np.array(p, dtype=float)         # semi-axes
     return np.zeros(3)
 
 

@@ -14,8 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_POINT, CORE_SEGMENT,
-                                     CORE_TRIANGLE, CYL_CAP_POINTS, support)
+from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_ELLIPSOID, CORE_HULL, CORE_POINT,
+                                     CORE_SEGMENT, CORE_TRIANGLE, CYL_CAP_POINTS, support)
 from impulsim.collision.vec import KERNEL, add, column, dot, mat_t_vec, mat_vec, row, scale, store
 
 FEATURE_COS = 0.99
@@ -218,6 +218,10 @@ def feature(geo, ws, slot, d, cos_tol):
         return _hull_feature(geo, ws, slot, d, cos_tol)
     if t == CORE_TRIANGLE:
         return _triangle_feature(ws, slot, d, cos_tol)
+    if t == CORE_ELLIPSOID:
+        # strictly convex: a single point supports every direction (id 0: the touching point moves)
+        _put(ws, slot, 0, support(ws, slot, d), 0)
+        return 0, 1, d
     if t == CORE_SEGMENT:
         a, b = row(ws.cverts[slot], 0), row(ws.cverts[slot], 1)
         axis = column(ws.cmat[slot], 2)

@@ -6,7 +6,7 @@ flipped back to the caller's order on output. Each entry says which algorithm de
 =========  ======================================================================================
 closed     sphere_sphere, sphere_box, sphere_cylinder, sphere_capsule, capsule_capsule
 SAT + GJK  box_box, box_capsule, box_convex, capsule_convex, convex_convex, sphere_convex
-GJK + EPA  box_cylinder, cylinder_cylinder, cylinder_capsule, cylinder_convex
+GJK + EPA  box_cylinder, cylinder_cylinder, cylinder_capsule, cylinder_convex, *_ellipsoid
 support    *_halfspace: the support point along the plane's normal
 BVH        *_mesh: BVH traversal, then each triangle as a one-sided convex core
 =========  ======================================================================================
@@ -21,8 +21,8 @@ from numba import njit
 
 from impulsim.collision.boxes import APART, TOUCHING, box_box, box_halfspace
 from impulsim.collision.contacts import append_region
-from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, HALFSPACE, MESH, N_KINDS, SPHERE,
-                                     load_shape, load_triangle, support, triangle_normal)
+from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, HALFSPACE, MESH, N_KINDS,
+                                     SPHERE, load_shape, load_triangle, support, triangle_normal)
 from impulsim.collision.gjk import gjk
 from impulsim.collision.primitives import (capsule_capsule, convex_pair, polytope_pair, sphere_box,
                                            sphere_capsule, sphere_cylinder, sphere_sphere)
@@ -44,6 +44,9 @@ PAIR_ALGORITHM = {
     (CYLINDER, CYLINDER): ("cylinder_cylinder", CURVED), (CYLINDER, CAPSULE): ("cylinder_capsule", CURVED),
     (CYLINDER, CONVEX): ("cylinder_convex", CURVED), (CAPSULE, CAPSULE): ("capsule_capsule", CAPSULE_CAPSULE),
     (CAPSULE, CONVEX): ("capsule_convex", POLYTOPE), (CONVEX, CONVEX): ("convex_convex", POLYTOPE),
+    (SPHERE, ELLIPSOID): ("sphere_ellipsoid", CURVED), (BOX, ELLIPSOID): ("box_ellipsoid", CURVED),
+    (CYLINDER, ELLIPSOID): ("cylinder_ellipsoid", CURVED), (CAPSULE, ELLIPSOID): ("capsule_ellipsoid", CURVED),
+    (CONVEX, ELLIPSOID): ("convex_ellipsoid", CURVED), (ELLIPSOID, ELLIPSOID): ("ellipsoid_ellipsoid", CURVED),
 }
 """(kind_a, kind_b) with kind_a <= kind_b -> (pair function name, pair id)."""
 
@@ -68,7 +71,7 @@ def pair_name(kind_a: int, kind_b: int) -> str:
     a, b = sorted((int(kind_a), int(kind_b)))
     if (a, b) in PAIR_ALGORITHM:
         return PAIR_ALGORITHM[(a, b)][0]
-    names = ["sphere", "box", "cylinder", "capsule", "convex", "halfspace", "mesh"]
+    names = ["sphere", "box", "cylinder", "capsule", "convex", "ellipsoid", "halfspace", "mesh"]
     return f"{names[a]}_{names[b]}"
 
 

@@ -54,6 +54,8 @@ class ContactRows(NamedTuple):
     anchor_a: np.ndarray        # [C, 3] material point of A that static friction holds, A's frame [m]
     anchor_b: np.ndarray        # [C, 3] the material point of B it is held to, B's frame [m]
     slipped: np.ndarray         # [C] int8: static friction could not hold it in the last position pass
+    rolling: np.ndarray         # [C] int8: a smooth shape (sphere, capsule, ellipsoid) touches: the touching
+                                #     point moves over it as it rolls
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -62,7 +64,8 @@ def make_rows(capacity: int) -> ContactRows:
     return ContactRows(np.zeros(c, np.int32), np.zeros(c, np.int32), z3(), z3(), z3(), np.zeros(c), z3(), z3(),
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
-                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8))
+                       np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8),
+                       np.zeros(c, np.int8))
 
 
 @njit(cache=True)
@@ -114,7 +117,8 @@ def contact_normal(rows, c, pos_a, qa, pos_b, qb):
 
 @njit(cache=True)
 def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance,
-                  count, shape_material, shape_round_radius, material_restitution, material_static_friction,
+                  count, shape_material, shape_round_radius, shape_rolls, material_restitution,
+                  material_static_friction,
                   material_dynamic_friction, restitution_rule, friction_rule, body_pos, body_quat,
                   # outputs
                   rows):
@@ -136,6 +140,7 @@ def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b
         nb = qrot_inv(qb, n)
         rows.radius_a[c] = r_a
         rows.radius_b[c] = r_b
+        rows.rolling[c] = shape_rolls[c_shape_a[c]] | shape_rolls[c_shape_b[c]]
         for i in range(3):
             rows.local_a[c, i] = la[i]
             rows.local_b[c, i] = lb[i]

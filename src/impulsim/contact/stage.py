@@ -98,6 +98,9 @@ class ContactStage:
         rounded = (model.shape_kind == ShapeKind.SPHERE) | (model.shape_kind == ShapeKind.CAPSULE)
         self.shape_round_radius = np.where(rounded, model.shape_params[:, 0], 0.0)
         """Radius [m] of the shapes whose surface is a sphere about a material core (sphere, capsule)."""
+        self.shape_rolls = (rounded | (model.shape_kind == ShapeKind.ELLIPSOID)).astype(np.int8)
+        """1 for smooth shapes, on which the touching point moves as they roll (static friction anchors
+        afresh every step there, see warmstart.set_anchors)."""
         self.count = 0
         self.n_collisions = 0
         self._alloc_orders(len(self.rows.e))
@@ -147,7 +150,8 @@ class ContactStage:
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
         W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
         R.load_contacts(c.body_a, c.body_b, c.shape_a, c.shape_b, c.point_a, c.point_b, c.normal, c.distance,
-                        c.count, m.shape_material, self.shape_round_radius, m.material_restitution, m.material_static_friction,
+                        c.count, m.shape_material, self.shape_round_radius, self.shape_rolls, m.material_restitution,
+                        m.material_static_friction,
                         m.material_dynamic_friction, self.opt.restitution_rule, self.opt.friction_rule,
                         state.body_pos, state.body_quat, self.rows)
         W.match_nearby(self.rows, self.count, m.n_bodies, self.prev_pair_sorted, self.prev_pair_index,

@@ -95,13 +95,12 @@ def set_anchors(rows, count, matched, prev_anchor_a, prev_anchor_b, prev_stickin
     """Static-friction anchors: the pair of material points (one on each body) whose tangential separation
     static friction keeps at zero. A polyhedral contact that stuck in the last step keeps its pair, so the
     slip each step leaves within the tolerance does not add up from step to step, even though the detector
-    finds the touching points afresh every step; any other contact anchors at its points now. A rounded
-    contact (sphere, capsule) always anchors afresh: its contact point moves over the surface as it rolls,
-    and the material points of the last step are no longer the touching ones."""
+    finds the touching points afresh every step; any other contact anchors at its points now. A contact
+    of a smooth shape (sphere, capsule, ellipsoid) always anchors afresh: its contact point moves over the
+    surface as it rolls, and the material points of the last step are no longer the touching ones."""
     for c in range(count):
         j = matched[c]
-        keep = j >= 0 and prev_sticking[j] and rows.sticking[c] and rows.radius_a[c] == 0.0 \
-            and rows.radius_b[c] == 0.0
+        keep = j >= 0 and prev_sticking[j] and rows.sticking[c] and rows.rolling[c] == 0
         for i in range(3):
             rows.anchor_a[c, i] = prev_anchor_a[j, i] if keep else rows.local_a[c, i]
             rows.anchor_b[c, i] = prev_anchor_b[j, i] if keep else rows.local_b[c, i]

@@ -23,9 +23,11 @@ class ShapeKind(enum.IntEnum):
     CAPSULE = 3
     CONVEX = 4
     """Convex polyhedron, the hull of a point set."""
-    HALFSPACE = 5
+    ELLIPSOID = 5
+    """Solid ellipsoid with semi-axes along the shape's local x, y, z: a smooth, rolling surface."""
+    HALFSPACE = 6
     """Solid below the plane z = 0 of its shape frame (a ground); no volume."""
-    MESH = 6
+    MESH = 7
     """Triangle mesh (static of any size, or moving against convex shapes)."""
 
 
@@ -203,3 +205,32 @@ class Capsule(Shape):
 
     def bounding_radius(self):
         return self.radius + 0.5 * self.length
+
+
+@dataclass
+class Ellipsoid(Shape):
+    """Solid ellipsoid with semi-axes ``semi_axes`` = (a, b, c) [m] along its local x, y, z.
+
+    Unlike a convex hull of its surface points it is smooth: the contact point moves continuously over
+    it as it rolls (a rattleback needs that).
+    """
+    semi_axes: np.ndarray = field(default_factory=lambda: np.full(3, 0.5))
+    kind = ShapeKind.ELLIPSOID
+
+    def _check(self):
+        self.semi_axes = _vec3(self.semi_axes, "ellipsoid semi-axes")
+        for a in self.semi_axes:
+            _positive(a, "ellipsoid semi-axis")
+
+    def volume(self):
+        return 4.0 / 3.0 * math.pi * float(np.prod(self.semi_axes))
+
+    def unit_inertia(self):
+        a2, b2, c2 = self.semi_axes ** 2
+        return np.array([b2 + c2, a2 + c2, a2 + b2]) / 5.0
+
+    def params(self):
+        return self.semi_axes.copy()
+
+    def bounding_radius(self):
+        return float(self.semi_axes.max())

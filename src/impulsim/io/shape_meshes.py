@@ -50,6 +50,9 @@ def shape_mesh(model, s: int) -> tuple[np.ndarray, np.ndarray]:
         return _cylinder(p[0], p[1])
     if kind == ShapeKind.CAPSULE:
         return _capsule(p[0], p[1])
+    if kind == ShapeKind.ELLIPSOID:
+        verts, faces = _capsule(1.0, 0.0)        # the unit sphere, stretched by the semi-axes
+        return verts * np.asarray(p, dtype=float), faces
     if kind == ShapeKind.HALFSPACE:
         return _square(HALFSPACE_EXTENT)
     return _point_set(model, s, kind)

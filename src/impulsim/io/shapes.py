@@ -7,6 +7,7 @@ A body's ``shapes`` list holds one-key mappings, the key naming the kind::
       - sphere: {radius: 0.2, position: [0, 0, -0.5], material: rubber}
       - cylinder: {radius: 0.1, length: 0.5}          # axis along the shape's z, as capsule
       - capsule: {radius: 0.1, length: 0.5}
+      - ellipsoid: {semi_axes: [0.2, 0.05, 0.04]}     # along the shape's x, y, z
       - convex_hull: {points: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}
       - mesh: {vertices: [[x, y, z], ...], triangles: [[0, 1, 2], ...]}   # counter-clockwise from outside
       - half_space:                                   # everything below z = 0 of the shape frame
@@ -23,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 from yaml.nodes import Node
 
-from impulsim.geometry import Box, Capsule, ConvexHull, Cylinder, HalfSpace, Sphere, TriangleMesh
+from impulsim.geometry import Box, Capsule, ConvexHull, Cylinder, Ellipsoid, HalfSpace, Sphere, TriangleMesh
 from impulsim.io.rotations import orientation
 from impulsim.io.yamlnodes import Element, Mapping, integer, number, sequence, string, vector
 
@@ -81,6 +82,7 @@ SHAPE_TYPES: dict[str, ShapeType] = {
     "box": ShapeType(Box, {"size": positive_vector}, ("size",)),
     "cylinder": ShapeType(Cylinder, {"radius": positive, "length": positive}, ("radius", "length")),
     "capsule": ShapeType(Capsule, {"radius": positive, "length": nonnegative}, ("radius", "length")),
+    "ellipsoid": ShapeType(Ellipsoid, {"semi_axes": positive_vector}, ("semi_axes",)),
     "convex_hull": ShapeType(ConvexHull, {"points": points}, ("points",)),
     "mesh": ShapeType(TriangleMesh, {"vertices": points, "triangles": triangles}, ("vertices", "triangles")),
     "half_space": ShapeType(HalfSpace, {}),
