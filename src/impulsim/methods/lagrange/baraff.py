@@ -28,7 +28,7 @@ from impulsim.methods.lagrange.blocks import (MASS_INVERSE, MASS_INVERSE_MAX_SP,
                                               mass_inverse_node)
 from impulsim.methods.lagrange.forest import BODY, ELEMENT, Forest, build_forest
 
-KERNEL = dict(cache=True, _nrt=False)
+KERNEL = dict(cache=True, _nrt=False, fastmath={"contract"})
 """Options of the kernels an evaluation runs: without the runtime's reference counting (they never
 allocate), since every array passed into an inlined helper would otherwise cost an atomic increment and
 decrement of its count, which made up about half of the factorization's time."""

@@ -19,7 +19,7 @@ from impulsim.methods.lagrange.system import generalized_forces, stabilized_term
 from impulsim.methods.lagrange.table import time_dependent_blocks
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)     # allocation-free; no reference counts (see baraff.KERNEL)
 def state_derivative(body_static, body_quat, body_vel, body_omega, acc6,
                      # outputs
                      d_pos, d_quat, d_vel, d_omega):

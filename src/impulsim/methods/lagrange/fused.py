@@ -19,7 +19,7 @@ from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.system import generalized_forces, stabilized_terms, world_inertia
 
 
-@njit(cache=True, error_model="numpy")     # a blown-up state gives NaN (reported by the step), not an exception
+@njit(cache=True, _nrt=False, error_model="numpy")     # a blown-up state gives NaN, not an exception
 def unit_quaternions(y, n,
                      # outputs
                      quat_unit):

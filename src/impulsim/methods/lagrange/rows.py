@@ -143,7 +143,7 @@ def _function_rows(r0, kind, rb, b, ub, wb, f, fd, fdd, row_Ja, row_Jb, row_c, r
         _put(r0 + k, _Z, _Z, e, cross(rb, e), c, C, Cd, row_Ja, row_Jb, row_c, row_C, row_Cd)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)     # allocation-free; no reference counts (see baraff.KERNEL)
 def compute_rows(tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
                  tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start,
                  body_pos, body_quat, body_vel, body_omega,

@@ -13,7 +13,7 @@ from numba import njit
 from impulsim.math.vec import v3, q4, sub, cross, matvec, qnormalize, qrot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)     # allocation-free; no reference counts (see baraff.KERNEL)
 def world_inertia(body_quat, body_inertia, body_inv_inertia, body_inv_mass,
                   # outputs
                   Iw, Iw_inv):
@@ -23,23 +23,26 @@ def world_inertia(body_quat, body_inertia, body_inv_inertia, body_inv_mass,
             Iw[k] = 0.0
             Iw_inv[k] = 0.0
             continue
-        q = qnormalize(q4(body_quat[k]))
-        # columns of R are the body axes in world coordinates
-        c0 = qrot(q, (1.0, 0.0, 0.0))
-        c1 = qrot(q, (0.0, 1.0, 0.0))
-        c2 = qrot(q, (0.0, 0.0, 1.0))
+        w, x, y, z = qnormalize(q4(body_quat[k]))
+        # R(q) of the unit quaternion: its columns are the body axes in world coordinates
+        R = ((1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)),
+             (2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)),
+             (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)))
         d, di = body_inertia[k], body_inv_inertia[k]
+        I, I_inv = Iw[k], Iw_inv[k]
         for i in range(3):
+            Ri = R[i]
             for j in range(i, 3):
-                s = c0[i] * d[0] * c0[j] + c1[i] * d[1] * c1[j] + c2[i] * d[2] * c2[j]
-                si = c0[i] * di[0] * c0[j] + c1[i] * di[1] * c1[j] + c2[i] * di[2] * c2[j]
-                Iw[k, i, j] = s
-                Iw[k, j, i] = s
-                Iw_inv[k, i, j] = si
-                Iw_inv[k, j, i] = si
+                Rj = R[j]
+                s = Ri[0] * d[0] * Rj[0] + Ri[1] * d[1] * Rj[1] + Ri[2] * d[2] * Rj[2]
+                si = Ri[0] * di[0] * Rj[0] + Ri[1] * di[1] * Rj[1] + Ri[2] * di[2] * Rj[2]
+                I[i, j] = s
+                I[j, i] = s
+                I_inv[i, j] = si
+                I_inv[j, i] = si
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)     # allocation-free; no reference counts (see baraff.KERNEL)
 def generalized_forces(body_inv_mass, body_omega, acc, tau, Iw, Iw_inv,
                        # outputs
                        force, a0):
@@ -64,7 +67,7 @@ def generalized_forces(body_inv_mass, body_omega, acc, tau, Iw, Iw_inv,
             a0[k, 3 + i] = a[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)     # allocation-free; no reference counts (see baraff.KERNEL)
 def stabilized_terms(row_c, row_C, row_Cd, row_velocity, alpha, beta,
                      # outputs
                      cp):
