@@ -69,6 +69,28 @@ def _point_rows(r0, n_dirs, dirs, ra, rb, d, du, dq, velocity_level, row_Ja, row
              row_Ja, row_Jb, row_c, row_C, row_Cd)
 
 
+@njit(cache=True, inline="always")
+def _ball_rows(r0, ra, rb, d, du, dq, row_Ja, row_Jb, row_c, row_C, row_Cd):
+    """BALL rows along e_k, written out: :func:`_point_rows` with the products by the 0s and 1s of e_k
+    left out (r × e_k has 0, r_{k+2}, −r_{k+1} at k, k+1, k+2 mod 3)."""
+    for k in range(3):
+        r = r0 + k
+        k1, k2 = (k + 1) % 3, (k + 2) % 3
+        Ja, Jb = row_Ja[r], row_Jb[r]
+        for i in range(6):
+            Ja[i] = 0.0
+            Jb[i] = 0.0
+        Ja[k] = -1.0
+        Jb[k] = 1.0
+        Ja[3 + k1] = -ra[k2]
+        Ja[3 + k2] = ra[k1]
+        Jb[3 + k1] = rb[k2]
+        Jb[3 + k2] = -rb[k1]
+        row_c[r] = dq[k]
+        row_C[r] = d[k]
+        row_Cd[r] = du[k]
+
+
 @njit(cache=True)
 def _body_fixed_rows(r0, n_dirs, t_dirs, wa, sa, rb, b, a0, du, dq, row_Ja, row_Jb, row_c, row_C, row_Cd):
     """LINE / PLANE rows C = t·(b − a₀) along directions t fixed in A (see module docstring)."""
@@ -201,8 +223,8 @@ def compute_rows(tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a,
                 ndu = dot(n, du)
                 row_c[r0] += (dot(du, du) - ndu * ndu) / length
             row_C[r0] = length - tab_target[i]
-        else:  # BALL and VEL_POINT
-            level = kind == VEL_POINT
-            if level:
-                du = sub(du, v3(tab_vel_target[i]))
-            _point_rows(r0, 3, _E, ra, rb, sub(b, a), du, dq, level, row_Ja, row_Jb, row_c, row_C, row_Cd)
+        elif kind == VEL_POINT:
+            du = sub(du, v3(tab_vel_target[i]))
+            _point_rows(r0, 3, _E, ra, rb, sub(b, a), du, dq, True, row_Ja, row_Jb, row_c, row_C, row_Cd)
+        else:  # BALL
+            _ball_rows(r0, ra, rb, sub(b, a), du, dq, row_Ja, row_Jb, row_c, row_C, row_Cd)
