@@ -186,13 +186,13 @@ class Evaluator:
                 and self.solver.n_secondary == 0 and not self._springs and not self.elements
                 and len(self._timed_blocks) == 0)
 
-    def runge_kutta_step(self, integrator, y0, h, lam_start) -> np.ndarray:
-        """y(t + h) from y0 by the fixed-step ``integrator`` in one kernel (when
-        :attr:`whole_step_in_one_kernel`), with λ of the first stage in ``lam_start``."""
+    def runge_kutta_step(self, integrator, state, h, lam_start) -> None:
+        """Advance the motion of ``state`` by h with the fixed-step ``integrator`` in one kernel (when
+        :attr:`whole_step_in_one_kernel`; loads from :meth:`begin_step`), with λ of the first stage in
+        ``lam_start``."""
         t0 = time.perf_counter()
-        y1 = self.solver.runge_kutta_step(self, integrator, self.acc_held, self.tau_held, y0, h, lam_start)
+        self.solver.runge_kutta_step(self, integrator, state, h, lam_start)
         self.timed["evaluate"] += time.perf_counter() - t0
-        return y1
 
     def _derivative_in_one_kernel(self, t, y, out) -> None:
         """out = f(t, y) by the solver's single kernel; only the loads that change within the step

@@ -76,22 +76,31 @@ def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia
 
 
 @njit(**KERNEL)
-def baraff_runge_kutta_step(rk_a, rk_b, h, y0, body_static, body_inv_mass, body_inertia, body_inv_inertia,
-                            tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
-                            tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, row_a, row_velocity,
-                            node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h,
-                            child_start, children, element_row_start, acc, tau, alpha, beta, svd,
+def baraff_runge_kutta_step(rk_a, rk_b, h, alpha, beta, body_pos, body_quat, body_vel, body_omega,
+                            body_static, body_inv_mass, body_inertia, body_inv_inertia, tab_kind, tab_a, tab_b,
+                            tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel,
+                            tab_vel_target, tab_func, tab_row_start, row_a, row_velocity, node_kind, node_ref,
+                            node_size, node_parent, order, node_x, node_d, node_h, child_start, children,
+                            element_row_start, acc, tau, svd,
                             # workspace
                             quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp,
-                            Q, Y, node_form, x, work, acc6, lam, rk_k, rk_tmp,
-                            # outputs
-                            lam_start, out):
-    """out = y(t + h) by the explicit tableau (rk_a, rk_b), each stage one :func:`baraff_derivative`:
-    stage input y0 + h Σ_j a_sj k_j, k_s = f(stage input), out = y0 + h Σ_s b_s k_s with its quaternions
-    normalized; lam_start = λ of the first stage. For models whose f needs nothing between the stages
-    (no springs, force elements, functions of time or secondary rows). Returns −1, or the node of the
-    first singular block (out is then incomplete)."""
+                            Q, Y, node_form, x, work, acc6, lam, rk_k, rk_tmp, y0, out,
+                            # outputs (and the state arrays above, advanced in place)
+                            lam_start):
+    """The state (body_pos, body_quat, body_vel, body_omega) advanced by h with the explicit tableau
+    (rk_a, rk_b), each stage one :func:`baraff_derivative`: y0 = the packed state, stage input
+    y0 + h Σ_j a_sj k_j, k_s = f(stage input), out = y0 + h Σ_s b_s k_s with its quaternions normalized;
+    lam_start = λ of the first stage. For models whose f needs nothing between the stages (no springs,
+    force elements, functions of time or secondary rows). Returns −1, or the node of the first singular
+    block (the state is then unchanged)."""
     n = body_inv_mass.shape[0]
+    for k in range(n):
+        for i in range(3):
+            y0[3 * k + i] = body_pos[k, i]
+            y0[7 * n + 3 * k + i] = body_vel[k, i]
+            y0[10 * n + 3 * k + i] = body_omega[k, i]
+        for i in range(4):
+            y0[3 * n + 4 * k + i] = body_quat[k, i]
     for s in range(rk_b.shape[0]):
         weighted_sum(y0, rk_k, rk_a[s], s, h, rk_tmp)
         bad = baraff_derivative(
@@ -108,4 +117,11 @@ def baraff_runge_kutta_step(rk_a, rk_b, h, y0, body_static, body_inv_mass, body_
                 lam_start[r] = lam[r]
     weighted_sum(y0, rk_k, rk_b, rk_b.shape[0], h, out)
     normalize_quaternions(out, n)
+    for k in range(n):
+        for i in range(3):
+            body_pos[k, i] = out[3 * k + i]
+            body_vel[k, i] = out[7 * n + 3 * k + i]
+            body_omega[k, i] = out[10 * n + 3 * k + i]
+        for i in range(4):
+            body_quat[k, i] = out[3 * n + 4 * k + i]
     return -1

@@ -92,6 +92,8 @@ class RungeKutta:
         self.b = np.array(self.tab.b)
         self.err = np.array(self.tab.err) if self.tab.err else np.zeros(0)
         self.tmp = np.zeros(size)
+        self.y0 = np.zeros(size)
+        """The packed state at the start of a step taken in one kernel."""
         self.out = np.zeros(size)
         self.next_dt = None
         self.evaluations = 0

@@ -111,8 +111,9 @@ class LagrangeMethod(Method):
         self.consistent_start = bool(consistent_start)
         self.lam_start = np.zeros(self.table.n_rows)
         """λ per row at the start of the last step [N, N m or N s/m per unit row]."""
-        self.y0 = np.zeros(13 * model.n_bodies)
-        """The packed state at the start of the step."""
+        self.y0 = self.integrator.y0
+        """The packed state at the start of the step (the integrator's buffer, which a step taken in one
+        kernel fills)."""
 
     @staticmethod
     def _check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v):
@@ -131,6 +132,20 @@ class LagrangeMethod(Method):
         if self.consistent_start and s.step_count == 0:
             self._project(s)
         ev.begin_step(s, h)
+        try:
+            if ev.whole_step_in_one_kernel and not self.integrator.adaptive:
+                ev.runge_kutta_step(self.integrator, s, h, self.lam_start)
+            else:
+                self._integrate(s, h)
+        except SingularSystem as exc:
+            raise SimulationError(self._singular_message(s, exc.row)) from None
+        s.t += h
+        s.step_count += 1
+        self._report(s, info)
+
+    def _integrate(self, s, h):
+        """The motion of s advanced by h with the integrator calling the evaluator stage by stage."""
+        ev = self.eval
         n = self.model.n_bodies
         y0 = pack(s, self.y0)
         first = [True]
@@ -141,18 +156,9 @@ class LagrangeMethod(Method):
                 self.lam_start[:] = ev.lam
                 first[0] = False
 
-        try:
-            if ev.whole_step_in_one_kernel and not self.integrator.adaptive:
-                y1 = ev.runge_kutta_step(self.integrator, y0, h, self.lam_start)
-            else:
-                y1 = self.integrator.step(f, s.t, y0, h, lambda y: normalize_quaternions(y, n))
-        except SingularSystem as exc:
-            raise SimulationError(self._singular_message(s, exc.row)) from None
+        y1 = self.integrator.step(f, s.t, y0, h, lambda y: normalize_quaternions(y, n))
         pos, quat, vel, omega = unpack(y1, n)
         s.body_pos[...], s.body_quat[...], s.body_vel[...], s.body_omega[...] = pos, quat, vel, omega
-        s.t += h
-        s.step_count += 1
-        self._report(s, info)
 
     def _singular_message(self, s, row):
         t = self.table

@@ -60,6 +60,7 @@ class BaraffSolver:
         self.resp_lam = np.zeros((k, table.n_rows))
         self.K = np.zeros((k, k))
         self.rank = None
+        self._step_args = None
 
     @property
     def n_secondary(self) -> int:
@@ -103,23 +104,25 @@ class BaraffSolver:
             _, quat, vel, omega = unpack(y, n)
             state_derivative(m.body_static, quat, vel, omega, ev.acc6, d_pos, d_quat, d_vel, d_omega)
 
-    def runge_kutta_step(self, ev, rk, acc, tau, y0, h, lam_start) -> np.ndarray:
-        """y(t + h) by the fixed-step integrator ``rk`` in one kernel (:func:`.fused.baraff_runge_kutta_step`);
-        only for models without secondary rows (see :attr:`.Evaluator.whole_step_in_one_kernel`). The
-        result is in ``rk.out``; rows and forces of the last stage are left in ``ev``."""
-        f, t, m = self.forest, ev.table, ev.model
-        bad = baraff_runge_kutta_step(
-            rk.a, rk.b, h, y0, m.body_static, m.body_inv_mass, m.body_inertia, m.body_inv_inertia, t.kind, t.a, t.b,
-            t.anchor_a, t.anchor_b, t.axis_a, t.axis_b, t.perp, t.target, t.qrel, t.vel_target, t.func, t.row_start,
-            t.row_a, t.row_velocity, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.order, f.node_x,
-            f.node_d, f.node_h, f.child_start, f.children, f.element_row_start, acc, tau, ev.alpha, ev.beta,
-            self.svd, ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C,
-            ev.row_Cd, ev.cp, self.Q, self.Y, self.node_form, self.x, self.work, ev.acc6, ev.lam, rk.k, rk.tmp,
-            lam_start, rk.out)
+    def runge_kutta_step(self, ev, rk, state, h, lam_start) -> None:
+        """Advance the motion of ``state`` by h with the fixed-step integrator ``rk`` in one kernel
+        (:func:`.fused.baraff_runge_kutta_step`); only for models without secondary rows (see
+        :attr:`.Evaluator.whole_step_in_one_kernel`). Rows and forces of the last stage are left in ``ev``."""
+        if self._step_args is None:     # the buffers the kernel works on never change: gather them once
+            f, t, m = self.forest, ev.table, ev.model
+            self._step_args = (
+                m.body_static, m.body_inv_mass, m.body_inertia, m.body_inv_inertia, t.kind, t.a, t.b, t.anchor_a,
+                t.anchor_b, t.axis_a, t.axis_b, t.perp, t.target, t.qrel, t.vel_target, t.func, t.row_start, t.row_a,
+                t.row_velocity, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.order, f.node_x, f.node_d,
+                f.node_h, f.child_start, f.children, f.element_row_start, ev.acc_held, ev.tau_held, self.svd,
+                ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd,
+                ev.cp, self.Q, self.Y, self.node_form, self.x, self.work, ev.acc6, ev.lam, rk.k, rk.tmp, rk.y0,
+                rk.out)
+        bad = baraff_runge_kutta_step(rk.a, rk.b, h, ev.alpha, ev.beta, state.body_pos, state.body_quat,
+                                      state.body_vel, state.body_omega, *self._step_args, lam_start)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         rk.count_one_step()
-        return rk.out
 
     def _first_row(self, node):
         f = self.forest
