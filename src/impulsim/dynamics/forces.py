@@ -147,15 +147,17 @@ def compute_loads(model, state, h, acc_out, torque_out):
     """Stage "forces": fill acc_out [m/s²] and torque_out [N m] (world) for the coming step."""
     force = state.body_force.copy()
     torque_out[...] = state.body_torque
-    add_springs(model.spring_body_a, model.spring_body_b, model.spring_anchor_a, model.spring_anchor_b,
-                model.spring_stiffness, model.spring_damping, model.spring_rest_length, state.body_pos,
-                state.body_quat, state.body_vel, state.body_omega, model.body_inv_mass, force, torque_out)
-    add_motors_and_servos(state.t, h, model.motor_joint, model.motor_coord, state.motor_effort,
-                          model.servo_joint, model.servo_mode, model.servo_gains, model.servo_limit,
-                          model.servo_sp_start, model.servo_sp_time, model.servo_sp_value,
-                          model.servo_sp_linear, model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
-                          model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
-                          state.body_pos, state.body_quat, state.body_vel, state.body_omega,
-                          model.body_inv_mass, state.servo_integral, state.servo_prev_error,
-                          state.servo_effort, force, torque_out)
+    if model.n_springs:
+        add_springs(model.spring_body_a, model.spring_body_b, model.spring_anchor_a, model.spring_anchor_b,
+                    model.spring_stiffness, model.spring_damping, model.spring_rest_length, state.body_pos,
+                    state.body_quat, state.body_vel, state.body_omega, model.body_inv_mass, force, torque_out)
+    if model.n_motors or model.n_servos:
+        add_motors_and_servos(state.t, h, model.motor_joint, model.motor_coord, state.motor_effort,
+                              model.servo_joint, model.servo_mode, model.servo_gains, model.servo_limit,
+                              model.servo_sp_start, model.servo_sp_time, model.servo_sp_value,
+                              model.servo_sp_linear, model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
+                              model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
+                              state.body_pos, state.body_quat, state.body_vel, state.body_omega,
+                              model.body_inv_mass, state.servo_integral, state.servo_prev_error,
+                              state.servo_effort, force, torque_out)
     to_accelerations(model.gravity, model.body_inv_mass, force, acc_out)

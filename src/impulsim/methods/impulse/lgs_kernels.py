@@ -339,16 +339,3 @@ def same_poses(body_pos, body_quat, cache_pos, cache_quat):
             if body_quat[k, i] != cache_quat[k, i]:
                 return False
     return True
-
-
-@njit(cache=True)
-def all_finite(body_pos, body_quat, body_vel, body_omega):
-    """True if every position, orientation, velocity and angular velocity entry is finite."""
-    for k in range(body_pos.shape[0]):
-        for i in range(3):
-            if not (np.isfinite(body_pos[k, i]) and np.isfinite(body_vel[k, i]) and np.isfinite(body_omega[k, i])):
-                return False
-        for i in range(4):
-            if not np.isfinite(body_quat[k, i]):
-                return False
-    return True

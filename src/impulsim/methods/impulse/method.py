@@ -14,7 +14,7 @@ from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT
 from impulsim.methods.impulse.lgs_correct import advance_bodies
-from impulsim.methods.impulse.lgs_kernels import same_poses, all_finite
+from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows, compute_rows_of
 
 SOLVERS = ("iterative", "lgs")
@@ -149,11 +149,6 @@ class ImpulseMethod(Method, ContactCoupling):
         info.timings["lgs_step"] = time.perf_counter() - t
         info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
         info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
-
-    def _check_finite(self, s, step_count):
-        """Fast check of the new state; the base class names the body and quantity if one is not finite."""
-        if not all_finite(s.body_pos, s.body_quat, s.body_vel, s.body_omega):
-            super()._check_finite(s, step_count)
 
     @staticmethod
     def extra_option_defaults() -> dict:
