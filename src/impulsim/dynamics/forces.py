@@ -143,8 +143,24 @@ def to_accelerations(gravity, body_inv_mass, force, acc_out):
             acc_out[k] = gravity + force[k] * body_inv_mass[k]
 
 
+@njit(cache=True)
+def plain_loads(gravity, body_inv_mass, body_force, body_torque,
+                # outputs
+                acc_out, tau_out):
+    """a = g + F/m [m/s²] for dynamic bodies (0 for the others) and τ = the user torque [N m], world frame."""
+    for k in range(body_force.shape[0]):
+        w = body_inv_mass[k]
+        for i in range(3):
+            acc_out[k, i] = 0.0 if w == 0.0 else gravity[i] + body_force[k, i] * w
+            tau_out[k, i] = body_torque[k, i]
+
+
 def compute_loads(model, state, h, acc_out, torque_out):
-    """Stage "forces": fill acc_out [m/s²] and torque_out [N m] (world) for the coming step."""
+    """Stage "forces": fill acc_out [m/s²] and torque_out [N m] (world) for the coming step. Without
+    springs, motors and servos the loads are gravity and the user's forces and torques: one kernel."""
+    if not (model.n_springs or model.n_motors or model.n_servos):
+        plain_loads(model.gravity, model.body_inv_mass, state.body_force, state.body_torque, acc_out, torque_out)
+        return
     force = state.body_force.copy()
     torque_out[...] = state.body_torque
     if model.n_springs:

@@ -14,7 +14,7 @@ from numba import njit
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia
-from impulsim.methods.impulse.schemes import plain_loads
+from impulsim.dynamics.forces import plain_loads
 
 
 @njit(cache=True)

@@ -17,7 +17,6 @@ weights sum to one, so the combination is consistent to the order of the scheme)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from impulsim.dynamics.forces import compute_loads
 
@@ -42,26 +41,9 @@ def _core(method, s, h, info, timer):
         timer.lap("velocity_correction")
 
 
-@njit(cache=True)
-def plain_loads(gravity, body_inv_mass, body_force, body_torque,
-                # outputs
-                acc_out, tau_out):
-    """a = g + F/m [m/s²] for dynamic bodies (0 for the others) and τ = the user torque [N m], world frame."""
-    for k in range(body_force.shape[0]):
-        w = body_inv_mass[k]
-        for i in range(3):
-            acc_out[k, i] = 0.0 if w == 0.0 else gravity[i] + body_force[k, i] * w
-            tau_out[k, i] = body_torque[k, i]
-
-
 def _loads(method, s, h, timer):
-    """Stage "forces". Without springs, motors and servos the loads are gravity and the user's forces and
-    torques (the same values compute_loads gives, in one kernel)."""
-    m = method.model
-    if m.n_springs or m.n_motors or m.n_servos:
-        compute_loads(m, s, h, method.acc, method.tau)
-    else:
-        plain_loads(m.gravity, m.body_inv_mass, s.body_force, s.body_torque, method.acc, method.tau)
+    """Stage "forces" (see compute_loads)."""
+    compute_loads(method.model, s, h, method.acc, method.tau)
     timer.lap("forces")
 
 
