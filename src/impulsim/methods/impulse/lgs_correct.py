@@ -80,14 +80,18 @@ def _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
 
 
 @njit(cache=True, inline="always")
-def _check(first, i, err2, eps_d, max_speed, h, step_tol):
-    """Tolerance of primitive i for this step (set on the first check: impulse clamping) and whether its
-    squared error err2 exceeds it. Returns (tolerance, violated, clamped now)."""
+def _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                   prim_axis_b, prim_target, prim_qrel, pred_pos, pred_quat, eps_d, max_speed, h, step_tol):
+    """Error d of primitive i at the predicted poses, |d|², and its tolerance for this step (set on the
+    first check: impulse clamping). Returns (d, |d|², tolerance, above it, clamped now)."""
+    d = _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
+                    prim_target, prim_qrel, pred_pos, pred_quat)
+    err2 = dot(d, d)
     if first:
         reach = eps_d + max_speed * h
         step_tol[i] = np.sqrt(err2) - max_speed * h if err2 > reach * reach else eps_d
     tol = step_tol[i]
-    return tol, err2 > tol * tol, first and tol > eps_d
+    return d, err2, tol, err2 > tol * tol, first and tol > eps_d
 
 
 @njit(cache=True)
@@ -113,10 +117,9 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
         if is_velocity_only(kind):
             x[j, 0] = x[j, 1] = x[j, 2] = 0.0
             continue
-        d = _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
-                        prim_target, prim_qrel, pred_pos, pred_quat)
-        err2 = dot(d, d)
-        tol, above, now = _check(first, i, err2, eps_d, max_speed, h, step_tol)
+        d, err2, tol, above, now = _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a,
+                                                  prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel,
+                                                  pred_pos, pred_quat, eps_d, max_speed, h, step_tol)
         clamped += now
         violated = violated or above
         largest2 = max(largest2, err2)
@@ -134,10 +137,9 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
         kind = prim_kind[i]
         if is_velocity_only(kind):
             continue
-        d = _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
-                        prim_target, prim_qrel, pred_pos, pred_quat)
-        err2 = dot(d, d)
-        _, above, now = _check(first, i, err2, eps_d, max_speed, h, step_tol)
+        _, err2, _, above, now = _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a,
+                                                prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel,
+                                                pred_pos, pred_quat, eps_d, max_speed, h, step_tol)
         clamped += now
         violated = violated or above
         largest2 = max(largest2, err2)
