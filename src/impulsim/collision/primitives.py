@@ -159,7 +159,7 @@ def polytope_pair(ws, stop):
 
 
 POLISH_STEPS = 60
-"""Most descent steps of :func:`polish_depth` (it usually stops after 5–15)."""
+"""Most descent steps of :func:`polish_depth` (Barzilai–Borwein steps converge superlinearly on a smooth h)."""
 
 
 @njit(**KERNEL)
@@ -249,9 +249,10 @@ def polish_depth(ws, m):
     Both work on polytopes inscribed in A − B, so on a surface curved in two directions they stop with the
     normal off by up to ~1e-4 and witnesses that are convex combinations of support points, i.e. inside
     the surface. The minimum of h over unit m is the penetration depth (cores overlapping) or minus the
-    distance (apart); this descends on it
-    along the tangential part of h's gradient w − (w·m) m (w = a − b) with Barzilai–Borwein steps,
-    accepting a step only if h drops. The smooth core's witness is then its exact support point.
+    distance (apart); this descends on it along the tangential part of h's gradient w − (w·m) m
+    (w = a − b) with Barzilai–Borwein steps, accepting a step only if h drops (or, where h is flat to
+    rounding, if the gradient shrinks), then tries the kinks a polytope side puts into h. The smooth
+    core's witness is its exact support point.
     """
     h, w, a, b = _depth_along(ws, m)
     g = madd(w, m, -dot(w, m))
