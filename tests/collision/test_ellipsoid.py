@@ -65,8 +65,8 @@ def test_distance_to_the_ground_is_the_centre_height_minus_the_reach(seed):
     assert contacts.count == 1
     assert contacts.distance[0] == pytest.approx(z - reach, abs=1e-12)
     # the touching point is on the ellipsoid's surface, where its normal is vertical
-    y = R.T @ (contacts.point_b[0] - np.array([0.1, -0.2, z])) if contacts.body_b[0] == 2 else \
-        R.T @ (contacts.point_a[0] - np.array([0.1, -0.2, z]))
+    touching = contacts.point_a[0] if contacts.body_a[0] == model.body("e") else contacts.point_b[0]
+    y = R.T @ (touching - np.array([0.1, -0.2, z]))
     assert np.linalg.norm(y / SEMI) == pytest.approx(1.0, abs=1e-12)
     normal_body = y / SEMI ** 2
     np.testing.assert_allclose(np.cross(R @ normal_body, [0.0, 0.0, 1.0]), 0.0, atol=1e-12)

@@ -11,7 +11,8 @@ of mass to the impulse point, the row's velocity and impulse maps are
 so block (i, j) = Σ over shared dynamic bodies J_i Y_j, which is P_i M̃_ij P_jᵀ with M̃_ij one of
 K_{a,b} = (1/m) E − r_a* J⁻¹ r_b*, L = J⁻¹, W = J⁻¹ r_b*, U = −r_a* J⁻¹ (eq. 3.9–3.12) with the signs of
 the seven body-sharing cases. The arrays ``node_lin``, ``node_ang`` hold s·p_a and s·(r × p_a) (or s·p_a),
-``node_angw`` holds J⁻¹ times the latter; rows a ≥ f of a primitive with f rows are zero.
+``node_angw`` holds J⁻¹ times the latter; rows a ≥ f of a primitive with f rows are zero. A ball node's
+``node_lin`` is ±E at every pose and is written once (:func:`ball_lin_rows`).
 
 The factorization is a block LDLᵀ, M = L D Lᵀ, over the precomputed pattern (``lgs_structure``). The
 diagonal blocks D_k are inverted by a scalar LDLᵀ that drops a row whose pivot falls below
@@ -31,7 +32,7 @@ from impulsim.methods.impulse.rows import prim_geometry
 @njit(cache=True, inline="always")
 def _ball_rows(n, side, r0, r1, r2, Iinv,
                # outputs
-               node_lin, node_ang, node_angw):
+               node_ang, node_angw):
     """J and Y rows of ball node n on one side (projection P = E): s (r × e_a) and s J⁻¹ (r × e_a),
     with r × e_x = (0, r_z, −r_y), r × e_y = (−r_z, 0, r_x), r × e_z = (r_y, −r_x, 0); the zero terms of
     the general form are left out (same values). The linear rows s e_a never change: :func:`ball_lin_rows`
@@ -74,8 +75,8 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
                 for b in range(3):
                     row_P[i, a, b] = 1.0 if a == b else 0.0
             row_dim[i] = 3
-            _ball_rows(n, 0, ra[0], ra[1], ra[2], body_Iinv[A], node_lin, node_ang, node_angw)
-            _ball_rows(n, 1, rb[0], rb[1], rb[2], body_Iinv[B], node_lin, node_ang, node_angw)
+            _ball_rows(n, 0, ra[0], ra[1], ra[2], body_Iinv[A], node_ang, node_angw)
+            _ball_rows(n, 1, rb[0], rb[1], rb[2], body_Iinv[B], node_ang, node_angw)
             continue
         prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                       prim_axis_b, body_pos, body_quat, row_ra, row_rb, row_P, row_dim)
