@@ -96,7 +96,7 @@ def split(points, half):
     """(kept, rest) contact numbers of split_patch for points on a box's bottom face."""
     m = len(points)
     idx, rest = np.arange(m, dtype=np.int64), np.zeros(m, np.int64)
-    q, r = split_patch(block(points, 1.0, half), m, idx, rest)
+    q, r = split_patch(block(points, 1.0, half), m, idx, rest, np.empty(m, np.int64))
     return idx[:q].tolist(), rest[:r].tolist()
 
 

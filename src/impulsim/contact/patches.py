@@ -11,6 +11,7 @@ point, on the patch's consistent normal impulses.
 import numpy as np
 from numba import njit
 
+from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, cross, dot, matvec
 
 PATCH_COS = 0.9999
@@ -24,6 +25,14 @@ rattleback: 10 000 sweeps, where point-by-point sweeps converge in two)."""
 
 MAX_PATCH = 16
 """Most points solved together in one patch; a larger patch is solved in chunks of this size."""
+
+
+def make_workspace():
+    """Scratch of one patch for the sweeps (they run without Numba's runtime and so cannot allocate):
+    (idx, rest, keep, A, b, lam, dl)."""
+    ints = lambda: np.empty(MAX_PATCH, np.int64)         # noqa: E731
+    return (ints(), ints(), ints(), np.empty((MAX_PATCH, MAX_PATCH)), np.empty(MAX_PATCH), np.empty(MAX_PATCH),
+            np.empty(MAX_PATCH))
 PATCH_SWEEPS = 2000
 """Cap on the Gauss–Seidel sweeps of one patch's small normal problem. It stops at its tolerance first: a square
 face takes tens of sweeps, seven points scattered over a thin face up to ~1300 (the block is singular, and
@@ -39,7 +48,7 @@ def _coupling(inv_mass, Iinv, ri, ni, rj, nj):
     return inv_mass * dot(ni, nj) + dot(cross(ri, ni), matvec(Iinv, cross(rj, nj)))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A):
     """The m×m normal block A_ij = n_iᵀ (K_A(a_i, a_j) + K_B(b_i, b_j)) n_j of the contacts idx[:m] between
     the same two bodies, leaving out frozen bodies."""
@@ -60,11 +69,11 @@ def patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A):
             A[j, i] = a
 
 
-@njit(cache=True)
-def split_patch(A, m, idx, rest):
+@njit(**KERNEL)
+def split_patch(A, m, idx, rest, keep):
     """Reorder the patch idx[:m] (A its normal block) so that idx[:q] are points none of which acts almost
-    like one before it (see MAX_CORRELATION); the others go to rest[:r]. Returns (q, r)."""
-    keep = np.empty(m, np.int64)          # positions in A of the points kept
+    like one before it (see MAX_CORRELATION); the others go to rest[:r]; ``keep`` receives the positions in
+    A of the points kept. Returns (q, r)."""
     q = 0
     r = 0
     for i in range(m):
@@ -85,7 +94,7 @@ def split_patch(A, m, idx, rest):
     return q, r
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def patch_lcp(A, b, lam, m, tol, dl):
     """Normal impulse increments dl[:m] of a patch: λ + dl ≥ 0, w = A dl − b ≥ 0 and (λ + dl)·w = 0, by
     projected Gauss–Seidel on the small system until no increment changes the velocities by more than tol.
@@ -108,7 +117,7 @@ def patch_lcp(A, b, lam, m, tol, dl):
             break
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def patch_members(rows, order, start, length, active_kind, level_hi, idx):
     """The contacts of one patch (order[start:start+length]) that take part in this pass, into idx; their
     number."""
@@ -122,7 +131,7 @@ def patch_members(rows, order, start, length, active_kind, level_hi, idx):
 
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def group_patches(rows, order, count, patch_start, patch_len):
     """Split ``order[:count]`` into runs of contacts between the same two bodies with the same normal (the
     detector emits a pair's contacts together; the level sort keeps them together), at most MAX_PATCH long.

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
 from impulsim.contact.materials import combine
 from impulsim.dynamics.impulse_response import add_k_body
@@ -68,14 +69,14 @@ def make_rows(capacity: int) -> ContactRows:
                        np.zeros(c, np.int8))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _k_part(inv_mass, Iinv, r, K):
     """K = (1/m) E − r* J⁻¹ r* for one body (zero for infinite mass)."""
     K[:, :] = 0.0
     add_k_body(inv_mass, Iinv, r, K)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
     """World offsets, normal, tangents and K parts of every contact at the current body poses."""
     for c in range(count):
@@ -115,7 +116,7 @@ def contact_normal(rows, c, pos_a, qa, pos_b, qb):
     return n, dot(d, n) - rows.radius_a[c] - rows.radius_b[c]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance,
                   count, shape_material, shape_round_radius, shape_rolls, material_restitution,
                   material_static_friction,
@@ -172,7 +173,7 @@ def relative_velocity(rows, c, body_vel, body_omega):
     return sub(ua, ub)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def classify(rows, count, body_vel, body_omega, eps_rc, eps_t):
     """Collision (u_n ≤ −eps_rc), resting (|u_n| < eps_rc) or separating, and whether static friction
     holds (|u_t| < eps_t) (Bender 5.1.1, 5.2.5). Returns the number of collisions."""

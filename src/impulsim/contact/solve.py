@@ -11,7 +11,8 @@ import math
 import numpy as np
 from numba import njit
 
-from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, qrot
+from impulsim.collision.vec import KERNEL
+from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
 from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members, split_patch
 
@@ -21,13 +22,13 @@ def _kdot(rows, c, frozen, x, y):
     """xᵀ K y with K = K_A + K_B, leaving out frozen bodies."""
     s = 0.0
     if frozen[rows.body_a[c]] == 0:
-        s += dot(x, matvec(rows.KA[c], y))
+        s += dot(x, matvec_at(rows.KA, c, y))
     if frozen[rows.body_b[c]] == 0:
-        s += dot(x, matvec(rows.KB[c], y))
+        s += dot(x, matvec_at(rows.KB, c, y))
     return s
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """+p at a on A, −p at b on B [N s] (world); frozen and infinite-mass bodies do not move."""
     A = rows.body_a[c]
@@ -44,7 +45,7 @@ def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel
             body_omega[B, i] -= dw[i]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _tangent_solve(rows, c, frozen, d1, d2):
     """Tangential impulse (x1, x2) with K_tt x = (d1, d2), K_tt the 2×2 tangential block of K."""
     t1 = v3(rows.t1[c])
@@ -58,7 +59,7 @@ def _tangent_solve(rows, c, frozen, d1, d2):
     return (k22 * d1 - k12 * d2) / det, (k11 * d2 - k12 * d1) / det
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def friction_update(rows, c, frozen, d1, d2, lam_normal):
     """New accumulated tangential impulse after asking for the tangential velocity change (d1, d2)
     (minus the sliding velocity, or minus the drift rate) given the current normal impulse.
@@ -112,13 +113,13 @@ def friction_update(rows, c, frozen, d1, d2, lam_normal):
     return n1 - o1, n2 - o2, total >= bound
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     p = add(scale(v3(rows.t1[c]), x1), scale(v3(rows.t2[c]), x2))
     apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v):
     """One normal + friction impulse at velocity level toward rows.target_n[c]. Returns the remaining
     error: |u_n − target| unless the contact is released (λ_n = 0 and separating faster), plus the
@@ -138,7 +139,7 @@ def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_o
     return max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Add dl [N s] to the normal impulse of contact c, whose normal velocity was un and changes by dun
     [m/s] through the whole step of impulses this belongs to; keeps the compression work for Stronge's law
@@ -152,7 +153,7 @@ def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_v
     rows.lam_n[c] += dl
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Coulomb friction impulse at velocity level for the current normal impulse; returns the tangential
     speed left at a contact that sticks [m/s] (0 for sliding ones and frictionless ones)."""
@@ -168,7 +169,7 @@ def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_
     return 0.0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam, dl):
     """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
     patch's normal block), then each point's friction. Returns the largest remaining error, as
@@ -193,20 +194,19 @@ def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, bod
     return err
 
 
-@njit(cache=True)
-def velocity_sweep(rows, order, patch_start, patch_len, n_patches, active_kind, body_inv_mass, body_Iinv, frozen,
-                   body_vel, body_omega, eps_v, level_hi):
-    """One pass over the patches (in ``order``) and their contacts of ``active_kind``, up to contact level
-    ``level_hi``. Returns the largest remaining error [m/s]."""
+@njit(**KERNEL)
+def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv, frozen,
+                   body_vel, body_omega, eps_v, level_hi, ws):
+    """One pass over the patches p_lo … p_hi − 1 (in ``order``) and their contacts of ``active_kind``, up to
+    contact level ``level_hi``; ``ws`` is a patch workspace (patches.make_workspace). Returns the largest
+    remaining error [m/s]."""
     worst = 0.0
-    idx, rest = np.empty(MAX_PATCH, np.int64), np.empty(MAX_PATCH, np.int64)
-    A = np.empty((MAX_PATCH, MAX_PATCH))
-    b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
-    for p in range(n_patches):
+    idx, rest, keep, A, b, lam, dl = ws
+    for p in range(p_lo, p_hi):
         m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
         if m == 0:
             continue
-        q, r = block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest)
+        q, r = block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep)
         if q > 1:
             err = velocity_patch(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
                                  b, lam, dl)
@@ -219,20 +219,21 @@ def velocity_sweep(rows, order, patch_start, patch_len, n_patches, active_kind, 
     return worst
 
 
-@njit(cache=True)
-def block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest):
+@njit(**KERNEL)
+def block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep):
     """Split the patch idx[:m] into the points solved together, idx[:q] (A their normal block when q > 1),
-    and those solved one by one after them, rest[:r] (see patches.split_patch). Returns (q, r)."""
+    and those solved one by one after them, rest[:r] (see patches.split_patch; ``keep`` is its scratch).
+    Returns (q, r)."""
     if m == 1:
         return 1, 0
     patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
-    q, r = split_patch(A, m, idx, rest)
+    q, r = split_patch(A, m, idx, rest, keep)
     if r > 0 and q > 1:
         patch_matrix(rows, idx, q, body_inv_mass, body_Iinv, frozen, A)
     return q, r
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Poisson (law 1: extra e λ_n, eq. 5.3) or Stronge (law 2: normal work e² W_c) restitution impulses
     after a compression phase solved with target 0, with friction, as the last iteration (Bender 5.2.2)."""
@@ -257,7 +258,7 @@ def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, 
             _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def predicted_gap(rows, c, pred_pos, pred_quat):
     """Signed distance [m] of the contact at the predicted poses (see rows.contact_normal)."""
     A = rows.body_a[c]
@@ -266,7 +267,7 @@ def predicted_gap(rows, c, pred_pos, pred_quat):
     return gap
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, body_Iinv, frozen,
                      h, eps_d, body_vel, body_omega):
     """One normal + friction impulse at t0 so that the predicted contact neither penetrates nor (while
@@ -293,7 +294,7 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
     return max(err, f_err), moved or f_moved
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
     """Static friction at position level: the impulse that brings the anchored material points of A and B
     (see warmstart.set_anchors) together tangentially at the predicted poses, or dynamic friction while
@@ -316,7 +317,7 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
     return 0.0, moved
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
                            body_vel, body_omega, A, b, lam, dl):
     """The normal impulses of the contact joints idx[:m] of one patch together (A: the patch's normal block),

@@ -21,7 +21,8 @@ from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
 from impulsim.contact.sleep import Sleep, SleepOptions
-from impulsim.contact.patches import MAX_PATCH, group_patches, patch_members
+from impulsim.collision.vec import KERNEL
+from impulsim.contact.patches import group_patches, patch_members, make_workspace
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
                                    position_friction, block_and_rest)
 from impulsim.dynamics.integrate import predict_body
@@ -113,6 +114,7 @@ class ContactStage:
         self._alloc_warm(len(self.rows.e))
         self.prev_count = 0
         self.n_seeded = 0
+        self.ws = make_workspace()
 
     def _alloc_orders(self, cap):
         """Contact orders bottom-up and top-down, each split into patches (see contact.patches)."""
@@ -121,6 +123,8 @@ class ContactStage:
         self.patches_up = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.patches_down = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.n_patches_up = self.n_patches_down = 0
+        self.level_patches = np.zeros(cap + 2, np.int64)
+        """level_patches[L] … level_patches[L + 1] − 1: the patches of contact level L in patches_up."""
 
     def _alloc_warm(self, cap):
         self.keys = np.zeros(cap, np.int64)
@@ -165,6 +169,7 @@ class ContactStage:
         self.order_down[:self.count] = self.order[:self.count][::-1]
         self.n_patches_up = group_patches(self.rows, self.order, self.count, *self.patches_up)
         self.n_patches_down = group_patches(self.rows, self.order_down, self.count, *self.patches_down)
+        _level_ranges(self.rows, self.order, self.patches_up[0], self.n_patches_up, self.top_level, self.level_patches)
         if self.sleep is not None:
             self.sleep.wake(self.rows, self.count, state, m.body_inv_mass)
         self.frozen[:] = self._awake_frozen
@@ -198,9 +203,9 @@ class ContactStage:
         iters = 0
         big = np.iinfo(np.int32).max
         for iters in range(1, cap + 1):
-            err = velocity_sweep(rows, self.order, *self.patches_up, self.n_patches_up, R.COLLISION,
+            err = velocity_sweep(rows, self.order, *self.patches_up, 0, self.n_patches_up, R.COLLISION,
                                  self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
-                                 self.opt.eps_vc, big)
+                                 self.opt.eps_vc, big, self.ws)
             joints_moved = joint_velocity_pass()
             if err <= self.opt.eps_vc and not joints_moved:
                 break
@@ -214,12 +219,14 @@ class ContactStage:
         return iters
 
     def _shock_pass(self, state, Iinv, kind):
-        """One pass level by level, freezing each level's bodies once resolved (Guendelman)."""
+        """One pass level by level, freezing each level's bodies once resolved (Guendelman). A level's pass
+        visits only its own contacts: those below it join two frozen bodies and cannot act."""
         m = self.model
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
-            velocity_sweep(self.rows, self.order, *self.patches_up, self.n_patches_up, kind, m.body_inv_mass, Iinv,
-                           self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc, level)
+            velocity_sweep(self.rows, self.order, *self.patches_up, self.level_patches[level],
+                           self.level_patches[level + 1], kind, m.body_inv_mass, Iinv, self.frozen, state.body_vel,
+                           state.body_omega, self.opt.eps_vc, level, self.ws)
         self.frozen[:] = self._awake_frozen
 
     # contact joints -------------------------------------------------------------------------------------
@@ -291,10 +298,10 @@ class ContactStage:
     def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
         Returns (largest remaining error [m], any impulse applied)."""
-        return _position_pass(self.rows, self.order_down, *self.patches_down, self.n_patches_down,
+        return _position_pass(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
                               self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                              state.body_vel, state.body_omega, free, np.iinfo(np.int32).max)
+                              state.body_vel, state.body_omega, free, np.iinfo(np.int32).max, self.ws)
 
     def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
         """Shock propagation of the contact joints: one pass level by level from the ground up, each level's
@@ -302,10 +309,10 @@ class ContactStage:
         worst = 0.0
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
-            err, _ = _position_pass(self.rows, self.order, *self.patches_up, self.n_patches_up,
-                                    self.model.body_inv_mass, Iinv, self.frozen,
+            err, _ = _position_pass(self.rows, self.order, *self.patches_up, self.level_patches[level],
+                                    self.level_patches[level + 1], self.model.body_inv_mass, Iinv, self.frozen,
                                     pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                                    state.body_vel, state.body_omega, free, level)
+                                    state.body_vel, state.body_omega, free, level, self.ws)
             worst = max(worst, err)
         self.frozen[:] = self._awake_frozen
         return worst
@@ -323,12 +330,12 @@ class ContactStage:
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
-        return velocity_sweep(self.rows, self.order_down, *self.patches_down, self.n_patches_down, R.RESTING,
+        return velocity_sweep(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING,
                               self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
-                              self.opt.eps_vc, np.iinfo(np.int32).max)
+                              self.opt.eps_vc, np.iinfo(np.int32).max, self.ws)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _set_targets(rows, count, body_vel, body_omega, law):
     """Newton: u_n' = −e u_n (eq. 5.2); Poisson and Stronge solve the compression with target 0 first."""
     for c in range(count):
@@ -343,7 +350,7 @@ def _set_targets(rows, count, body_vel, body_omega, law):
         rows.target_n[c] = -rows.e[c] * un if law == 0 else 0.0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _reset_phase(rows, count, collisions_to_resting):
     for c in range(count):
         rows.lam_n[c] = 0.0
@@ -353,32 +360,30 @@ def _reset_phase(rows, count, collisions_to_resting):
             rows.kind[c] = R.RESTING
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _freeze_up_to(body_level, level, frozen):
     for k in range(body_level.shape[0]):
         if 0 <= body_level[k] <= level:
             frozen[k] = 1
 
 
-@njit(cache=True)
-def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass, Iinv, frozen, pred_pos, pred_quat,
-                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi):
-    """One pass over the contact joints, patch by patch, up to contact level ``level_hi`` with lazily
-    refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
-    body_inv_inertia, body_inv_mass, body_static, scheme)."""
+@njit(**KERNEL)
+def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mass, Iinv, frozen, pred_pos, pred_quat,
+                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi, ws):
+    """One pass over the contact joints of patches p_lo … p_hi − 1, up to contact level ``level_hi``, with
+    lazily refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
+    body_inv_inertia, body_inv_mass, body_static, scheme); ``ws`` is a patch workspace."""
     worst = 0.0
     moved_any = False
-    idx, rest = np.empty(MAX_PATCH, np.int64), np.empty(MAX_PATCH, np.int64)
-    A = np.empty((MAX_PATCH, MAX_PATCH))
-    b, lam, dl = np.empty(MAX_PATCH), np.empty(MAX_PATCH), np.empty(MAX_PATCH)
-    for p in range(n_patches):
+    idx, rest, keep, A, b, lam, dl = ws
+    for p in range(p_lo, p_hi):
         m = patch_members(rows, order, patch_start[p], patch_len[p], R.RESTING, level_hi, idx)
         if m == 0:
             continue
         A_ = rows.body_a[idx[0]]
         B_ = rows.body_b[idx[0]]
         _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
-        q, r = block_and_rest(rows, idx, m, body_inv_mass, Iinv, frozen, A, rest)
+        q, r = block_and_rest(rows, idx, m, body_inv_mass, Iinv, frozen, A, rest, keep)
         err, moved = 0.0, False
         if q > 1:
             err, moved = position_patch_normals(rows, idx, q, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
@@ -406,7 +411,7 @@ def _position_pass(rows, order, patch_start, patch_len, n_patches, body_inv_mass
     return worst, moved_any
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat):
     """Predict bodies A and B afresh (free step from the current velocities) where marked dirty."""
     for k in (A, B):
@@ -414,3 +419,14 @@ def _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pr
             predict_body(k, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3], free[4],
                          free[5], h, free[6], pred_pos, pred_quat)
             dirty[k] = 0
+
+
+@njit(**KERNEL)
+def _level_ranges(rows, order, patch_start, n_patches, top, out):
+    """out[L] = the first patch of contact level L (patches sorted by level, as ``order``), out[top + 1] =
+    n_patches; a level without contacts gets an empty range."""
+    p = 0
+    for level in range(top + 2):
+        while p < n_patches and rows.level[order[patch_start[p]]] < level:
+            p += 1
+        out[level] = p

@@ -12,6 +12,7 @@ a contact whose tangent basis turned still gets the right friction direction.
 import numpy as np
 from numba import njit
 
+from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, dot, scale, add
 from impulsim.contact.solve import apply_contact_impulse
 
@@ -26,13 +27,13 @@ def contact_key(body_a, body_b, feature_a, feature_b):
     return np.int64(k >> np.uint64(1))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def make_keys(c_body_a, c_body_b, c_feature_a, c_feature_b, count, keys_out):
     for c in range(count):
         keys_out[c] = contact_key(c_body_a[c], c_body_b[c], c_feature_a[c], c_feature_b[c])
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, match_out):
     """match_out[c] = index of the previous step's contact with the same key, or −1."""
     for c in range(count):
@@ -47,14 +48,14 @@ def match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, match_ou
         match_out[c] = prev_index_sorted[lo] if lo < prev_count and prev_keys_sorted[lo] == k else -1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def pair_keys(body_a, body_b, count, n_bodies, keys_out):
     """keys_out[c] = body_a·n_bodies + body_b: contacts of one body pair share a key."""
     for c in range(count):
         keys_out[c] = np.int64(body_a[c]) * n_bodies + body_b[c]
 
 
-@njit(cache=True)
+@njit(cache=True)     # allocates its "used" flags
 def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_count, tol,
                  # outputs
                  matched):
@@ -90,7 +91,7 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
             used[best] = 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def set_anchors(rows, count, matched, prev_anchor_a, prev_anchor_b, prev_sticking):
     """Static-friction anchors: the pair of material points (one on each body) whose tangential separation
     static friction keeps at zero. A polyhedral contact that stuck in the last step keeps its pair, so the
@@ -106,7 +107,7 @@ def set_anchors(rows, count, matched, prev_anchor_a, prev_anchor_b, prev_stickin
             rows.anchor_b[c, i] = prev_anchor_b[j, i] if keep else rows.local_b[c, i]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def store_phase(rows, count, out):
     """The world impulse vector λ_n n + λ_t1 t1 + λ_t2 t2 of every contact (end of a phase)."""
     for c in range(count):
@@ -116,7 +117,7 @@ def store_phase(rows, count, out):
             out[c, i] = p[i]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def seed_phase(rows, count, kind, matched, prev_impulse, fraction):
     """Accumulated impulses of every contact of ``kind`` from its match (scaled by ``fraction``), with
     the normal part kept non-negative and the tangential part inside the static disc. Returns the
@@ -143,7 +144,7 @@ def seed_phase(rows, count, kind, matched, prev_impulse, fraction):
     return seeded
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def apply_seeds(rows, count, kind, matched, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Apply the seeded accumulated impulses of the matched contacts of ``kind``."""
     for c in range(count):
