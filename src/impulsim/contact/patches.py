@@ -48,7 +48,7 @@ def _coupling(inv_mass, Iinv, ri, ni, rj, nj):
     return inv_mass * dot(ni, nj) + dot(cross(ri, ni), matvec(Iinv, cross(rj, nj)))
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A):
     """The m×m normal block A_ij = n_iᵀ (K_A(a_i, a_j) + K_B(b_i, b_j)) n_j of the contacts idx[:m] between
     the same two bodies, leaving out frozen bodies."""
@@ -117,7 +117,7 @@ def patch_lcp(A, b, lam, m, tol, dl):
             break
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def patch_members(rows, order, start, length, active_kind, level_hi, idx):
     """The contacts of one patch (order[start:start+length]) that take part in this pass, into idx; their
     number."""

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.vec import KERNEL
-from impulsim.math.vec import v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
+from impulsim.math.vec import matvec_at, v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
 from impulsim.contact.materials import combine
 from impulsim.dynamics.impulse_response import add_k_body
 
@@ -57,6 +57,7 @@ class ContactRows(NamedTuple):
     slipped: np.ndarray         # [C] int8: static friction could not hold it in the last position pass
     rolling: np.ndarray         # [C] int8: a smooth shape (sphere, capsule, ellipsoid) touches: the touching
                                 #     point moves over it as it rolls
+    k_nt: np.ndarray            # [C, 4] nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2 of K = K_A + K_B [1/kg] (update_geometry)
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -66,7 +67,7 @@ def make_rows(capacity: int) -> ContactRows:
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
                        np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8),
-                       np.zeros(c, np.int8))
+                       np.zeros(c, np.int8), np.zeros((c, 4)))
 
 
 @njit(**KERNEL)
@@ -78,7 +79,8 @@ def _k_part(inv_mass, Iinv, r, K):
 
 @njit(**KERNEL)
 def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
-    """World offsets, normal, tangents and K parts of every contact at the current body poses."""
+    """World offsets, normal, tangents, K parts and their normal and tangential entries of every contact at the
+    current body poses."""
     for c in range(count):
         A = rows.body_a[c]
         B = rows.body_b[c]
@@ -96,6 +98,8 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
             rows.t2[c, i] = t2[i]
         _k_part(body_inv_mass[A], body_Iinv[A], ra, rows.KA[c])
         _k_part(body_inv_mass[B], body_Iinv[B], rb, rows.KB[c])
+        for i, (x, y) in enumerate(((n, n), (t1, t1), (t1, t2), (t2, t2))):
+            rows.k_nt[c, i] = dot(x, matvec_at(rows.KA, c, y)) + dot(x, matvec_at(rows.KB, c, y))
 
 
 @njit(cache=True, inline="always")

@@ -28,7 +28,17 @@ def _kdot(rows, c, frozen, x, y):
     return s
 
 
-@njit(**KERNEL)
+@njit(cache=True, inline="always")
+def _k_entries(rows, c, frozen):
+    """(nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2) of contact c: kept from update_geometry unless a body is frozen."""
+    if frozen[rows.body_a[c]] == 0 and frozen[rows.body_b[c]] == 0:
+        return rows.k_nt[c, 0], rows.k_nt[c, 1], rows.k_nt[c, 2], rows.k_nt[c, 3]
+    n, t1, t2 = v3(rows.n[c]), v3(rows.t1[c]), v3(rows.t2[c])
+    return (_kdot(rows, c, frozen, n, n), _kdot(rows, c, frozen, t1, t1), _kdot(rows, c, frozen, t1, t2),
+            _kdot(rows, c, frozen, t2, t2))
+
+
+@njit(**KERNEL, inline="always")
 def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """+p at a on A, −p at b on B [N s] (world); frozen and infinite-mass bodies do not move."""
     A = rows.body_a[c]
@@ -45,21 +55,17 @@ def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel
             body_omega[B, i] -= dw[i]
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _tangent_solve(rows, c, frozen, d1, d2):
     """Tangential impulse (x1, x2) with K_tt x = (d1, d2), K_tt the 2×2 tangential block of K."""
-    t1 = v3(rows.t1[c])
-    t2 = v3(rows.t2[c])
-    k11 = _kdot(rows, c, frozen, t1, t1)
-    k12 = _kdot(rows, c, frozen, t1, t2)
-    k22 = _kdot(rows, c, frozen, t2, t2)
+    _, k11, k12, k22 = _k_entries(rows, c, frozen)
     det = k11 * k22 - k12 * k12
     if det <= 0.0:
         return 0.0, 0.0
     return (k22 * d1 - k12 * d2) / det, (k11 * d2 - k12 * d1) / det
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def friction_update(rows, c, frozen, d1, d2, lam_normal):
     """New accumulated tangential impulse after asking for the tangential velocity change (d1, d2)
     (minus the sliding velocity, or minus the drift rate) given the current normal impulse.
@@ -99,8 +105,8 @@ def friction_update(rows, c, frozen, d1, d2, lam_normal):
         return 0.0, 0.0, False
     s1 /= size
     s2 /= size
-    sigma = add(scale(t1, s1), scale(t2, s2))
-    k = _kdot(rows, c, frozen, sigma, sigma)
+    _, k11, k12, k22 = _k_entries(rows, c, frozen)
+    k = s1 * s1 * k11 + 2.0 * s1 * s2 * k12 + s2 * s2 * k22     # σᵀ K σ for σ = s1 t1 + s2 t2
     speed = -(d1 * s1 + d2 * s2)                  # remaining sliding speed along σ
     p_stop = speed / k if k > 0.0 else 0.0        # eq. 5.9: no more than stops the sliding
     held = -(o1 * s1 + o2 * s2)                   # friction impulse already acting along −σ
@@ -113,13 +119,13 @@ def friction_update(rows, c, frozen, d1, d2, lam_normal):
     return n1 - o1, n2 - o2, total >= bound
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     p = add(scale(v3(rows.t1[c]), x1), scale(v3(rows.t2[c]), x2))
     apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v):
     """One normal + friction impulse at velocity level toward rows.target_n[c]. Returns the remaining
     error: |u_n − target| unless the contact is released (λ_n = 0 and separating faster), plus the
@@ -127,7 +133,7 @@ def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_o
     n = v3(rows.n[c])
     u = relative_velocity(rows, c, body_vel, body_omega)
     un = dot(u, n)
-    k = _kdot(rows, c, frozen, n, n)
+    k = _k_entries(rows, c, frozen)[0]
     err = 0.0
     if k > 0.0:
         lam_old = rows.lam_n[c]
@@ -139,7 +145,7 @@ def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_o
     return max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Add dl [N s] to the normal impulse of contact c, whose normal velocity was un and changes by dun
     [m/s] through the whole step of impulses this belongs to; keeps the compression work for Stronge's law
@@ -153,7 +159,7 @@ def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_v
     rows.lam_n[c] += dl
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Coulomb friction impulse at velocity level for the current normal impulse; returns the tangential
     speed left at a contact that sticks [m/s] (0 for sliding ones and frictionless ones)."""
@@ -169,7 +175,7 @@ def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_
     return 0.0
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam, dl):
     """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
     patch's normal block), then each point's friction. Returns the largest remaining error, as
@@ -219,7 +225,7 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
     return worst
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep):
     """Split the patch idx[:m] into the points solved together, idx[:q] (A their normal block when q > 1),
     and those solved one by one after them, rest[:r] (see patches.split_patch; ``keep`` is its scratch).
@@ -245,7 +251,7 @@ def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, 
         if law == 1:
             dl = rows.e[c] * rows.lam_n[c]
         else:
-            k = _kdot(rows, c, frozen, n, n)
+            k = _k_entries(rows, c, frozen)[0]
             dl = math.sqrt(2.0 * rows.e[c] ** 2 * max(rows.work_n[c], 0.0) / k) if k > 0.0 else 0.0
         if dl <= 0.0:
             continue
@@ -258,7 +264,7 @@ def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, 
             _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def predicted_gap(rows, c, pred_pos, pred_quat):
     """Signed distance [m] of the contact at the predicted poses (see rows.contact_normal)."""
     A = rows.body_a[c]
@@ -267,14 +273,14 @@ def predicted_gap(rows, c, pred_pos, pred_quat):
     return gap
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, body_Iinv, frozen,
                      h, eps_d, body_vel, body_omega):
     """One normal + friction impulse at t0 so that the predicted contact neither penetrates nor (while
     sticking) drifts at t0+h (Bender 5.3.1, 5.3.3). Returns (remaining error [m], impulse applied?)."""
     gap = predicted_gap(rows, c, pred_pos, pred_quat)
     n = v3(rows.n[c])
-    k = _kdot(rows, c, frozen, n, n)
+    k = _k_entries(rows, c, frozen)[0]
     err = 0.0
     moved = False
     # every contact joint is corrected in every pass (projected Gauss–Seidel), so the load spreads over
@@ -294,7 +300,7 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
     return max(err, f_err), moved or f_moved
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
     """Static friction at position level: the impulse that brings the anchored material points of A and B
     (see warmstart.set_anchors) together tangentially at the predicted poses, or dynamic friction while
@@ -317,7 +323,7 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
     return 0.0, moved
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, inline="always")
 def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
                            body_vel, body_omega, A, b, lam, dl):
     """The normal impulses of the contact joints idx[:m] of one patch together (A: the patch's normal block),
