@@ -39,6 +39,49 @@ face takes tens of sweeps, seven points scattered over a thin face up to ~1300 (
 its nonzero eigenvalues can spread over a factor 25); later passes go on from where a capped one stopped."""
 
 
+def make_cache(capacity):
+    """Patch blocks of one phase for ``capacity`` contacts: (valid flag [1], the points of each patch in solve
+    order at its start in the contact order [C], q and r of each patch [C, 2], offset of its block [C], the
+    blocks' entries [C·MAX_PATCH] (Σ q² ≤ MAX_PATCH · Σ q))."""
+    c = max(1, int(capacity))
+    return (np.zeros(1, np.int64), np.zeros(c, np.int64), np.zeros((c, 2), np.int64), np.zeros(c, np.int64),
+            np.zeros(c * MAX_PATCH))
+
+
+@njit(**KERNEL, inline="always")
+def store_patch(cache, start, p, q, r, idx, rest, A):
+    """Keep patch p's split (idx[:q], rest[:r]) and its q×q block; its offset follows the previous patch's."""
+    _, members, qr, offset, blocks = cache
+    for i in range(q):
+        members[start + i] = idx[i]
+    for i in range(r):
+        members[start + q + i] = rest[i]
+    qr[p, 0] = q
+    qr[p, 1] = r
+    off = 0 if p == 0 else offset[p - 1] + qr[p - 1, 0] * qr[p - 1, 0]
+    offset[p] = off
+    for i in range(q):
+        for j in range(q):
+            blocks[off + i * q + j] = A[i, j]
+
+
+@njit(**KERNEL, inline="always")
+def load_patch(cache, start, p, idx, rest, A):
+    """Patch p's split and block from the cache into (idx, rest, A); returns (q, r)."""
+    _, members, qr, offset, blocks = cache
+    q = qr[p, 0]
+    r = qr[p, 1]
+    for i in range(q):
+        idx[i] = members[start + i]
+    for i in range(r):
+        rest[i] = members[start + q + i]
+    off = offset[p]
+    for i in range(q):
+        for j in range(q):
+            A[i, j] = blocks[off + i * q + j]
+    return q, r
+
+
 @njit(cache=True, inline="always")
 def _coupling(inv_mass, Iinv, ri, ni, rj, nj):
     """n_iᵀ K(r_i, r_j) n_j of one body: the normal velocity change at point i per unit normal impulse at

@@ -14,7 +14,8 @@ from numba import njit
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
-from impulsim.contact.patches import MAX_PATCH, patch_matrix, patch_lcp, patch_members, split_patch
+from impulsim.contact.patches import (MAX_PATCH, patch_matrix, patch_lcp, patch_members, split_patch, load_patch,
+                                      store_patch)
 
 
 @njit(cache=True, inline="always")
@@ -202,17 +203,17 @@ def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, bod
 
 @njit(**KERNEL)
 def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv, frozen,
-                   body_vel, body_omega, eps_v, level_hi, ws):
+                   body_vel, body_omega, eps_v, level_hi, ws, cache):
     """One pass over the patches p_lo … p_hi − 1 (in ``order``) and their contacts of ``active_kind``, up to
-    contact level ``level_hi``; ``ws`` is a patch workspace (patches.make_workspace). Returns the largest
-    remaining error [m/s]."""
+    contact level ``level_hi``; ``ws`` is a patch workspace (patches.make_workspace), ``cache`` the phase's
+    patch blocks if valid (patches.make_cache). Returns the largest remaining error [m/s]."""
     worst = 0.0
     idx, rest, keep, A, b, lam, dl = ws
     for p in range(p_lo, p_hi):
-        m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
-        if m == 0:
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
+                           frozen, ws, cache)
+        if q + r == 0:
             continue
-        q, r = block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep)
         if q > 1:
             err = velocity_patch(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
                                  b, lam, dl)
@@ -223,6 +224,35 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
                                             eps_v))
         worst = max(worst, err)
     return worst
+
+
+@njit(**KERNEL, inline="always")
+def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv, frozen, ws,
+                cache):
+    """Patch p's points solved together, ws idx[:q] with their normal block in ws A, and those solved one by
+    one, ws rest[:r]: from the phase's cache when it is valid, else found now. Returns (q, r)."""
+    idx, rest, keep, A, b, lam, dl = ws
+    if cache[0][0]:
+        return load_patch(cache, patch_start[p], p, idx, rest, A)
+    m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
+    if m == 0:
+        return 0, 0
+    return block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep)
+
+
+@njit(**KERNEL)
+def fill_cache(rows, order, patch_start, patch_len, n_patches, active_kind, body_inv_mass, body_Iinv, frozen, ws,
+               cache):
+    """Find every patch's block (see patch_setup) once for a phase in which the geometry, the contacts' kinds
+    and the frozen bodies stay as they are, and mark the cache valid."""
+    valid = cache[0]
+    valid[0] = 0
+    idx, rest, keep, A, b, lam, dl = ws
+    for p in range(n_patches):
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, 1 << 62, body_inv_mass, body_Iinv,
+                           frozen, ws, cache)
+        store_patch(cache, patch_start[p], p, q, r, idx, rest, A)
+    valid[0] = 1
 
 
 @njit(**KERNEL, inline="always")

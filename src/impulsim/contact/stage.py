@@ -22,10 +22,11 @@ from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
 from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.collision.vec import KERNEL
-from impulsim.contact.patches import group_patches, patch_members, make_workspace
+from impulsim.contact.patches import group_patches, make_workspace, make_cache
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
-                                   position_friction, block_and_rest)
+                                   position_friction, patch_setup, fill_cache)
 from impulsim.dynamics.integrate import predict_body
+from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
 from impulsim.geometry.shapes import ShapeKind
 
 
@@ -124,6 +125,10 @@ class ContactStage:
         self.patches_down = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.n_patches_up = self.n_patches_down = 0
         self.level_patches = np.zeros(cap + 2, np.int64)
+        self.cache = make_cache(cap)
+        """The blocks of patches_down for the current position or velocity phase (see patches.make_cache)."""
+        self.no_cache = make_cache(1)
+        """An invalid cache: collision rounds and shock passes find their blocks as they go."""
         """level_patches[L] … level_patches[L + 1] − 1: the patches of contact level L in patches_up."""
 
     def _alloc_warm(self, cap):
@@ -205,7 +210,7 @@ class ContactStage:
         for iters in range(1, cap + 1):
             err = velocity_sweep(rows, self.order, *self.patches_up, 0, self.n_patches_up, R.COLLISION,
                                  self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
-                                 self.opt.eps_vc, big, self.ws)
+                                 self.opt.eps_vc, big, self.ws, self.no_cache)
             joints_moved = joint_velocity_pass()
             if err <= self.opt.eps_vc and not joints_moved:
                 break
@@ -226,7 +231,7 @@ class ContactStage:
             _freeze_up_to(self.body_level, level, self.frozen)
             velocity_sweep(self.rows, self.order, *self.patches_up, self.level_patches[level],
                            self.level_patches[level + 1], kind, m.body_inv_mass, Iinv, self.frozen, state.body_vel,
-                           state.body_omega, self.opt.eps_vc, level, self.ws)
+                           state.body_omega, self.opt.eps_vc, level, self.ws, self.no_cache)
         self.frozen[:] = self._awake_frozen
 
     # contact joints -------------------------------------------------------------------------------------
@@ -247,7 +252,13 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=True)
         W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking)
         self._seed(state, Iinv, self.prev_pos)
+        self._fill_cache(Iinv)
         return n
+
+    def _fill_cache(self, Iinv):
+        """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed)."""
+        fill_cache(self.rows, self.order_down, *self.patches_down, self.n_patches_down, R.RESTING,
+                   self.model.body_inv_mass, Iinv, self.frozen, self.ws, self.cache)
 
     def _eps_t(self, h):
         """Tangential speed below which a contact counts as sticking: the tolerance, or the speed gravity
@@ -301,7 +312,7 @@ class ContactStage:
         return _position_pass(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
                               self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                              state.body_vel, state.body_omega, free, np.iinfo(np.int32).max, self.ws)
+                              state.body_vel, state.body_omega, free, np.iinfo(np.int32).max, self.ws, self.cache)
 
     def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
         """Shock propagation of the contact joints: one pass level by level from the ground up, each level's
@@ -312,7 +323,7 @@ class ContactStage:
             err, _ = _position_pass(self.rows, self.order, *self.patches_up, self.level_patches[level],
                                     self.level_patches[level + 1], self.model.body_inv_mass, Iinv, self.frozen,
                                     pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                                    state.body_vel, state.body_omega, free, level, self.ws)
+                                    state.body_vel, state.body_omega, free, level, self.ws, self.no_cache)
             worst = max(worst, err)
         self.frozen[:] = self._awake_frozen
         return worst
@@ -327,12 +338,13 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=False)
         self.rows.target_n[:self.count] = 0.0
         self._seed(state, Iinv, self.prev_vel)
+        self._fill_cache(Iinv)
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
         return velocity_sweep(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING,
                               self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
-                              self.opt.eps_vc, np.iinfo(np.int32).max, self.ws)
+                              self.opt.eps_vc, np.iinfo(np.int32).max, self.ws, self.cache)
 
 
 @njit(**KERNEL)
@@ -369,21 +381,24 @@ def _freeze_up_to(body_level, level, frozen):
 
 @njit(**KERNEL)
 def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mass, Iinv, frozen, pred_pos, pred_quat,
-                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi, ws):
+                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi, ws, cache):
     """One pass over the contact joints of patches p_lo … p_hi − 1, up to contact level ``level_hi``, with
     lazily refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
-    body_inv_inertia, body_inv_mass, body_static, scheme); ``ws`` is a patch workspace."""
+    body_inv_inertia, body_inv_mass, body_static, scheme); ``ws`` is a patch workspace, ``cache`` the phase's
+    blocks if valid."""
     worst = 0.0
     moved_any = False
     idx, rest, keep, A, b, lam, dl = ws
     for p in range(p_lo, p_hi):
-        m = patch_members(rows, order, patch_start[p], patch_len[p], R.RESTING, level_hi, idx)
-        if m == 0:
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, R.RESTING, level_hi, body_inv_mass, Iinv, frozen,
+                           ws, cache)
+        if q + r == 0:
             continue
         A_ = rows.body_a[idx[0]]
         B_ = rows.body_b[idx[0]]
         _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
-        q, r = block_and_rest(rows, idx, m, body_inv_mass, Iinv, frozen, A, rest, keep)
+        seen_a = _velocities(A_, body_vel, body_omega)     # the velocities the predictions of A and B are from
+        seen_b = _velocities(B_, body_vel, body_omega)
         err, moved = 0.0, False
         if q > 1:
             err, moved = position_patch_normals(rows, idx, q, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
@@ -393,9 +408,8 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
         for i in range(q + r):
             c = idx[i] if i < q else rest[i - q]
             if moved:
-                dirty[A_] = 1
-                dirty[B_] = 1
-                _refresh(A_, B_, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
+                seen_a = _shift_prediction(A_, seen_a, body_vel, body_omega, h, pred_pos, pred_quat)
+                seen_b = _shift_prediction(B_, seen_b, body_vel, body_omega, h, pred_pos, pred_quat)
             if q > 1 and i < q:
                 e, mv = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
                                           body_omega)
@@ -409,6 +423,31 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
             dirty[B_] = 1
             moved_any = True
     return worst, moved_any
+
+
+@njit(**KERNEL, inline="always")
+def _velocities(k, body_vel, body_omega):
+    return v3(body_vel[k]), v3(body_omega[k])
+
+
+@njit(**KERNEL, inline="always")
+def _shift_prediction(k, seen, body_vel, body_omega, h, pred_pos, pred_quat):
+    """Carry body k's predicted pose along with the impulses applied since its velocities were ``seen``:
+    the position moves by h Δv (exact: the free step is linear in v), the orientation turns by h Δω (first
+    order; the body is predicted afresh at the next patch that touches it). A full prediction per point cost
+    most of a position sweep. Returns the velocities now."""
+    v, w = v3(body_vel[k]), v3(body_omega[k])
+    dv, dw = sub(v, seen[0]), sub(w, seen[1])
+    if dv[0] != 0.0 or dv[1] != 0.0 or dv[2] != 0.0:
+        for i in range(3):
+            pred_pos[k, i] += h * dv[i]
+    if dw[0] != 0.0 or dw[1] != 0.0 or dw[2] != 0.0:
+        q = q4(pred_quat[k])
+        turn = qmul((0.0, 0.5 * h * dw[0], 0.5 * h * dw[1], 0.5 * h * dw[2]), q)
+        q = qnormalize((q[0] + turn[0], q[1] + turn[1], q[2] + turn[2], q[3] + turn[3]))
+        for i in range(4):
+            pred_quat[k, i] = q[i]
+    return v, w
 
 
 @njit(**KERNEL)
