@@ -8,13 +8,12 @@ friction μ_d λ_n against its sliding direction, never more than stops it (eq. 
 """
 import math
 
-import numpy as np
 from numba import njit
 
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
-from impulsim.contact.patches import (MAX_PATCH, patch_matrix, patch_lcp, patch_members, split_patch, load_patch,
+from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, split_patch, load_patch,
                                       store_patch)
 
 

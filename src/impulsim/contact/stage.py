@@ -125,11 +125,11 @@ class ContactStage:
         self.patches_down = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.n_patches_up = self.n_patches_down = 0
         self.level_patches = np.zeros(cap + 2, np.int64)
+        """level_patches[L] … level_patches[L + 1] − 1: the patches of contact level L in patches_up."""
         self.cache = make_cache(cap)
         """The blocks of patches_down for the current position or velocity phase (see patches.make_cache)."""
         self.no_cache = make_cache(1)
         """An invalid cache: collision rounds and shock passes find their blocks as they go."""
-        """level_patches[L] … level_patches[L + 1] − 1: the patches of contact level L in patches_up."""
 
     def _alloc_warm(self, cap):
         self.keys = np.zeros(cap, np.int64)
@@ -156,6 +156,7 @@ class ContactStage:
             self._alloc_orders(len(self.rows.e))
             self._grow_warm(len(self.rows.e))
         self.count = c.count
+        self.cache[0][0] = 0            # the last phase's blocks are not this step's
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
         W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
         R.load_contacts(c.body_a, c.body_b, c.shape_a, c.shape_b, c.point_a, c.point_b, c.normal, c.distance,
