@@ -55,6 +55,14 @@ def _positive(value, what: str) -> float:
     return v
 
 
+def _positive_vec3(v, what: str, each: str) -> np.ndarray:
+    """Three finite numbers (``what``), each positive (``each`` names one in the error)."""
+    a = _vec3(v, what)
+    for x in a:
+        _positive(x, each)
+    return a
+
+
 @dataclass
 class Shape:
     """Base class: local pose of the shape in its body's user frame."""
@@ -131,9 +139,7 @@ class Box(Shape):
     kind = ShapeKind.BOX
 
     def _check(self):
-        self.size = _vec3(self.size, "box size")
-        for s in self.size:
-            _positive(s, "box side length")
+        self.size = _positive_vec3(self.size, "box size", "box side length")
 
     def volume(self):
         return float(np.prod(self.size))
@@ -218,9 +224,7 @@ class Ellipsoid(Shape):
     kind = ShapeKind.ELLIPSOID
 
     def _check(self):
-        self.semi_axes = _vec3(self.semi_axes, "ellipsoid semi-axes")
-        for a in self.semi_axes:
-            _positive(a, "ellipsoid semi-axis")
+        self.semi_axes = _positive_vec3(self.semi_axes, "ellipsoid semi-axes", "ellipsoid semi-axis")
 
     def volume(self):
         return 4.0 / 3.0 * math.pi * float(np.prod(self.semi_axes))
