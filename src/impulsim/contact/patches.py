@@ -26,6 +26,11 @@ rattleback: 10 000 sweeps, where point-by-point sweeps converge in two)."""
 MAX_PATCH = 16
 """Most points solved together in one patch; a larger patch is solved in chunks of this size."""
 
+PATCH_SWEEPS = 2000
+"""Cap on the Gauss–Seidel sweeps of one patch's small normal problem. It stops at its tolerance first: a square
+face takes tens of sweeps, seven points scattered over a thin face up to ~1300 (the block is singular, and
+its nonzero eigenvalues can spread over a factor 25); later passes go on from where a capped one stopped."""
+
 
 def make_workspace():
     """Scratch of one patch for the sweeps (they run without Numba's runtime and so cannot allocate):
@@ -33,10 +38,6 @@ def make_workspace():
     ints = lambda: np.empty(MAX_PATCH, np.int64)         # noqa: E731
     return (ints(), ints(), ints(), np.empty((MAX_PATCH, MAX_PATCH)), np.empty(MAX_PATCH), np.empty(MAX_PATCH),
             np.empty(MAX_PATCH))
-PATCH_SWEEPS = 2000
-"""Cap on the Gauss–Seidel sweeps of one patch's small normal problem. It stops at its tolerance first: a square
-face takes tens of sweeps, seven points scattered over a thin face up to ~1300 (the block is singular, and
-its nonzero eigenvalues can spread over a factor 25); later passes go on from where a capped one stopped."""
 
 
 def make_cache(capacity):
