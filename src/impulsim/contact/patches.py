@@ -50,8 +50,9 @@ def make_cache(capacity):
 
 
 @njit(**KERNEL, inline="always")
-def store_patch(cache, start, p, q, r, idx, rest, A):
-    """Keep patch p's split (idx[:q], rest[:r]) and its q×q block; its offset follows the previous patch's."""
+def store_patch(cache, start, p, p_first, q, r, idx, rest, A):
+    """Keep patch p's split (idx[:q], rest[:r]) and its q×q block; its offset follows the previous patch's
+    (the first one filled, p_first, starts at 0)."""
     _, members, qr, offset, blocks = cache
     for i in range(q):
         members[start + i] = idx[i]
@@ -59,7 +60,7 @@ def store_patch(cache, start, p, q, r, idx, rest, A):
         members[start + q + i] = rest[i]
     qr[p, 0] = q
     qr[p, 1] = r
-    off = 0 if p == 0 else offset[p - 1] + qr[p - 1, 0] * qr[p - 1, 0]
+    off = 0 if p == p_first else offset[p - 1] + qr[p - 1, 0] * qr[p - 1, 0]
     offset[p] = off
     for i in range(q):
         for j in range(q):

@@ -240,17 +240,18 @@ def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, b
 
 
 @njit(**KERNEL)
-def fill_cache(rows, order, patch_start, patch_len, n_patches, active_kind, body_inv_mass, body_Iinv, frozen, ws,
-               cache):
-    """Find every patch's block (see patch_setup) once for a phase in which the geometry, the contacts' kinds
-    and the frozen bodies stay as they are, and mark the cache valid."""
+def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, level_hi, body_inv_mass, body_Iinv,
+               frozen, ws, cache):
+    """Find the blocks of patches p_lo … p_hi − 1 (see patch_setup) once for a phase, or one level of a shock
+    pass, in which the geometry, the contacts' kinds and the frozen bodies stay as they are, and mark the
+    cache valid."""
     valid = cache[0]
     valid[0] = 0
     idx, rest, keep, A, b, lam, dl = ws
-    for p in range(n_patches):
-        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, 1 << 62, body_inv_mass, body_Iinv,
+    for p in range(p_lo, p_hi):
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
                            frozen, ws, cache)
-        store_patch(cache, patch_start[p], p, q, r, idx, rest, A)
+        store_patch(cache, patch_start[p], p, p_lo, q, r, idx, rest, A)
     valid[0] = 1
 
 

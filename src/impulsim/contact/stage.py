@@ -35,6 +35,17 @@ MAX_COLLISION_ROUNDS = 100
 created); a row of n touching balls needs n − 1."""
 
 
+SHOCK_LEVEL_ITERATIONS = 6
+"""Default cap on the sweeps over one level of a shock pass."""
+
+
+def level_resolved(err, tol, n_levels) -> bool:
+    """Whether a shock pass may freeze a level after a sweep over it with error ``err``. Every level above
+    follows the motion a frozen level is left with, so the errors of all levels add up at the top: a level
+    counts as resolved at tol / n_levels."""
+    return err <= tol / n_levels
+
+
 class Restitution(enum.IntEnum):
     """Impact law: Newton (velocity ratio, eq. 5.2), Poisson (impulse ratio, eq. 5.3), Stronge (work)."""
     NEWTON = 0
@@ -52,6 +63,8 @@ class ContactOptions:
         "max", "mean", "geometric"; the thesis's e = e1·e2 and μ = μ1 + μ2 by default).
     max_iter_collision, max_iter_contact : caps on the collision iterations and on the contact sweeps.
     shock_propagation : iterations before the shock-propagation pass (None: no shock propagation).
+    shock_level_iterations : cap on the sweeps over one level's contacts in a shock pass before its bodies
+        are frozen (Bender 5.3.2: a level is frozen once its contacts are resolved; see level_resolved).
     capacity : initial contact buffer size (grown on demand).
     gravity_for_eps_rc : |g| [m/s²] in eps_rc = sqrt(2 |g| eps_c) (default: the model's gravity).
     warm_start : seed contact impulses with last step's values (matched by contact feature).
@@ -61,7 +74,8 @@ class ContactOptions:
 
     def __init__(self, eps_c=1e-3, eps_vc=1e-3, restitution="newton", restitution_rule=DEFAULT_RESTITUTION_RULE,
                  friction_rule=DEFAULT_FRICTION_RULE, max_iter_collision=1000, shock_propagation=None,
-                 max_iter_contact=10000, capacity=None, gravity_for_eps_rc=None, warm_start=True, sleep=False,
+                 shock_level_iterations=SHOCK_LEVEL_ITERATIONS, max_iter_contact=10000, capacity=None,
+                 gravity_for_eps_rc=None, warm_start=True, sleep=False,
                  sleep_velocity=0.02, sleep_angular=0.05, sleep_time=0.5):
         try:
             self.restitution = Restitution[str(restitution).upper()]
@@ -73,12 +87,15 @@ class ContactOptions:
                 raise ValueError(f"{name} must be positive, got {v!r}")
         if shock_propagation is not None and int(shock_propagation) < 0:
             raise ValueError("shock_propagation is the number of iterations before the shock pass (>= 0)")
+        if int(shock_level_iterations) < 1:
+            raise ValueError(f"shock_level_iterations must be at least 1, got {shock_level_iterations!r}")
         self.eps_c, self.eps_vc = float(eps_c), float(eps_vc)
         self.restitution_rule = int(parse_rule(restitution_rule, "restitution"))
         self.friction_rule = int(parse_rule(friction_rule, "friction"))
         self.max_iter_collision = int(max_iter_collision)
         self.max_iter_contact = int(max_iter_contact)
         self.shock_propagation = None if shock_propagation is None else int(shock_propagation)
+        self.shock_level_iterations = int(shock_level_iterations)
         self.capacity = capacity
         self.gravity_for_eps_rc = gravity_for_eps_rc
         self.warm_start = bool(warm_start)
@@ -115,6 +132,8 @@ class ContactStage:
         self._alloc_warm(len(self.rows.e))
         self.prev_count = 0
         self.n_seeded = 0
+        self.level_sweeps = 0
+        """Sweeps over single levels in this step's shock passes."""
         self.ws = make_workspace()
 
     def _alloc_orders(self, cap):
@@ -129,7 +148,9 @@ class ContactStage:
         self.cache = make_cache(cap)
         """The blocks of patches_down for the current position or velocity phase (see patches.make_cache)."""
         self.no_cache = make_cache(1)
-        """An invalid cache: collision rounds and shock passes find their blocks as they go."""
+        """An invalid cache: collision rounds find their blocks as they go."""
+        self.level_cache = make_cache(cap)
+        """The blocks of one level of a shock pass (its frozen bodies differ from the phase's)."""
 
     def _alloc_warm(self, cap):
         self.keys = np.zeros(cap, np.int64)
@@ -156,6 +177,7 @@ class ContactStage:
             self._alloc_orders(len(self.rows.e))
             self._grow_warm(len(self.rows.e))
         self.count = c.count
+        self.level_sweeps = 0
         self.cache[0][0] = 0            # the last phase's blocks are not this step's
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
         W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
@@ -209,9 +231,8 @@ class ContactStage:
         iters = 0
         big = np.iinfo(np.int32).max
         for iters in range(1, cap + 1):
-            err = velocity_sweep(rows, self.order, *self.patches_up, 0, self.n_patches_up, R.COLLISION,
-                                 self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
-                                 self.opt.eps_vc, big, self.ws, self.no_cache)
+            err = self._velocity_pass(state, Iinv, self.order, self.patches_up, 0, self.n_patches_up, R.COLLISION,
+                                      big, self.no_cache)
             joints_moved = joint_velocity_pass()
             if err <= self.opt.eps_vc and not joints_moved:
                 break
@@ -230,10 +251,23 @@ class ContactStage:
         m = self.model
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
-            velocity_sweep(self.rows, self.order, *self.patches_up, self.level_patches[level],
-                           self.level_patches[level + 1], kind, m.body_inv_mass, Iinv, self.frozen, state.body_vel,
-                           state.body_omega, self.opt.eps_vc, level, self.ws, self.no_cache)
+            lo, hi = self.level_patches[level], self.level_patches[level + 1]
+            cache = self._level_cache(lo, hi, kind, level, Iinv)
+            for _ in range(self.opt.shock_level_iterations):
+                err = self._velocity_pass(state, Iinv, self.order, self.patches_up, lo, hi, kind, level, cache)
+                self.level_sweeps += 1
+                if level_resolved(err, self.opt.eps_vc, self.top_level + 1):
+                    break
         self.frozen[:] = self._awake_frozen
+
+    def _level_cache(self, lo, hi, kind, level, Iinv):
+        """The blocks of patches lo … hi − 1 (one level, its lower levels frozen) when the level gets more than
+        one sweep; a single sweep finds them as it goes."""
+        if self.opt.shock_level_iterations == 1:
+            return self.no_cache
+        fill_cache(self.rows, self.order, *self.patches_up, lo, hi, kind, level, self.model.body_inv_mass, Iinv,
+                   self.frozen, self.ws, self.level_cache)
+        return self.level_cache
 
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
@@ -258,7 +292,7 @@ class ContactStage:
 
     def _fill_cache(self, Iinv):
         """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed)."""
-        fill_cache(self.rows, self.order_down, *self.patches_down, self.n_patches_down, R.RESTING,
+        fill_cache(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING, 1 << 62,
                    self.model.body_inv_mass, Iinv, self.frozen, self.ws, self.cache)
 
     def _eps_t(self, h):
@@ -321,10 +355,16 @@ class ContactStage:
         worst = 0.0
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
-            err, _ = _position_pass(self.rows, self.order, *self.patches_up, self.level_patches[level],
-                                    self.level_patches[level + 1], self.model.body_inv_mass, Iinv, self.frozen,
-                                    pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                                    state.body_vel, state.body_omega, free, level, self.ws, self.no_cache)
+            lo, hi = self.level_patches[level], self.level_patches[level + 1]
+            cache = self._level_cache(lo, hi, R.RESTING, level, Iinv)
+            for _ in range(self.opt.shock_level_iterations):
+                err, _ = _position_pass(self.rows, self.order, *self.patches_up, lo, hi, self.model.body_inv_mass,
+                                        Iinv, self.frozen, pred_pos, pred_quat, state.body_pos, state.body_quat,
+                                        dirty, h, eps_d, state.body_vel, state.body_omega, free, level, self.ws,
+                                        cache)
+                self.level_sweeps += 1
+                if level_resolved(err, eps_d, self.top_level + 1):
+                    break
             worst = max(worst, err)
         self.frozen[:] = self._awake_frozen
         return worst
@@ -343,9 +383,14 @@ class ContactStage:
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
-        return velocity_sweep(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING,
-                              self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
-                              self.opt.eps_vc, np.iinfo(np.int32).max, self.ws, self.cache)
+        return self._velocity_pass(state, Iinv, self.order_down, self.patches_down, 0, self.n_patches_down, R.RESTING,
+                                   np.iinfo(np.int32).max, self.cache)
+
+    def _velocity_pass(self, state, Iinv, order, patches, p_lo, p_hi, kind, level_hi, cache) -> float:
+        """One velocity pass over patches p_lo … p_hi − 1 of ``patches`` (contacts of ``kind`` up to level
+        ``level_hi``, see solve.velocity_sweep). Returns the largest remaining error [m/s]."""
+        return velocity_sweep(self.rows, order, *patches, p_lo, p_hi, kind, self.model.body_inv_mass, Iinv,
+                              self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc, level_hi, self.ws, cache)
 
 
 @njit(**KERNEL)
