@@ -35,6 +35,9 @@ MAX_COLLISION_ROUNDS = 100
 created); a row of n touching balls needs n − 1."""
 
 
+ALL_LEVELS = np.iinfo(np.int32).max
+"""``level_hi`` of a sweep over the contacts of every level (outside shock passes)."""
+
 SHOCK_LEVEL_ITERATIONS = 6
 """Default cap on the sweeps over one level of a shock pass."""
 
@@ -229,10 +232,9 @@ class ContactStage:
         self.frozen[:] = self._awake_frozen
         shock = self.opt.shock_propagation
         iters = 0
-        big = np.iinfo(np.int32).max
         for iters in range(1, cap + 1):
             err = self._velocity_pass(state, Iinv, self.order, self.patches_up, 0, self.n_patches_up, R.COLLISION,
-                                      big, self.no_cache)
+                                      ALL_LEVELS, self.no_cache)
             joints_moved = joint_velocity_pass()
             if err <= self.opt.eps_vc and not joints_moved:
                 break
@@ -292,7 +294,7 @@ class ContactStage:
 
     def _fill_cache(self, Iinv):
         """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed)."""
-        fill_cache(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING, 1 << 62,
+        fill_cache(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING, ALL_LEVELS,
                    self.model.body_inv_mass, Iinv, self.frozen, self.ws, self.cache)
 
     def _eps_t(self, h):
@@ -347,7 +349,7 @@ class ContactStage:
         return _position_pass(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
                               self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                              state.body_vel, state.body_omega, free, np.iinfo(np.int32).max, self.ws, self.cache)
+                              state.body_vel, state.body_omega, free, ALL_LEVELS, self.ws, self.cache)
 
     def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
         """Shock propagation of the contact joints: one pass level by level from the ground up, each level's
@@ -384,7 +386,7 @@ class ContactStage:
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
         return self._velocity_pass(state, Iinv, self.order_down, self.patches_down, 0, self.n_patches_down, R.RESTING,
-                                   np.iinfo(np.int32).max, self.cache)
+                                   ALL_LEVELS, self.cache)
 
     def _velocity_pass(self, state, Iinv, order, patches, p_lo, p_hi, kind, level_hi, cache) -> float:
         """One velocity pass over patches p_lo … p_hi − 1 of ``patches`` (contacts of ``kind`` up to level
