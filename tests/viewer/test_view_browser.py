@@ -45,23 +45,32 @@ def page(viewer):
 
 
 def _status(pg):
-    """(t, step, 'paused'|'playing') as the page shows it."""
-    values = pg.locator("input").evaluate_all("els => els.map(e => e.value)")
-    for text in values:
+    """(t, step, 'paused'|'playing') as the page shows it, or None before the panel has arrived."""
+    for text in _inputs(pg):
         m = STATUS.search(text or "")
         if m:
             return float(m.group(1)), int(m.group(2)), m.group(3)
-    raise AssertionError(f"no status line on the page (inputs: {values})")
+    return None
+
+
+def _inputs(pg):
+    return pg.locator("input").evaluate_all("els => els.map(e => e.value)")
 
 
 def _wait_status(pg, cond, timeout=WAIT):
+    """Poll the status line until ``cond(t, step, state)`` holds.
+
+    The control panel reaches the page over the websocket after the canvas; on a loaded machine that
+    can take seconds, so a missing status line is waited for like any other condition.
+    """
     end = time.time() + timeout
     while time.time() < end:
         st = _status(pg)
-        if cond(*st):
+        if st is not None and cond(*st):
             return st
         time.sleep(0.05)
-    raise AssertionError(f"page status {_status(pg)} did not reach the expected condition in {timeout} s")
+    raise AssertionError(f"page status {_status(pg)} did not reach the expected condition in {timeout} s "
+                         f"(inputs: {_inputs(pg)})")
 
 
 def _click(pg, label):
