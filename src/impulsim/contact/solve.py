@@ -126,10 +126,10 @@ def _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_ve
 
 
 @njit(**KERNEL, inline="always")
-def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v):
-    """One normal + friction impulse at velocity level toward rows.target_n[c]. Returns the remaining
-    error: |u_n − target| unless the contact is released (λ_n = 0 and separating faster), plus the
-    tangential speed of a sticking contact."""
+def velocity_normal(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """One normal impulse at velocity level toward rows.target_n[c] (friction follows, see velocity_sweep).
+    Returns the remaining error: |u_n − target| unless the contact is released (λ_n = 0 and separating
+    faster)."""
     n = v3(rows.n[c])
     u = relative_velocity(rows, c, body_vel, body_omega)
     un = dot(u, n)
@@ -142,7 +142,7 @@ def velocity_contact(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_o
                       body_vel, body_omega)
         if not (lam_new == 0.0 and un > rows.target_n[c]):
             err = abs(rows.target_n[c] - un)
-    return max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
+    return err
 
 
 @njit(**KERNEL, inline="always")
@@ -176,10 +176,11 @@ def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_
 
 
 @njit(**KERNEL, inline="always")
-def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam, dl):
+def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam,
+                           dl):
     """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
-    patch's normal block), then each point's friction. Returns the largest remaining error, as
-    velocity_contact."""
+    patch's normal block); each point's friction follows (see velocity_sweep). Returns the largest remaining
+    error, as velocity_normal."""
     for i in range(m):
         c = idx[i]
         b[i] = rows.target_n[c] - dot(relative_velocity(rows, c, body_vel, body_omega), v3(rows.n[c]))
@@ -195,8 +196,6 @@ def velocity_patch(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, bod
         _apply_normal(rows, c, dl[i], un, dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
         if A[i, i] > 0.0 and not (rows.lam_n[c] == 0.0 and un > rows.target_n[c]):
             err = max(err, abs(b[i]))
-    for i in range(m):
-        err = max(err, velocity_friction(rows, idx[i], body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
     return err
 
 
@@ -213,14 +212,17 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
                            frozen, ws, cache)
         if q + r == 0:
             continue
+        err = 0.0
         if q > 1:
-            err = velocity_patch(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A,
-                                 b, lam, dl)
-        else:
-            err = velocity_contact(rows, idx[0], body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v)
-        for i in range(r):
-            err = max(err, velocity_contact(rows, rest[i], body_inv_mass, body_Iinv, frozen, body_vel, body_omega,
-                                            eps_v))
+            err = velocity_patch_normals(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v,
+                                         A, b, lam, dl)
+        # then point by point: the normal impulse of a point outside the block, and every point's friction
+        # (one call site each: every inlined copy of these costs compile time)
+        for i in range(q + r):
+            c = idx[i] if i < q else rest[i - q]
+            if q == 1 or i >= q:
+                err = max(err, velocity_normal(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
+            err = max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
         worst = max(worst, err)
     return worst
 
@@ -304,10 +306,9 @@ def predicted_gap(rows, c, pred_pos, pred_quat):
 
 
 @njit(**KERNEL, inline="always")
-def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, body_Iinv, frozen,
-                     h, eps_d, body_vel, body_omega):
-    """One normal + friction impulse at t0 so that the predicted contact neither penetrates nor (while
-    sticking) drifts at t0+h (Bender 5.3.1, 5.3.3). Returns (remaining error [m], impulse applied?)."""
+def position_normal(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
+    """One normal impulse at t0 so that the predicted contact does not penetrate at t0+h (Bender 5.3.1);
+    static friction follows (position_friction, 5.3.3). Returns (remaining error [m], impulse applied?)."""
     gap = predicted_gap(rows, c, pred_pos, pred_quat)
     n = v3(rows.n[c])
     k = _k_entries(rows, c, frozen)[0]
@@ -325,9 +326,7 @@ def position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv
                                   body_vel, body_omega)
             rows.lam_n[c] = lam_new
             moved = True
-    f_err, f_moved = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel,
-                                       body_omega)
-    return max(err, f_err), moved or f_moved
+    return err, moved
 
 
 @njit(**KERNEL, inline="always")

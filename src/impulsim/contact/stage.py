@@ -23,7 +23,7 @@ from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEF
 from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.collision.vec import KERNEL
 from impulsim.contact.patches import group_patches, make_workspace, make_cache
-from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_contact, position_patch_normals,
+from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_normal, position_patch_normals,
                                    position_friction, patch_setup, fill_cache)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
@@ -250,7 +250,6 @@ class ContactStage:
     def _shock_pass(self, state, Iinv, kind):
         """One pass level by level, freezing each level's bodies once resolved (Guendelman). A level's pass
         visits only its own contacts: those below it join two frozen bodies and cannot act."""
-        m = self.model
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
             lo, hi = self.level_patches[level], self.level_patches[level + 1]
@@ -458,12 +457,12 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
             if moved:
                 seen_a = _shift_prediction(A_, seen_a, body_vel, body_omega, h, pred_pos, pred_quat)
                 seen_b = _shift_prediction(B_, seen_b, body_vel, body_omega, h, pred_pos, pred_quat)
-            if q > 1 and i < q:
-                e, mv = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
-                                          body_omega)
-            else:
-                e, mv = position_contact(rows, c, pred_pos, pred_quat, body_pos, body_quat, body_inv_mass, Iinv,
-                                         frozen, h, eps_d, body_vel, body_omega)
+            if q == 1 or i >= q:
+                e, mv = position_normal(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
+                                        body_omega)
+                err, moved = max(err, e), moved or mv
+            e, mv = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
+                                      body_omega)
             err, moved = max(err, e), moved or mv
         worst = max(worst, err)
         if moved:
