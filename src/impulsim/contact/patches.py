@@ -140,6 +140,15 @@ def split_patch(A, m, idx, rest, keep):
 
 
 @njit(**KERNEL)
+def keep_block(A, keep, q):
+    """Shrink A to the rows and columns keep[:q] (increasing, as split_patch leaves them), in place: entry
+    (i, j) comes from (keep[i], keep[j]), never from a place already overwritten."""
+    for i in range(q):
+        for j in range(q):
+            A[i, j] = A[keep[i], keep[j]]
+
+
+@njit(**KERNEL)
 def patch_lcp(A, b, lam, m, tol, dl):
     """Normal impulse increments dl[:m] of a patch: λ + dl ≥ 0, w = A dl − b ≥ 0 and (λ + dl)·w = 0, by
     projected Gauss–Seidel on the small system until no increment changes the velocities by more than tol.

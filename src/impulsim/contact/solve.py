@@ -13,7 +13,7 @@ from numba import njit
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
-from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, split_patch, load_patch,
+from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, split_patch, keep_block, load_patch,
                                       store_patch)
 
 
@@ -267,7 +267,7 @@ def block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep
     patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
     q, r = split_patch(A, m, idx, rest, keep)
     if r > 0 and q > 1:
-        patch_matrix(rows, idx, q, body_inv_mass, body_Iinv, frozen, A)
+        keep_block(A, keep, q)
     return q, r
 
 
