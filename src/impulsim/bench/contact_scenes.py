@@ -217,27 +217,30 @@ swing after ~1.3 s at ~7.7 m/s."""
 WALL_REACH = 0.3                # [m], see wall()
 
 
-def wall_rows():
+def wall_rows(rows: int = WALL_ROWS, long_row: int = WALL_LONG_ROW):
     """(x centre of each stone, row) for the running bond, row 0 on the ground."""
     out = []
-    for row in range(WALL_ROWS):
-        n = WALL_LONG_ROW if row % 2 == 0 else WALL_LONG_ROW - 1
+    for row in range(rows):
+        n = long_row if row % 2 == 0 else long_row - 1
         for i in range(n):
             out.append(((i - 0.5 * (n - 1)) * WALL_STONE[0], row))
     return out
 
 
-def wall():
+def wall(rows: int = WALL_ROWS, long_row: int = WALL_LONG_ROW, ball: bool = True):
     """252 stones in a running bond along x on the ground, and a 10 kg ball on a massless rod hinged
-    (axis x) above the wall's middle, released at 60° on the −y side so that it hits the wall face."""
+    (axis x) above the wall's middle, released at 60° on the −y side so that it hits the wall face.
+    ``rows``, ``long_row`` and ``ball`` make smaller walls (tests), with or without the pendulum."""
     b = ims.ModelBuilder("wall")
     # e = e1 e2 and μ = μ1 + μ2 over equal materials give the thesis's values
     b.add_material("stone", restitution=np.sqrt(WALL_E), static_friction=0.5 * WALL_MU_S,
                    dynamic_friction=0.5 * WALL_MU_D)
     _ground(b, "stone")
-    for k, (x, row) in enumerate(wall_rows()):
+    for k, (x, row) in enumerate(wall_rows(rows, long_row)):
         b.add_body(f"stone{k}", shapes=[ims.Box(size=WALL_STONE, material="stone")], mass=WALL_STONE_MASS,
                    position=(x, 0.0, (row + 0.5) * WALL_STONE[2]))
+    if not ball:
+        return b.build()
     # the lowest point of the swing lies WALL_REACH inside the wall's face: the ball strikes just before it
     pivot = np.array([0.0, -(0.5 * WALL_STONE[1] + WALL_BALL_RADIUS) + WALL_REACH, WALL_PIVOT_Z])
     hang = WALL_ROPE * np.array([0.0, -np.sin(WALL_RELEASE), -np.cos(WALL_RELEASE)])

@@ -40,6 +40,8 @@ class StepInfo:
     """Iterations of the collision resolution."""
     n_asleep: int = 0
     """Bodies asleep after the step (sleeping switched on)."""
+    shock_sweeps: int = 0
+    """Sweeps over single contact levels in the step's shock-propagation passes (0 without them)."""
     timings: dict = field(default_factory=dict)
 
 

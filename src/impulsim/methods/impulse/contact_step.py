@@ -110,6 +110,7 @@ class ContactCoupling:
             self.contacts.end_velocities()
             self.contacts.after_step(s, h)
             info.n_asleep = 0 if self.contacts.sleep is None else self.contacts.sleep.n_asleep
+            info.shock_sweeps = self.contacts.level_sweeps
         timer.lap("velocity_correction")
 
     def _begin_unilaterals(self, s, info):
