@@ -10,6 +10,7 @@ cheap experiments in full and a short part of the expensive ones (funnel, wall),
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -414,16 +415,23 @@ def run(quick: bool = False, only=None) -> list[dict]:
     """All experiments (or those named in ``only``) as records beside the thesis's figures. An experiment
     that raises is reported as a record naming the error, so one failure does not hide the others."""
     records = []
-    for name, fn in EXPERIMENTS:
-        if only and name not in only:
-            continue
+    chosen = [(name, fn) for name, fn in EXPERIMENTS if not only or name in only]
+    for k, (name, fn) in enumerate(chosen, 1):
+        _say(f"contact bench {k}/{len(chosen)}: {name} ...")
         t = time.perf_counter()
         try:
             rows = fn(quick)
         except Exception as exc:      # reported in the table, not swallowed
             rows = [dict(experiment=name, case="", quantity="error", impulsim=f"{type(exc).__name__}: {exc}")]
+        seconds = time.perf_counter() - t
+        _say(f"contact bench {k}/{len(chosen)}: {name} done in {seconds:.0f} s")
         for r in rows:
             r.setdefault("note", "")
-        rows[-1]["note"] = (rows[-1]["note"] + f" [{name}: {time.perf_counter() - t:.0f} s]").strip()
+        rows[-1]["note"] = (rows[-1]["note"] + f" [{name}: {seconds:.0f} s]").strip()
         records += rows
     return records
+
+
+def _say(line: str) -> None:
+    """Progress of the experiments (some run for minutes) on stderr, so stdout keeps only the tables."""
+    print(line, file=sys.stderr, flush=True)
