@@ -32,10 +32,11 @@ def test_a_wall_stays_put_when_each_level_is_resolved():
     assert _wall_drift(level_iterations=6) <= DRIFT_GOAL
 
 
-def _first_step_sweeps(level_iterations):
-    """Level sweeps in one 5 ms step of a 6-box column at rest, the shock pass after one sweep."""
+def _first_step_sweeps(level_iterations, shock_propagation=1):
+    """Level sweeps (StepInfo.shock_sweeps) in one 5 ms step of a 6-box column at rest, the shock pass after
+    ``shock_propagation`` sweeps."""
     model, state = tower(6)
-    method = make("impulse", model, eps_vc=1e-3, eps_d=1e-5, eps_v=1e-5, shock_propagation=1,
+    method = make("impulse", model, eps_vc=1e-3, eps_d=1e-5, eps_v=1e-5, shock_propagation=shock_propagation,
                   shock_level_iterations=level_iterations)
     info = method.step(state, 0.005)
     return info.shock_sweeps
@@ -45,6 +46,7 @@ def test_levels_get_more_sweeps_until_resolved_and_no_more_than_the_cap():
     levels = 7                                 # 6 boxes and the ground: levels 0 … 5, +1 for the top
     assert _first_step_sweeps(1) <= 2 * levels  # one sweep per level, position and velocity passes
     assert _first_step_sweeps(30) > 2 * levels
+    assert _first_step_sweeps(30, shock_propagation=None) == 0
 
 
 def test_level_iterations_are_checked():
