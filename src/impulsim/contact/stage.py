@@ -339,8 +339,14 @@ class ContactStage:
 
     @property
     def static_now(self):
-        """Bodies the free step and the predictions leave in place: static ones and sleeping ones."""
-        return self.model.body_static if self.sleep is None else self.sleep.static_now
+        """Bodies the free step and the predictions leave in place: static ones and sleeping ones. Read-only
+        either way, like the model's array: Numba compiles a kernel once per argument type, and a writable
+        array here cost a second compile of the position pass (~30 s) in a process with both kinds of scene."""
+        if self.sleep is None:
+            return self.model.body_static
+        view = self.sleep.static_now.view()
+        view.flags.writeable = False
+        return view
 
     def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
