@@ -19,6 +19,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
 WAIT = 30.0
 """Longest wait [s] for the page to reflect a command (software WebGL in CI is slow)."""
+FIRST_WAIT = 120.0
+"""Longest wait [s] for the first page: its canvas and control panel, which may wait for the viewer's
+simulation thread to compile its kernels on a cold machine."""
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
@@ -37,8 +40,8 @@ def page(viewer):
         ctx = launch(p)
         pg = ctx.new_page()
         pg.goto(f"http://127.0.0.1:{viewer.port}")
-        pg.wait_for_selector("canvas", timeout=WAIT * 1000)
-        _wait_status(pg, lambda t, step, state: state == "paused")
+        pg.wait_for_selector("canvas", timeout=FIRST_WAIT * 1000)
+        _wait_status(pg, lambda t, step, state: state == "paused", timeout=FIRST_WAIT)
         time.sleep(1.0)      # first render of the meshes
         yield pg
         ctx.close()
