@@ -248,18 +248,28 @@ class ContactStage:
         return iters
 
     def _shock_pass(self, state, Iinv, kind):
-        """One pass level by level, freezing each level's bodies once resolved (Guendelman). A level's pass
-        visits only its own contacts: those below it join two frozen bodies and cannot act."""
+        """Shock propagation at velocity level over the contacts of ``kind`` (see _level_by_level)."""
+        self._level_by_level(kind, Iinv, self.opt.eps_vc, lambda lo, hi, level, cache: self._velocity_pass(
+            state, Iinv, self.order, self.patches_up, lo, hi, kind, level, cache))
+
+    def _level_by_level(self, kind, Iinv, tol, sweep) -> float:
+        """One pass level by level from the ground up, freezing each level's bodies once resolved (Guendelman;
+        Bender 5.3.2): ``sweep(lo, hi, level, cache)`` sweeps patches lo … hi − 1 and returns their error, at
+        most shock_level_iterations times until level_resolved. A level's pass visits only its own contacts:
+        those below it join two frozen bodies and cannot act. Returns the largest error left."""
+        worst = 0.0
         for level in range(self.top_level + 1):
             _freeze_up_to(self.body_level, level, self.frozen)
             lo, hi = self.level_patches[level], self.level_patches[level + 1]
             cache = self._level_cache(lo, hi, kind, level, Iinv)
             for _ in range(self.opt.shock_level_iterations):
-                err = self._velocity_pass(state, Iinv, self.order, self.patches_up, lo, hi, kind, level, cache)
+                err = sweep(lo, hi, level, cache)
                 self.level_sweeps += 1
-                if level_resolved(err, self.opt.eps_vc, self.top_level + 1):
+                if level_resolved(err, tol, self.top_level + 1):
                     break
+            worst = max(worst, err)
         self.frozen[:] = self._awake_frozen
+        return worst
 
     def _level_cache(self, lo, hi, kind, level, Iinv):
         """The blocks of patches lo … hi − 1 (one level, its lower levels frozen) when the level gets more than
@@ -357,24 +367,12 @@ class ContactStage:
                               state.body_vel, state.body_omega, free, ALL_LEVELS, self.ws, self.cache)
 
     def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
-        """Shock propagation of the contact joints: one pass level by level from the ground up, each level's
-        bodies frozen once their contacts are resolved. Returns the largest error left [m]."""
-        worst = 0.0
-        for level in range(self.top_level + 1):
-            _freeze_up_to(self.body_level, level, self.frozen)
-            lo, hi = self.level_patches[level], self.level_patches[level + 1]
-            cache = self._level_cache(lo, hi, R.RESTING, level, Iinv)
-            for _ in range(self.opt.shock_level_iterations):
-                err, _ = _position_pass(self.rows, self.order, *self.patches_up, lo, hi, self.model.body_inv_mass,
-                                        Iinv, self.frozen, pred_pos, pred_quat, state.body_pos, state.body_quat,
-                                        dirty, h, eps_d, state.body_vel, state.body_omega, free, level, self.ws,
-                                        cache)
-                self.level_sweeps += 1
-                if level_resolved(err, eps_d, self.top_level + 1):
-                    break
-            worst = max(worst, err)
-        self.frozen[:] = self._awake_frozen
-        return worst
+        """Shock propagation of the contact joints (see _level_by_level). Returns the largest error left [m]."""
+        def sweep(lo, hi, level, cache):
+            return _position_pass(self.rows, self.order, *self.patches_up, lo, hi, self.model.body_inv_mass, Iinv,
+                                  self.frozen, pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
+                                  state.body_vel, state.body_omega, free, level, self.ws, cache)[0]
+        return self._level_by_level(R.RESTING, Iinv, eps_d, sweep)
 
     def velocity_shock_pass(self, state, Iinv) -> None:
         """Shock propagation of the velocity correction (as for collisions, on the resting contacts)."""
