@@ -150,3 +150,39 @@ def test_corners_of_a_small_box_on_a_large_one_carry_the_small_box_corner_ids():
         large_ids.add(int(c.feature_b[i] if small_first else c.feature_a[i]))
     assert small_ids == {0b000, 0b001, 0b010, 0b011}      # the corners with −z (bit 2 clear)
     assert large_ids == {-1}
+
+
+@pytest.mark.parametrize("angle", [1e-6, -3e-7, 2e-5])
+def test_equal_boxes_face_to_face_give_their_four_corners_only(angle):
+    """Two equal boxes, the upper one turned by a few µrad about z (a stack at rest is never exactly
+    aligned): their edges nearly coincide, and clipping crosses them at arbitrary places along the edges
+    and twice near each corner. The region keeps the four corners, each within the turn's reach
+    (0.71 m · angle) of where the corner would be unturned."""
+    half = 0.5 * angle
+    model, state = _scene(("low", ims.Box(size=(1, 1, 1)), (0, 0, 0.5 + 3 * EPS_C), (1, 0, 0, 0)),
+                          ("top", ims.Box(size=(1, 1, 1)), (0, 0, 1.5 + 3 * EPS_C - 1e-5),
+                           (np.cos(half), 0, 0, np.sin(half))))
+    c = Detector(model, eps_c=EPS_C).detect(state)
+    rows = _points_of(c, 2, 3)
+    assert len(rows) == 4
+    pts = np.array([c.point_a[i] if c.body_a[i] == 2 else c.point_b[i] for i in rows])[:, :2]
+    reach = np.sqrt(0.5) * abs(angle) + POINT_TOL
+    for corner in [(x, y) for x in (-0.5, 0.5) for y in (-0.5, 0.5)]:
+        assert np.min(np.linalg.norm(pts - corner, axis=1)) <= reach, (corner, pts)
+
+
+def test_stone_on_two_stones_gives_four_corners_per_support():
+    """Running bond: a stone (1 m × 0.4 m × 0.3 m) on two stones that abut under its middle. Each support
+    is a 0.5 m × 0.4 m rectangle whose corners at the joint are edge crossings of three faces' edges;
+    each patch has its four corners and nothing else."""
+    size = (1.0, 0.4, 0.3)
+    z0 = 0.15 + 3 * EPS_C
+    model, state = _scene(("left", ims.Box(size=size), (-0.5, 0, z0), (1, 0, 0, 0)),
+                          ("right", ims.Box(size=size), (0.5, 0, z0), (1, 0, 0, 0)),
+                          ("top", ims.Box(size=size), (0, 0, z0 + 0.3 - 1e-5), (1, 0, 0, 0)))
+    c = Detector(model, eps_c=EPS_C).detect(state)
+    z = 0.3 + 3 * EPS_C
+    for low, xs in ((2, (-0.5, 0.0)), (3, (0.0, 0.5))):
+        rows = _points_of(c, low, 4)
+        pts = [c.point_a[i] if c.body_a[i] == low else c.point_b[i] for i in rows]
+        _same_point_sets(pts, [(x, y, z) for x in xs for y in (-0.2, 0.2)])

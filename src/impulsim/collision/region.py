@@ -24,6 +24,9 @@ MAX_POINTS = 8
 """Largest number of contact points kept per convex pair (an octagon: a box turned 45° on a box)."""
 EDGE_CODE = 1 << 20
 """Feature ids of points made by clipping (on an edge, not at a vertex) carry this bit."""
+PRUNE_FRACTION = 0.1
+"""A clipped point within this fraction of eps_c of the line through its neighbours (or of the point
+before it) is dropped: it adds nothing to the region's shape (see _prune_polygon)."""
 
 
 @njit(**KERNEL)
@@ -102,6 +105,50 @@ def _clip_polygons(clip, clipcode, n_b, n_a):
                 clip[1, i, c] = clip[src, i, c]
                 clipcode[1, i, c] = clipcode[src, i, c]
     return n
+
+
+@njit(**KERNEL)
+def _prune_polygon(clip, clipcode, m, tol):
+    """Drop the points of the convex polygon clip[1, :m] that lie within tol [m] of the point before
+    them or of the line through their two neighbours; returns the number left. Two equal faces lying
+    one on the other have nearly collinear edges, and clipping them makes extra points at arbitrary places
+    along those edges, and points twice: they carry no load the corners do not, but they come and go
+    from step to step, and each newcomer starts without its warm-start impulse. Of two coinciding points
+    the vertex is kept (its feature ids are stable), else the earlier one."""
+    i = 0
+    while m > 1 and i < m:
+        h = (i + m - 1) % m
+        j = (i + 1) % m
+        ex, ey = clip[1, h, 0] - clip[1, i, 0], clip[1, h, 1] - clip[1, i, 1]
+        if ex * ex + ey * ey <= tol * tol:
+            drop = h if _is_clipped(clipcode, h) and not _is_clipped(clipcode, i) else i
+        elif m > 2 and _off_line(clip, h, i, j) <= tol:
+            drop = i
+        else:
+            i += 1
+            continue
+        for r in range(drop, m - 1):
+            for c in range(2):
+                clip[1, r, c] = clip[1, r + 1, c]
+                clipcode[1, r, c] = clipcode[1, r + 1, c]
+        m -= 1
+        i = 0                          # a drop can make a point before it redundant
+    return m
+
+
+@njit(**KERNEL)
+def _is_clipped(clipcode, i):
+    return (clipcode[1, i, 0] & EDGE_CODE) != 0 and (clipcode[1, i, 1] & EDGE_CODE) != 0
+
+
+@njit(**KERNEL)
+def _off_line(clip, h, i, j):
+    """Distance [m] of clip[1, i] from the line through clip[1, h] and clip[1, j]."""
+    dx, dy = clip[1, j, 0] - clip[1, h, 0], clip[1, j, 1] - clip[1, h, 1]
+    length = np.sqrt(dx * dx + dy * dy)
+    if length <= 1e-300:
+        return 0.0
+    return abs(_cross2(dx, dy, clip[1, i, 0] - clip[1, h, 0], clip[1, i, 1] - clip[1, h, 1])) / length
 
 
 @njit(**KERNEL)
@@ -259,6 +306,8 @@ def _polygon_polygon(fpts, fcode, clip, clipcode, region, regcode, na, nb, ma, m
     _polygon_2d(fpts, fcode, clip, clipcode, 0, na, o, t1, t2, 2)
     nbb = _polygon_2d(fpts, fcode, clip, clipcode, 1, nb, o, t1, t2, 1)
     m = _clip_polygons(clip, clipcode, nbb, na)
+    if eps_c > 0.0:
+        m = _prune_polygon(clip, clipcode, m, PRUNE_FRACTION * eps_c)
     k = np.int64(0)                    # not a literal (see vec.slots)
     for i in range(m):
         qx, qy = clip[1, i, 0], clip[1, i, 1]

@@ -166,6 +166,7 @@ class ContactStage:
         self.prev_pair_sorted = np.zeros(cap, np.int64)
         self.prev_pair_index = np.zeros(cap, np.int64)
         self.prev_local_a = np.zeros((cap, 3))
+        self.prev_local_b = np.zeros((cap, 3))
         self.prev_anchor_a = np.zeros((cap, 3))
         self.prev_anchor_b = np.zeros((cap, 3))
         self.prev_sticking = np.zeros(cap, np.int8)
@@ -190,7 +191,7 @@ class ContactStage:
                         m.material_dynamic_friction, self.opt.restitution_rule, self.opt.friction_rule,
                         state.body_pos, state.body_quat, self.rows)
         W.match_nearby(self.rows, self.count, m.n_bodies, self.prev_pair_sorted, self.prev_pair_index,
-                       self.prev_local_a, self.prev_count, 10.0 * self.opt.eps_c, self.matched)
+                       self.prev_local_a, self.prev_local_b, self.prev_count, 10.0 * self.opt.eps_c, self.matched)
         R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, m.body_inv_mass, Iinv)
         self.n_collisions = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
                                        self.opt.eps_vc)    # sticking flags are set again before the positions
@@ -283,7 +284,7 @@ class ContactStage:
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
         names = ("prev_pos", "prev_vel", "prev_keys_sorted", "prev_index_sorted", "prev_pair_sorted",
-                 "prev_pair_index", "prev_local_a", "prev_anchor_a", "prev_anchor_b", "prev_sticking")
+                 "prev_pair_index", "prev_local_a", "prev_local_b", "prev_anchor_a", "prev_anchor_b", "prev_sticking")
         old = [getattr(self, k) for k in names]
         self._alloc_warm(cap)
         n = self.prev_count
@@ -336,6 +337,7 @@ class ContactStage:
         self.prev_pair_sorted[:n] = self.pair_keys[:n][order]
         self.prev_pair_index[:n] = order
         self.prev_local_a[:n] = self.rows.local_a[:n]
+        self.prev_local_b[:n] = self.rows.local_b[:n]
         self.prev_anchor_a[:n] = self.rows.anchor_a[:n]
         self.prev_anchor_b[:n] = self.rows.anchor_b[:n]
         # a contact that slipped keeps no anchor: held to it, the next steps would pull the body back

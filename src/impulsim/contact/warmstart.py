@@ -56,19 +56,25 @@ def pair_keys(body_a, body_b, count, n_bodies, keys_out):
 
 
 @njit(cache=True)     # allocates its "used" flags
-def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_count, tol,
+def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, prev_count, tol,
                  # outputs
                  matched):
-    """For contacts left unmatched by key: the nearest unmatched previous contact of the same body pair
-    whose point on A (A's principal frame) lies within ``tol`` [m]. A previous contact seeds at most one
-    current contact (clipping can give two points the same feature ids)."""
+    """Check the key matches and fill in the contacts left unmatched. A key match stands only if the point
+    is still within ``tol`` [m] of the previous one on A or on B (each in its body's principal frame): the
+    ids of a clipped point are not unique where edges of the two faces line up (a running-bond wall), and
+    a match by ids alone can hand a point the impulse and friction anchor of a corner a stone length away.
+    A contact without a match takes the nearest unmatched previous contact of the same body pair whose
+    point on A lies within ``tol``. A previous contact seeds at most one current contact (clipping can give
+    two points the same feature ids)."""
     used = np.zeros(max(prev_count, 1), np.int8)
     for c in range(count):
-        if matched[c] >= 0:
-            if used[matched[c]]:
-                matched[c] = -1     # a second contact with the same ids: the impulse seeds one of them only
-            else:
-                used[matched[c]] = 1
+        j = matched[c]
+        if j < 0:
+            continue
+        if used[j] or not _same_point(rows, c, prev_local_a, prev_local_b, j, tol):
+            matched[c] = -1     # a second contact with the same ids, or another point with this one's ids
+        else:
+            used[j] = 1
     for c in range(count):
         if matched[c] >= 0:
             continue
@@ -89,6 +95,18 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
         if best >= 0:
             matched[c] = best
             used[best] = 1
+
+
+@njit(**KERNEL, inline="always")
+def _same_point(rows, c, prev_local_a, prev_local_b, j, tol):
+    """Whether contact c's point lies within tol [m] of previous contact j's, on A or on B (a point that
+    slides keeps its place on one of the two bodies)."""
+    da = 0.0
+    db = 0.0
+    for a in range(3):
+        da += (rows.local_a[c, a] - prev_local_a[j, a]) ** 2
+        db += (rows.local_b[c, a] - prev_local_b[j, a]) ** 2
+    return min(da, db) <= tol * tol
 
 
 @njit(**KERNEL)
