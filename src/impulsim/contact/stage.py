@@ -284,7 +284,8 @@ class ContactStage:
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
         names = ("prev_pos", "prev_vel", "prev_keys_sorted", "prev_index_sorted", "prev_pair_sorted",
-                 "prev_pair_index", "prev_local_a", "prev_local_b", "prev_anchor_a", "prev_anchor_b", "prev_sticking")
+                 "prev_pair_index", "prev_local_a", "prev_local_b", "prev_anchor_a", "prev_anchor_b",
+                 "prev_sticking")
         old = [getattr(self, k) for k in names]
         self._alloc_warm(cap)
         n = self.prev_count

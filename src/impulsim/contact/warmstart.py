@@ -56,7 +56,8 @@ def pair_keys(body_a, body_b, count, n_bodies, keys_out):
 
 
 @njit(cache=True)     # allocates its "used" flags
-def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, prev_count, tol,
+def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, prev_count,
+                 tol,
                  # outputs
                  matched):
     """Check the key matches and fill in the contacts left unmatched. A key match stands only if the point
