@@ -103,7 +103,12 @@ _CK_B5 = np.array([37 / 378, 0.0, 250 / 621, 125 / 594, 0.0, 512 / 1771])
 _CK_B4 = np.array([2825 / 27648, 0.0, 18575 / 48384, 13525 / 55296, 277 / 14336, 1 / 4])
 
 
-@njit(cache=True)
+# The two adaptive-step kernels allocate their stage arrays, so they need Numba's runtime. They say so
+# explicitly: a kernel compiled without it (the contact and collision kernels, ``_nrt=False``) passes that
+# flag on to the callees it compiles, and on an empty cache this one then failed to compile ("Only accept
+# returning of array passed into the function as argument") when a contact scene's position pass was the
+# first to reach it.
+@njit(cache=True, _nrt=True)
 def _cash_karp(y, tau, inertia, inv_inertia, h):
     """One embedded step on y = (q, ω_l) as an array: 5th-order result and the error estimate's norm."""
     k = np.zeros((6, 7))
@@ -123,7 +128,7 @@ def _cash_karp(y, tau, inertia, inv_inertia, h):
     return y5, np.sqrt(np.sum(err * err))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _adaptive(q, w, tau, inertia, inv_inertia, h):
     """Cover [0, h] with Cash–Karp sub-steps, h_new = 0.9 h (ε/err)^(1/5) (Bender App. B)."""
     y = np.empty(7)
