@@ -138,6 +138,7 @@ def _prune_polygon(clip, clipcode, m, tol):
 
 @njit(**KERNEL)
 def _is_clipped(clipcode, i):
+    """Whether clip[1, i] was made by clipping (an edge crossing on both sides), not a vertex of A or B."""
     return (clipcode[1, i, 0] & EDGE_CODE) != 0 and (clipcode[1, i, 1] & EDGE_CODE) != 0
 
 
