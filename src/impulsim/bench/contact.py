@@ -147,7 +147,7 @@ def funnel_stats(seconds: float, n_cubes: int = S.FUNNEL_CUBES) -> dict:
     included) and the thesis's two parts of it (collision resolution; contact handling = joint correction
     plus velocity correction), as averages and maxima over the steps after the first [ms]."""
     model, state = S.funnel(n_cubes)
-    method = make_method(model, S.FUNNEL_SETTINGS)
+    method = make_method(model, S.FUNNEL_SETTINGS, **S.FUNNEL_SOLVER)
     rows = []
     for _ in range(int(round(seconds / S.FUNNEL_H))):
         t = time.perf_counter()

@@ -134,6 +134,10 @@ FUNNEL_MU = 0.05                # thesis: μ_d = μ_s for the bodies' contacts
 FUNNEL_H = 1e-3                 # [s], thesis
 FUNNEL_DURATION = 8.0           # [s], thesis
 FUNNEL_SETTINGS = dict(eps_vc=0.01, eps_d=1e-4, eps_v=1e-4, eps_c=1e-3, restitution="newton")   # thesis
+FUNNEL_SOLVER = dict(skip_resolved=True)
+"""Not the thesis's: the velocity sweeps pass over patches that stay within the tolerance (contact.memo). In
+the pile most sweeps are for a handful of its ~2600 patches; the stop criterion is kept (22.5 → 15.8 ms per
+step over the 8 s, contact handling 16.3 → 9.5 ms)."""
 # The thesis's figure 5.7 is not in the text: the funnel below is ours. A square funnel whose walls slope
 # at 45°, 16 m wide at the top and 4 m at the outlet (four cubes abreast), its outlet 6 m above the ground;
 # the cubes start in a 10 × 10 × 10 block, 1.4 m apart, its lowest layer 8 m above the funnel's rim, so the

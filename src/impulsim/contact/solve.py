@@ -13,6 +13,7 @@ from numba import njit
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
+from impulsim.contact.memo import SKIP_FRACTION, memo_bound, memo_keep, memo_skips
 from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, split_patch, keep_block, load_patch,
                                       store_patch)
 
@@ -201,13 +202,18 @@ def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_
 
 @njit(**KERNEL)
 def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv, frozen,
-                   body_vel, body_omega, eps_v, level_hi, ws, cache):
+                   body_vel, body_omega, eps_v, level_hi, ws, cache, memo):
     """One pass over the patches p_lo … p_hi − 1 (in ``order``) and their contacts of ``active_kind``, up to
     contact level ``level_hi``; ``ws`` is a patch workspace (patches.make_workspace), ``cache`` the phase's
-    patch blocks if valid (patches.make_cache). Returns the largest remaining error [m/s]."""
+    patch blocks if valid (patches.make_cache), ``memo`` the phase's patch memory (contact.memo; off: every
+    patch is visited). Returns the largest remaining error [m/s]."""
     worst = 0.0
     idx, rest, keep, A, b, lam, dl = ws
     for p in range(p_lo, p_hi):
+        bound = memo_bound(memo, p, body_vel, body_omega)
+        if bound <= SKIP_FRACTION * eps_v:
+            worst = max(worst, bound)
+            continue
         q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
                            frozen, ws, cache)
         if q + r == 0:
@@ -223,8 +229,45 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
             if q == 1 or i >= q:
                 err = max(err, velocity_normal(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
             err = max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
+        if memo_skips(memo):
+            memo_keep(memo, p, rows, idx, q, rest, r, patch_residual(rows, idx, q, rest, r, frozen, body_vel,
+                                                                      body_omega), body_vel, body_omega)
+        else:
+            memo_keep(memo, p, rows, idx, q, rest, r, err, body_vel, body_omega)
         worst = max(worst, err)
     return worst
+
+
+@njit(**KERNEL, inline="always")
+def velocity_residual(rows, c, frozen, body_vel, body_omega):
+    """What a velocity visit would find wrong at contact c now [m/s] (as velocity_normal and velocity_friction
+    count it): the normal velocity's distance from its target unless the contact is released (λ_n = 0 and
+    separating faster), and at a sticking contact inside its friction disc the tangential speed."""
+    k, _, _, _ = _k_entries(rows, c, frozen)
+    if k <= 0.0:
+        return 0.0
+    u = relative_velocity(rows, c, body_vel, body_omega)
+    un = dot(u, v3(rows.n[c]))
+    err = 0.0
+    if not (rows.lam_n[c] == 0.0 and un > rows.target_n[c]):
+        err = abs(rows.target_n[c] - un)
+    if rows.sticking[c] and (rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0):
+        held = math.sqrt(rows.lam_t[c, 0] ** 2 + rows.lam_t[c, 1] ** 2)
+        if held < rows.mu_s[c] * rows.lam_n[c] * (1.0 - 1e-12):    # not saturated
+            u1 = dot(u, v3(rows.t1[c]))
+            u2 = dot(u, v3(rows.t2[c]))
+            err = max(err, math.sqrt(u1 * u1 + u2 * u2))
+    return err
+
+
+@njit(**KERNEL, inline="always")
+def patch_residual(rows, idx, q, rest, r, frozen, body_vel, body_omega):
+    """Largest velocity_residual over the patch's points idx[:q] and rest[:r] [m/s]."""
+    err = 0.0
+    for i in range(q + r):
+        c = idx[i] if i < q else rest[i - q]
+        err = max(err, velocity_residual(rows, c, frozen, body_vel, body_omega))
+    return err
 
 
 @njit(**KERNEL, inline="always")

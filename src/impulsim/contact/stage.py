@@ -23,6 +23,8 @@ from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEF
 from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.collision.vec import KERNEL
 from impulsim.contact.patches import group_patches, make_workspace, make_cache
+from impulsim.contact import memo as MEMO
+from impulsim.contact.memo import make_memo, memo_keep, memo_reset
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_normal, position_patch_normals,
                                    position_friction, patch_setup, fill_cache)
 from impulsim.dynamics.integrate import predict_body
@@ -73,13 +75,16 @@ class ContactOptions:
     warm_start : seed contact impulses with last step's values (matched by contact feature).
     sleep : let islands of bodies at rest sleep (see :mod:`impulsim.contact.sleep`), with the thresholds
         sleep_velocity [m/s], sleep_angular [rad/s] held for sleep_time [s].
+    skip_resolved : let the velocity sweeps pass over patches whose error provably stays within half the
+        tolerance since their last visit (see :mod:`impulsim.contact.memo`); False (default) visits every
+        patch in every sweep.
     """
 
     def __init__(self, eps_c=1e-3, eps_vc=1e-3, restitution="newton", restitution_rule=DEFAULT_RESTITUTION_RULE,
                  friction_rule=DEFAULT_FRICTION_RULE, max_iter_collision=1000, shock_propagation=None,
                  shock_level_iterations=SHOCK_LEVEL_ITERATIONS, max_iter_contact=10000, capacity=None,
                  gravity_for_eps_rc=None, warm_start=True, sleep=False,
-                 sleep_velocity=0.02, sleep_angular=0.05, sleep_time=0.5):
+                 sleep_velocity=0.02, sleep_angular=0.05, sleep_time=0.5, skip_resolved=False):
         try:
             self.restitution = Restitution[str(restitution).upper()]
         except KeyError:
@@ -103,6 +108,7 @@ class ContactOptions:
         self.gravity_for_eps_rc = gravity_for_eps_rc
         self.warm_start = bool(warm_start)
         self.sleep = bool(sleep)
+        self.skip_resolved = bool(skip_resolved)
         self.sleep_options = SleepOptions(sleep_velocity, sleep_angular, sleep_time)
 
 
@@ -137,6 +143,8 @@ class ContactStage:
         self.n_seeded = 0
         self.level_sweeps = 0
         """Sweeps over single levels in this step's shock passes."""
+        self.visits = 0
+        """Patch visits of this step's position and velocity sweeps (shock passes not counted)."""
         self.ws = make_workspace()
 
     def _alloc_orders(self, cap):
@@ -154,6 +162,10 @@ class ContactStage:
         """An invalid cache: collision rounds find their blocks as they go."""
         self.level_cache = make_cache(cap)
         """The blocks of one level of a shock pass (its frozen bodies differ from the phase's)."""
+        self.memo = make_memo(cap)
+        """What the phase's sweeps saw at each patch of patches_down (see contact.memo)."""
+        self.no_memo = make_memo(1)
+        """Memory switched off: collision rounds and shock passes visit every patch."""
 
     def _alloc_warm(self, cap):
         self.keys = np.zeros(cap, np.int64)
@@ -182,6 +194,7 @@ class ContactStage:
             self._grow_warm(len(self.rows.e))
         self.count = c.count
         self.level_sweeps = 0
+        self.visits = 0
         self.cache[0][0] = 0            # the last phase's blocks are not this step's
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
         W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
@@ -300,11 +313,13 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=True)
         W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking)
         self._seed(state, Iinv, self.prev_pos)
-        self._fill_cache(Iinv)
+        self._fill_cache(Iinv, MEMO.KEEP)
         return n
 
-    def _fill_cache(self, Iinv):
-        """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed)."""
+    def _fill_cache(self, Iinv, memo_mode):
+        """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed), and
+        a fresh patch memory in ``memo_mode`` for its sweeps."""
+        memo_reset(self.memo, self.n_patches_down, memo_mode)
         fill_cache(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING, ALL_LEVELS,
                    self.model.body_inv_mass, Iinv, self.frozen, self.ws, self.cache)
 
@@ -324,10 +339,17 @@ class ContactStage:
     def end_positions(self):
         """Keep this step's position-phase impulses for the next step's warm start."""
         W.store_phase(self.rows, self.count, self.cur_pos)
+        self._count_visits()
+
+    def _count_visits(self):
+        flag = self.memo[0]
+        self.visits += int(flag[1])
+        flag[1] = 0
 
     def end_velocities(self):
         """Keep the velocity-phase impulses and roll the contact identities over to the next step."""
         W.store_phase(self.rows, self.count, self.cur_vel)
+        self._count_visits()
         n = self.count
         order = np.argsort(self.keys[:n], kind="mergesort")
         self.prev_keys_sorted[:n] = self.keys[:n][order]
@@ -367,14 +389,14 @@ class ContactStage:
         return _position_pass(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
                               self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                              state.body_vel, state.body_omega, free, ALL_LEVELS, self.ws, self.cache)
+                              state.body_vel, state.body_omega, free, ALL_LEVELS, self.ws, self.cache, self.memo)
 
     def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
         """Shock propagation of the contact joints (see _level_by_level). Returns the largest error left [m]."""
         def sweep(lo, hi, level, cache):
             return _position_pass(self.rows, self.order, *self.patches_up, lo, hi, self.model.body_inv_mass, Iinv,
                                   self.frozen, pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                                  state.body_vel, state.body_omega, free, level, self.ws, cache)[0]
+                                  state.body_vel, state.body_omega, free, level, self.ws, cache, self.no_memo)[0]
         return self._level_by_level(R.RESTING, Iinv, eps_d, sweep)
 
     def velocity_shock_pass(self, state, Iinv) -> None:
@@ -387,18 +409,21 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=False)
         self.rows.target_n[:self.count] = 0.0
         self._seed(state, Iinv, self.prev_vel)
-        self._fill_cache(Iinv)
+        self._fill_cache(Iinv, MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP)
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
         return self._velocity_pass(state, Iinv, self.order_down, self.patches_down, 0, self.n_patches_down, R.RESTING,
-                                   ALL_LEVELS, self.cache)
+                                   ALL_LEVELS, self.cache, self.memo)
 
-    def _velocity_pass(self, state, Iinv, order, patches, p_lo, p_hi, kind, level_hi, cache) -> float:
+    def _velocity_pass(self, state, Iinv, order, patches, p_lo, p_hi, kind, level_hi, cache, memo=None) -> float:
         """One velocity pass over patches p_lo … p_hi − 1 of ``patches`` (contacts of ``kind`` up to level
-        ``level_hi``, see solve.velocity_sweep). Returns the largest remaining error [m/s]."""
+        ``level_hi``, see solve.velocity_sweep; ``memo`` the phase's patch memory, default off). Returns the
+        largest remaining error [m/s]."""
+        memo = self.no_memo if memo is None else memo
         return velocity_sweep(self.rows, order, *patches, p_lo, p_hi, kind, self.model.body_inv_mass, Iinv,
-                              self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc, level_hi, self.ws, cache)
+                              self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc, level_hi, self.ws, cache,
+                              memo)
 
 
 @njit(**KERNEL)
@@ -435,11 +460,11 @@ def _freeze_up_to(body_level, level, frozen):
 
 @njit(**KERNEL)
 def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mass, Iinv, frozen, pred_pos, pred_quat,
-                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi, ws, cache):
+                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi, ws, cache, memo):
     """One pass over the contact joints of patches p_lo … p_hi − 1, up to contact level ``level_hi``, with
     lazily refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
     body_inv_inertia, body_inv_mass, body_static, scheme); ``ws`` is a patch workspace, ``cache`` the phase's
-    blocks if valid."""
+    blocks if valid; ``memo`` counts the visits (contact.memo; position sweeps pass over no patch)."""
     worst = 0.0
     moved_any = False
     idx, rest, keep, A, b, lam, dl = ws
@@ -471,6 +496,7 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
             e, mv = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
                                       body_omega)
             err, moved = max(err, e), moved or mv
+        memo_keep(memo, p, rows, idx, q, rest, r, err, body_vel, body_omega)
         worst = max(worst, err)
         if moved:
             dirty[A_] = 1

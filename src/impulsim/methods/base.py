@@ -42,6 +42,9 @@ class StepInfo:
     """Bodies asleep after the step (sleeping switched on)."""
     shock_sweeps: int = 0
     """Sweeps over single contact levels in the step's shock-propagation passes (0 without them)."""
+    patch_visits: int = 0
+    """Contact patches solved in the step's position and velocity sweeps (shock passes not counted): the
+    unit of a sweep's cost, fewer with skip_resolved."""
     timings: dict = field(default_factory=dict)
 
 

@@ -111,6 +111,7 @@ class ContactCoupling:
             self.contacts.after_step(s, h)
             info.n_asleep = 0 if self.contacts.sleep is None else self.contacts.sleep.n_asleep
             info.shock_sweeps = self.contacts.level_sweeps
+            info.patch_visits = self.contacts.visits
         timer.lap("velocity_correction")
 
     def _begin_unilaterals(self, s, info):
