@@ -109,3 +109,19 @@ def block(points, mass, half):
     m = len(points)
     A[:m, :m] = 1.0 / mass + arms @ np.diag(1.0 / inertia) @ arms.T
     return A
+
+
+def test_a_collision_round_sweeps_only_the_patches_with_a_collision():
+    """patches_with_kind keeps, in order, exactly the patches holding a contact of the kind asked for."""
+    from impulsim.contact import rows as R
+    from impulsim.contact.patches import patches_with_kind
+    kinds = [R.RESTING, R.RESTING, R.COLLISION, R.RESTING, R.COLLISION, R.COLLISION, R.RESTING]
+    rows = R.make_rows(len(kinds))
+    rows.kind[:] = kinds
+    order = np.arange(len(kinds), dtype=np.int64)[::-1].copy()        # contacts 6, 5, …, 0
+    start, length = np.array([0, 2, 3, 6], np.int64), np.array([2, 1, 3, 1], np.int64)
+    out_start, out_len = np.zeros(4, np.int64), np.zeros(4, np.int64)
+    n = patches_with_kind(rows, order, start, length, 4, R.COLLISION, out_start, out_len)
+    # patch 0 = contacts 6, 5 (5 collides); patch 1 = 4 (collides); patch 2 = 3, 2, 1 (2 collides); patch 3 = 0
+    assert n == 3
+    assert list(out_start[:n]) == [0, 2, 3] and list(out_len[:n]) == [2, 1, 3]

@@ -22,7 +22,7 @@ from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
 from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.collision.vec import KERNEL
-from impulsim.contact.patches import group_patches, make_workspace, make_cache
+from impulsim.contact.patches import group_patches, make_workspace, make_cache, patches_with_kind
 from impulsim.contact import memo as MEMO
 from impulsim.contact.memo import make_memo, memo_keep, memo_reset
 from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_normal, position_patch_normals,
@@ -153,6 +153,8 @@ class ContactStage:
         self.order_down = np.zeros(cap, np.int64)
         self.patches_up = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.patches_down = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+        self.patches_colliding = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+        """The patches of patches_up with a collision, for the iterations of one collision round."""
         self.n_patches_up = self.n_patches_down = 0
         self.level_patches = np.zeros(cap + 2, np.int64)
         """level_patches[L] … level_patches[L + 1] − 1: the patches of contact level L in patches_up."""
@@ -245,9 +247,11 @@ class ContactStage:
         _set_targets(rows, n, state.body_vel, state.body_omega, int(self.opt.restitution))
         self.frozen[:] = self._awake_frozen
         shock = self.opt.shock_propagation
+        n_colliding = patches_with_kind(rows, self.order, *self.patches_up, self.n_patches_up, R.COLLISION,
+                                        *self.patches_colliding)
         iters = 0
         for iters in range(1, cap + 1):
-            err = self._velocity_pass(state, Iinv, self.order, self.patches_up, 0, self.n_patches_up, R.COLLISION,
+            err = self._velocity_pass(state, Iinv, self.order, self.patches_colliding, 0, n_colliding, R.COLLISION,
                                       ALL_LEVELS, self.no_cache)
             joints_moved = joint_velocity_pass()
             if err <= self.opt.eps_vc and not joints_moved:
