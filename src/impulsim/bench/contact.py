@@ -251,27 +251,29 @@ def _mujoco_or_none(fn, *args):
 
 
 # 4. wall --------------------------------------------------------------------------------------------------
-def wall_run(seconds: float, shock: bool = True) -> dict:
+def wall_run(seconds: float, shock: bool = True, **options) -> dict:
     """Simulate the wall for ``seconds``: wall-clock time [s], the largest drift of any stone before the
-    ball first touches the wall [m], the time of that touch [s] (None if not reached) and contact counts.
-    With ``shock`` the collision loop stops after WALL_SHOCK_ITERATIONS and makes the shock pass."""
+    ball first touches the wall [m], the time of that touch [s] (None if not reached), contact counts and
+    the most bodies asleep at once. With ``shock`` the collision loop stops after WALL_SHOCK_ITERATIONS and
+    makes the shock pass; ``options`` go to the method (e.g. sleep=True)."""
     model, state = S.wall()
     extra = dict(shock_propagation=S.WALL_SHOCK_ITERATIONS) if shock else {}
-    method = make_method(model, S.WALL_SETTINGS, **extra)
+    method = make_method(model, S.WALL_SETTINGS, **extra, **options)
     stones = model.body_inv_mass > 0
     stones[model.n_bodies - 1] = False                     # the ball is the last body
     start = state.body_pos.copy()
-    drift, impact, counts, steps = 0.0, None, [], int(round(seconds / S.WALL_H))
+    drift, impact, counts, steps, asleep = 0.0, None, [], int(round(seconds / S.WALL_H)), 0
     t0 = time.perf_counter()
     for _ in range(steps):
         info = method.step(state, S.WALL_H)
         counts.append(info.n_contacts)
+        asleep = max(asleep, info.n_asleep)
         if impact is None and _ball_touches_wall(state):
             impact = state.t
         if impact is None:
             drift = max(drift, float(np.linalg.norm(state.body_pos[stones] - start[stones], axis=1).max()))
     return dict(wall_s=time.perf_counter() - t0, drift=drift, impact=impact, steps=steps,
-                avg_contacts=float(np.mean(counts)), max_contacts=int(np.max(counts)))
+                avg_contacts=float(np.mean(counts)), max_contacts=int(np.max(counts)), max_asleep=asleep)
 
 
 def _ball_touches_wall(state) -> bool:
