@@ -238,6 +238,22 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
     return worst
 
 
+@njit(**KERNEL)
+def velocity_sweeps(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv, frozen,
+                    body_vel, body_omega, eps_v, level_hi, ws, cache, memo, max_sweeps):
+    """Up to ``max_sweeps`` velocity_sweep passes, stopping after the first whose error is at most eps_v.
+    Returns (passes made, the last pass's error [m/s])."""
+    err = 0.0
+    done = 0
+    for k in range(1, max_sweeps + 1):
+        err = velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv,
+                             frozen, body_vel, body_omega, eps_v, level_hi, ws, cache, memo)
+        done = k
+        if err <= eps_v:
+            break
+    return done, err
+
+
 @njit(**KERNEL, inline="always")
 def velocity_residual(rows, c, frozen, body_vel, body_omega):
     """What a velocity visit would find wrong at contact c now [m/s] (as velocity_normal and velocity_friction

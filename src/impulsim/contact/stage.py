@@ -25,8 +25,8 @@ from impulsim.collision.vec import KERNEL
 from impulsim.contact.patches import group_patches, make_workspace, make_cache, patches_with_kind
 from impulsim.contact import memo as MEMO
 from impulsim.contact.memo import make_memo, memo_keep, memo_reset
-from impulsim.contact.solve import (velocity_sweep, restitution_pass, position_normal, position_patch_normals,
-                                   position_friction, patch_setup, fill_cache)
+from impulsim.contact.solve import (velocity_sweep, velocity_sweeps, restitution_pass, position_normal,
+                                   position_patch_normals, position_friction, patch_setup, fill_cache)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
 from impulsim.geometry.shapes import ShapeKind
@@ -249,20 +249,36 @@ class ContactStage:
         shock = self.opt.shock_propagation
         n_colliding = patches_with_kind(rows, self.order, *self.patches_up, self.n_patches_up, R.COLLISION,
                                         *self.patches_colliding)
-        iters = 0
-        for iters in range(1, cap + 1):
-            err = self._velocity_pass(state, Iinv, self.order, self.patches_colliding, 0, n_colliding, R.COLLISION,
-                                      ALL_LEVELS, self.no_cache)
-            joints_moved = joint_velocity_pass()
-            if err <= self.opt.eps_vc and not joints_moved:
-                break
-            if shock is not None and iters >= shock:
-                self._shock_pass(state, Iinv, R.COLLISION)
-                break
+        if joint_velocity_pass is None:
+            iters = self._collision_sweeps(state, Iinv, n_colliding, cap, shock)
+        else:
+            iters = 0
+            for iters in range(1, cap + 1):
+                err = self._velocity_pass(state, Iinv, self.order, self.patches_colliding, 0, n_colliding,
+                                          R.COLLISION, ALL_LEVELS, self.no_cache)
+                joints_moved = joint_velocity_pass()
+                if err <= self.opt.eps_vc and not joints_moved:
+                    break
+                if shock is not None and iters >= shock:
+                    self._shock_pass(state, Iinv, R.COLLISION)
+                    break
         if self.opt.restitution != Restitution.NEWTON:
             restitution_pass(rows, self.order, n, int(self.opt.restitution), self.model.body_inv_mass, Iinv,
                              self.frozen, state.body_vel, state.body_omega)
-            joint_velocity_pass()
+            if joint_velocity_pass is not None:
+                joint_velocity_pass()
+        return iters
+
+    def _collision_sweeps(self, state, Iinv, n_colliding, cap, shock) -> int:
+        """The iterations of a collision round without joints or limits to couple, in one compiled loop (a
+        call from Python per iteration cost more than the funnel's collision impulses); the same iterations,
+        and the shock pass after ``shock`` of them if the error is still above eps_vc."""
+        limit = cap if shock is None else min(cap, max(shock, 1))
+        iters, err = velocity_sweeps(self.rows, self.order, *self.patches_colliding, 0, n_colliding, R.COLLISION,
+                                     self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
+                                     self.opt.eps_vc, ALL_LEVELS, self.ws, self.no_cache, self.no_memo, limit)
+        if shock is not None and iters >= shock and err > self.opt.eps_vc:
+            self._shock_pass(state, Iinv, R.COLLISION)
         return iters
 
     def _shock_pass(self, state, Iinv, kind):

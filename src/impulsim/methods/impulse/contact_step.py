@@ -132,7 +132,8 @@ class ContactCoupling:
             return self._joint_velocity_pass(s) or err > self._eps_vc
 
         if self.contacts is not None and self.contacts.n_collisions:
-            return self.contacts.resolve_collisions(s, self.Iinv, coupled_pass)
+            idle = limits is None and self._lgs is None and self._iter_prims is None
+            return self.contacts.resolve_collisions(s, self.Iinv, None if idle else coupled_pass)
         iters = 0
         if limits is not None:
             for iters in range(1, self._max_iter_collision + 1):
