@@ -44,6 +44,7 @@ SHOCK_LEVEL_ITERATIONS = 6
 """Default cap on the sweeps over one level of a shock pass."""
 
 
+@njit(cache=True, inline="always")
 def level_resolved(err, tol, n_levels) -> bool:
     """Whether a shock pass may freeze a level after a sweep over it with error ``err``. Every level above
     follows the motion a frozen level is left with, so the errors of all levels add up at the top: a level
@@ -282,37 +283,13 @@ class ContactStage:
         return iters
 
     def _shock_pass(self, state, Iinv, kind):
-        """Shock propagation at velocity level over the contacts of ``kind`` (see _level_by_level)."""
-        self._level_by_level(kind, Iinv, self.opt.eps_vc, lambda lo, hi, level, cache: self._velocity_pass(
-            state, Iinv, self.order, self.patches_up, lo, hi, kind, level, cache))
-
-    def _level_by_level(self, kind, Iinv, tol, sweep) -> float:
-        """One pass level by level from the ground up, freezing each level's bodies once resolved (Guendelman;
-        Bender 5.3.2): ``sweep(lo, hi, level, cache)`` sweeps patches lo … hi − 1 and returns their error, at
-        most shock_level_iterations times until level_resolved. A level's pass visits only its own contacts:
-        those below it join two frozen bodies and cannot act. Returns the largest error left."""
-        worst = 0.0
-        for level in range(self.top_level + 1):
-            _freeze_up_to(self.body_level, level, self.frozen)
-            lo, hi = self.level_patches[level], self.level_patches[level + 1]
-            cache = self._level_cache(lo, hi, kind, level, Iinv)
-            for _ in range(self.opt.shock_level_iterations):
-                err = sweep(lo, hi, level, cache)
-                self.level_sweeps += 1
-                if level_resolved(err, tol, self.top_level + 1):
-                    break
-            worst = max(worst, err)
-        self.frozen[:] = self._awake_frozen
-        return worst
-
-    def _level_cache(self, lo, hi, kind, level, Iinv):
-        """The blocks of patches lo … hi − 1 (one level, its lower levels frozen) when the level gets more than
-        one sweep; a single sweep finds them as it goes."""
-        if self.opt.shock_level_iterations == 1:
-            return self.no_cache
-        fill_cache(self.rows, self.order, *self.patches_up, lo, hi, kind, level, self.model.body_inv_mass, Iinv,
-                   self.frozen, self.ws, self.level_cache)
-        return self.level_cache
+        """Shock propagation at velocity level over the contacts of ``kind`` (see _velocity_levels)."""
+        _, sweeps = _velocity_levels(self.rows, self.order, *self.patches_up, self.level_patches, self.top_level,
+                                     self.body_level, self._awake_frozen, self.frozen, kind, self.model.body_inv_mass,
+                                     Iinv, state.body_vel, state.body_omega, self.opt.eps_vc,
+                                     self.opt.shock_level_iterations, self.ws, self.level_cache, self.no_cache,
+                                     self.no_memo)
+        self.level_sweeps += sweeps
 
     # contact joints -------------------------------------------------------------------------------------
     def _grow_warm(self, cap):
@@ -412,12 +389,14 @@ class ContactStage:
                               state.body_vel, state.body_omega, free, ALL_LEVELS, self.ws, self.cache, self.memo)
 
     def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
-        """Shock propagation of the contact joints (see _level_by_level). Returns the largest error left [m]."""
-        def sweep(lo, hi, level, cache):
-            return _position_pass(self.rows, self.order, *self.patches_up, lo, hi, self.model.body_inv_mass, Iinv,
-                                  self.frozen, pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                                  state.body_vel, state.body_omega, free, level, self.ws, cache, self.no_memo)[0]
-        return self._level_by_level(R.RESTING, Iinv, eps_d, sweep)
+        """Shock propagation of the contact joints (see _position_levels). Returns the largest error left [m]."""
+        worst, sweeps = _position_levels(self.rows, self.order, *self.patches_up, self.level_patches, self.top_level,
+                                         self.body_level, self._awake_frozen, self.frozen, self.model.body_inv_mass,
+                                         Iinv, pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
+                                         state.body_vel, state.body_omega, free, self.opt.shock_level_iterations,
+                                         self.ws, self.level_cache, self.no_cache, self.no_memo)
+        self.level_sweeps += sweeps
+        return worst
 
     def velocity_shock_pass(self, state, Iinv) -> None:
         """Shock propagation of the velocity correction (as for collisions, on the resting contacts)."""
@@ -523,6 +502,71 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
             dirty[B_] = 1
             moved_any = True
     return worst, moved_any
+
+
+@njit(**KERNEL, inline="always")
+def _level_blocks(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen, max_sweeps,
+                  ws, level_cache, no_cache):
+    """The blocks of patches lo … hi − 1 (one level, its lower levels frozen) when the level gets more than one
+    sweep; a single sweep finds them as it goes."""
+    if max_sweeps == 1:
+        return no_cache
+    fill_cache(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen, ws, level_cache)
+    return level_cache
+
+
+@njit(**KERNEL)
+def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, body_level, awake_frozen, frozen, kind,
+                     body_inv_mass, Iinv, body_vel, body_omega, eps_v, max_sweeps, ws, level_cache, no_cache, no_memo):
+    """One velocity pass level by level from the ground up, freezing each level's bodies once resolved
+    (Guendelman; Bender 5.2.4, 5.3.2): a level's contacts of ``kind`` are swept at most ``max_sweeps`` times,
+    until level_resolved. A level's pass visits only its own contacts: those below it join two frozen bodies
+    and cannot act. Leaves ``frozen`` as ``awake_frozen``; returns (the largest error left [m/s], sweeps)."""
+    worst = 0.0
+    sweeps = 0
+    for level in range(top + 1):
+        _freeze_up_to(body_level, level, frozen)
+        lo, hi = level_patches[level], level_patches[level + 1]
+        cache = _level_blocks(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen,
+                              max_sweeps, ws, level_cache, no_cache)
+        err = 0.0
+        for _ in range(max_sweeps):
+            err = velocity_sweep(rows, order, patch_start, patch_len, lo, hi, kind, body_inv_mass, Iinv, frozen,
+                                 body_vel, body_omega, eps_v, level, ws, cache, no_memo)
+            sweeps += 1
+            if level_resolved(err, eps_v, top + 1):
+                break
+        worst = max(worst, err)
+    for k in range(frozen.shape[0]):
+        frozen[k] = awake_frozen[k]
+    return worst, sweeps
+
+
+@njit(**KERNEL)
+def _position_levels(rows, order, patch_start, patch_len, level_patches, top, body_level, awake_frozen, frozen,
+                     body_inv_mass, Iinv, pred_pos, pred_quat, body_pos, body_quat, dirty, h, eps_d, body_vel,
+                     body_omega, free, max_sweeps, ws, level_cache, no_cache, no_memo):
+    """The contact joints' pass level by level (as _velocity_levels, with _position_pass's sweeps). Returns
+    (the largest error left [m], sweeps)."""
+    worst = 0.0
+    sweeps = 0
+    for level in range(top + 1):
+        _freeze_up_to(body_level, level, frozen)
+        lo, hi = level_patches[level], level_patches[level + 1]
+        cache = _level_blocks(rows, order, patch_start, patch_len, lo, hi, R.RESTING, level, body_inv_mass, Iinv,
+                              frozen, max_sweeps, ws, level_cache, no_cache)
+        err = 0.0
+        for _ in range(max_sweeps):
+            err, _moved = _position_pass(rows, order, patch_start, patch_len, lo, hi, body_inv_mass, Iinv, frozen,
+                                         pred_pos, pred_quat, body_pos, body_quat, dirty, h, eps_d, body_vel,
+                                         body_omega, free, level, ws, cache, no_memo)
+            sweeps += 1
+            if level_resolved(err, eps_d, top + 1):
+                break
+        worst = max(worst, err)
+    for k in range(frozen.shape[0]):
+        frozen[k] = awake_frozen[k]
+    return worst, sweeps
 
 
 @njit(**KERNEL, inline="always")
