@@ -142,10 +142,10 @@ jammed pile: 22.5 → 15.8 ms per step over the 8 s, contact handling 16.3 → 9
 # at 45°, 16 m wide at the top and 8 m at the outlet (eight cubes abreast), its outlet 6 m above the ground;
 # the cubes start in a 10 × 10 × 10 block, 1.4 m apart, its lowest layer 20 m up, 10 m above the funnel's
 # rim, so the block reaches the funnel after ~1.4 s and squeezes through it during the following seconds;
-# at 8 s 94 % of the cubes are below the outlet. The thesis's cubes fall through the funnel and come to rest on the plane
-# below, their resting contacts rising to the end of the run. An outlet of 4 m (four cubes abreast), used
-# before, jammed: 18 % of the cubes were through at 8 s, and the pile in the funnel had 5600 contacts per step
-# on average where the thesis reports 879.
+# at 8 s 94 % of the cubes are below the outlet. The thesis's cubes fall through the funnel and come to rest
+# on the plane below, their resting contacts rising to the end of the run. An outlet of 4 m (four cubes
+# abreast), used before, jammed: 18 % of the cubes were through at 8 s, and the pile in the funnel had 5600
+# contacts per step on average where the thesis reports 879.
 FUNNEL_OUTLET = 8.0
 FUNNEL_RIM = 16.0
 FUNNEL_OUTLET_Z = 6.0

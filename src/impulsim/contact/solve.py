@@ -229,11 +229,9 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
             if q == 1 or i >= q:
                 err = max(err, velocity_normal(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
             err = max(err, velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega))
-        if memo_skips(memo):
-            memo_keep(memo, p, rows, idx, q, rest, r, patch_residual(rows, idx, q, rest, r, frozen, body_vel,
-                                                                      body_omega), body_vel, body_omega)
-        else:
-            memo_keep(memo, p, rows, idx, q, rest, r, err, body_vel, body_omega)
+        # passing over needs the error the visit leaves, not the one it found
+        left = patch_residual(rows, idx, q, rest, r, frozen, body_vel, body_omega) if memo_skips(memo) else err
+        memo_keep(memo, p, rows, idx, q, rest, r, left, body_vel, body_omega)
         worst = max(worst, err)
     return worst
 

@@ -226,7 +226,8 @@ class ContactStage:
     # collisions -------------------------------------------------------------------------------------
     def resolve_collisions(self, state, Iinv, joint_velocity_pass) -> int:
         """Collision resolution (Bender 5.1.2, 5.2): rounds of iterated impulses, each iteration followed by
-        one joint velocity pass (``joint_velocity_pass()`` returns True if it had to correct a joint). After
+        one joint velocity pass (``joint_velocity_pass()`` returns True if it had to correct a joint; None when
+        there are no joints or limits to couple, and a round's iterations run in one kernel). After
         each round the contacts are classified again: a contact that the round's impulses made approach
         faster than eps_rc is a new collision (a struck ball pushing its neighbour in Newton's cradle), and
         the next round resolves the new collisions with targets from the current velocities. Returns the
@@ -505,14 +506,23 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
 
 
 @njit(**KERNEL, inline="always")
-def _level_blocks(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen, max_sweeps,
-                  ws, level_cache, no_cache):
-    """The blocks of patches lo … hi − 1 (one level, its lower levels frozen) when the level gets more than one
-    sweep; a single sweep finds them as it goes."""
+def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level, kind, body_inv_mass, Iinv,
+                 frozen, max_sweeps, ws, level_cache, no_cache):
+    """Freeze the bodies of levels ≤ ``level`` and return the level's patch range and blocks (lo, hi, cache):
+    found once here when the level gets more than one sweep; a single sweep finds them as it goes."""
+    _freeze_up_to(body_level, level, frozen)
+    lo, hi = level_patches[level], level_patches[level + 1]
     if max_sweeps == 1:
-        return no_cache
+        return lo, hi, no_cache
     fill_cache(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen, ws, level_cache)
-    return level_cache
+    return lo, hi, level_cache
+
+
+@njit(**KERNEL, inline="always")
+def _thaw(frozen, awake_frozen):
+    """After a shock pass: back to what is frozen outside it (nothing, or the sleeping bodies)."""
+    for k in range(frozen.shape[0]):
+        frozen[k] = awake_frozen[k]
 
 
 @njit(**KERNEL)
@@ -525,10 +535,8 @@ def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, bo
     worst = 0.0
     sweeps = 0
     for level in range(top + 1):
-        _freeze_up_to(body_level, level, frozen)
-        lo, hi = level_patches[level], level_patches[level + 1]
-        cache = _level_blocks(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen,
-                              max_sweeps, ws, level_cache, no_cache)
+        lo, hi, cache = _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level, kind,
+                                     body_inv_mass, Iinv, frozen, max_sweeps, ws, level_cache, no_cache)
         err = 0.0
         for _ in range(max_sweeps):
             err = velocity_sweep(rows, order, patch_start, patch_len, lo, hi, kind, body_inv_mass, Iinv, frozen,
@@ -537,8 +545,7 @@ def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, bo
             if level_resolved(err, eps_v, top + 1):
                 break
         worst = max(worst, err)
-    for k in range(frozen.shape[0]):
-        frozen[k] = awake_frozen[k]
+    _thaw(frozen, awake_frozen)
     return worst, sweeps
 
 
@@ -551,10 +558,8 @@ def _position_levels(rows, order, patch_start, patch_len, level_patches, top, bo
     worst = 0.0
     sweeps = 0
     for level in range(top + 1):
-        _freeze_up_to(body_level, level, frozen)
-        lo, hi = level_patches[level], level_patches[level + 1]
-        cache = _level_blocks(rows, order, patch_start, patch_len, lo, hi, R.RESTING, level, body_inv_mass, Iinv,
-                              frozen, max_sweeps, ws, level_cache, no_cache)
+        lo, hi, cache = _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level,
+                                     R.RESTING, body_inv_mass, Iinv, frozen, max_sweeps, ws, level_cache, no_cache)
         err = 0.0
         for _ in range(max_sweeps):
             err, _moved = _position_pass(rows, order, patch_start, patch_len, lo, hi, body_inv_mass, Iinv, frozen,
@@ -564,8 +569,7 @@ def _position_levels(rows, order, patch_start, patch_len, level_patches, top, bo
             if level_resolved(err, eps_d, top + 1):
                 break
         worst = max(worst, err)
-    for k in range(frozen.shape[0]):
-        frozen[k] = awake_frozen[k]
+    _thaw(frozen, awake_frozen)
     return worst, sweeps
 
 
