@@ -178,7 +178,7 @@ def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_
 
 @njit(**KERNEL, inline="always")
 def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam,
-                           dl):
+                           dl, scratch):
     """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
     patch's normal block); each point's friction follows (see velocity_sweep). Returns the largest remaining
     error, as velocity_normal."""
@@ -186,7 +186,7 @@ def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_
         c = idx[i]
         b[i] = rows.target_n[c] - dot(relative_velocity(rows, c, body_vel, body_omega), v3(rows.n[c]))
         lam[i] = rows.lam_n[c]
-    patch_lcp(A, b, lam, m, 1e-3 * eps_v, dl)
+    patch_lcp(A, b, lam, m, 1e-3 * eps_v, dl, scratch)
     err = 0.0
     for i in range(m):
         c = idx[i]
@@ -208,7 +208,7 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
     patch blocks if valid (patches.make_cache), ``memo`` the phase's patch memory (contact.memo; off: every
     patch is visited). Returns the largest remaining error [m/s]."""
     worst = 0.0
-    idx, rest, keep, A, b, lam, dl = ws
+    idx, rest, keep, A, b, lam, dl, lcp = ws
     for p in range(p_lo, p_hi):
         bound = memo_bound(memo, p, body_vel, body_omega)
         if bound <= SKIP_FRACTION * eps_v:
@@ -221,7 +221,7 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
         err = 0.0
         if q > 1:
             err = velocity_patch_normals(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v,
-                                         A, b, lam, dl)
+                                         A, b, lam, dl, lcp)
         # then point by point: the normal impulse of a point outside the block, and every point's friction
         # (one call site each: every inlined copy of these costs compile time)
         for i in range(q + r):
@@ -289,7 +289,7 @@ def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, b
                 cache):
     """Patch p's points solved together, ws idx[:q] with their normal block in ws A, and those solved one by
     one, ws rest[:r]: from the phase's cache when it is valid, else found now. Returns (q, r)."""
-    idx, rest, keep, A, b, lam, dl = ws
+    idx, rest, keep, A, b, lam, dl, lcp = ws
     if cache[0][0]:
         return load_patch(cache, patch_start[p], p, idx, rest, A)
     m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
@@ -306,7 +306,7 @@ def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, lev
     cache valid."""
     valid = cache[0]
     valid[0] = 0
-    idx, rest, keep, A, b, lam, dl = ws
+    idx, rest, keep, A, b, lam, dl, lcp = ws
     for p in range(p_lo, p_hi):
         q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
                            frozen, ws, cache)
@@ -411,7 +411,7 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
 
 @njit(**KERNEL, inline="always")
 def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
-                           body_vel, body_omega, A, b, lam, dl):
+                           body_vel, body_omega, A, b, lam, dl, scratch):
     """The normal impulses of the contact joints idx[:m] of one patch together (A: the patch's normal block),
     so that no predicted point penetrates (the gap g changes by about h·A·Δλ). Friction follows point by
     point (the caller refreshes the predictions in between). Returns (remaining normal error [m], impulse
@@ -420,7 +420,7 @@ def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, bod
         c = idx[i]
         b[i] = -predicted_gap(rows, c, pred_pos, pred_quat) / h
         lam[i] = rows.lam_n[c]
-    patch_lcp(A, b, lam, m, 1e-3 * eps_d / h, dl)
+    patch_lcp(A, b, lam, m, 1e-3 * eps_d / h, dl, scratch)
     err = 0.0
     moved = False
     for i in range(m):

@@ -467,7 +467,7 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
     blocks if valid; ``memo`` counts the visits (contact.memo; position sweeps pass over no patch)."""
     worst = 0.0
     moved_any = False
-    idx, rest, keep, A, b, lam, dl = ws
+    idx, rest, keep, A, b, lam, dl, lcp = ws
     for p in range(p_lo, p_hi):
         q, r = patch_setup(rows, order, patch_start, patch_len, p, R.RESTING, level_hi, body_inv_mass, Iinv, frozen,
                            ws, cache)
@@ -481,7 +481,7 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
         err, moved = 0.0, False
         if q > 1:
             err, moved = position_patch_normals(rows, idx, q, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h,
-                                                eps_d, body_vel, body_omega, A, b, lam, dl)
+                                                eps_d, body_vel, body_omega, A, b, lam, dl, lcp)
         # friction (and, outside a block, the normal impulse) point by point, each on predictions that include
         # the impulses before it (all at once from one prediction would correct the same drift m times over)
         for i in range(q + r):
