@@ -129,3 +129,16 @@ def test_funnel_lets_the_cubes_through():
         method.step(state, S.FUNNEL_H)
     cubes = state.body_pos[model.n_bodies - n_cubes:]
     assert (cubes[:, 2] < S.FUNNEL_OUTLET_Z).sum() >= 0.9 * n_cubes
+
+
+def test_jitter_moves_only_the_dynamic_bodies_and_by_at_most_the_bound():
+    # the spread of the pile experiments over paths is measured from starts moved by up to `jitter` per axis
+    model, state = S.wall()
+    before = state.body_pos.copy()
+    C.jitter_positions(model, state, 1e-9, seed=3)
+    moved = np.abs(state.body_pos - before)
+    dynamic = model.body_inv_mass > 0.0
+    assert moved[~dynamic].max(initial=0.0) == 0.0
+    assert 0.0 < moved[dynamic].max() <= 1e-9
+    with pytest.raises(ValueError, match="jitter"):
+        C.jitter_positions(model, state, -1.0, seed=0)

@@ -142,11 +142,25 @@ def stacking_records(quick):
 
 
 # 3. funnel ------------------------------------------------------------------------------------------------
-def funnel_stats(seconds: float, n_cubes: int = S.FUNNEL_CUBES) -> dict:
+def jitter_positions(model, state, jitter: float, seed: int) -> None:
+    """Move every dynamic body's centre by up to ``jitter`` [m] along each axis (uniform, from ``seed``), in
+    place. A pile's path is chaotic: the funnel's step time and the wall's drift move with the path, and
+    runs from slightly different starts show by how much (docs/contact_experiments.md)."""
+    if jitter < 0.0:
+        raise ValueError(f"jitter must be >= 0 m, got {jitter!r}")
+    if jitter == 0.0:
+        return
+    dyn = model.body_inv_mass > 0.0
+    state.body_pos[dyn] += np.random.default_rng(seed).uniform(-jitter, jitter, (int(dyn.sum()), 3))
+
+
+def funnel_stats(seconds: float, n_cubes: int = S.FUNNEL_CUBES, jitter: float = 0.0, seed: int = 0) -> dict:
     """Run the funnel for ``seconds``: per-step collision and contact counts, the step time (detection
     included) and the thesis's two parts of it (collision resolution; contact handling = joint correction
-    plus velocity correction), as averages and maxima over the steps after the first [ms]."""
+    plus velocity correction), as averages and maxima over the steps after the first [ms]. ``jitter`` [m] and
+    ``seed``: start from cubes moved slightly (jitter_positions)."""
     model, state = S.funnel(n_cubes)
+    jitter_positions(model, state, jitter, seed)
     method = make_method(model, S.FUNNEL_SETTINGS, **S.FUNNEL_SOLVER)
     rows = []
     for _ in range(int(round(seconds / S.FUNNEL_H))):
@@ -251,12 +265,14 @@ def _mujoco_or_none(fn, *args):
 
 
 # 4. wall --------------------------------------------------------------------------------------------------
-def wall_run(seconds: float, shock: bool = True, **options) -> dict:
+def wall_run(seconds: float, shock: bool = True, jitter: float = 0.0, seed: int = 0, **options) -> dict:
     """Simulate the wall for ``seconds``: wall-clock time [s], the largest drift of any stone before the
     ball first touches the wall [m], the time of that touch [s] (None if not reached), contact counts and
     the most bodies asleep at once. With ``shock`` the collision loop stops after WALL_SHOCK_ITERATIONS and
-    makes the shock pass; ``options`` go to the method (e.g. sleep=True)."""
+    makes the shock pass; ``jitter`` [m] and ``seed``: start from stones (and ball) moved slightly
+    (jitter_positions); ``options`` go to the method (e.g. sleep=True)."""
     model, state = S.wall()
+    jitter_positions(model, state, jitter, seed)
     extra = dict(shock_propagation=S.WALL_SHOCK_ITERATIONS) if shock else {}
     method = make_method(model, S.WALL_SETTINGS, **extra, **options)
     stones = model.body_inv_mass > 0
