@@ -58,6 +58,8 @@ class ContactRows(NamedTuple):
     rolling: np.ndarray         # [C] int8: a smooth shape (sphere, capsule, ellipsoid) touches: the touching
                                 #     point moves over it as it rolls
     k_nt: np.ndarray            # [C, 4] nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2 of K = K_A + K_B [1/kg] (update_geometry)
+    k_frozen: np.ndarray        # [C] int8: 1 while k_nt leaves out the bodies a shock pass has frozen (see
+                                #     stage._begin_level); 0: k_nt is update_geometry's
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -67,7 +69,7 @@ def make_rows(capacity: int) -> ContactRows:
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
                        np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8),
-                       np.zeros(c, np.int8), np.zeros((c, 4)))
+                       np.zeros(c, np.int8), np.zeros((c, 4)), np.zeros(c, np.int8))
 
 
 @njit(**KERNEL)
@@ -98,8 +100,16 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
             rows.t2[c, i] = t2[i]
         _k_part(body_inv_mass[A], body_Iinv[A], ra, rows.KA[c])
         _k_part(body_inv_mass[B], body_Iinv[B], rb, rows.KB[c])
-        for i, (x, y) in enumerate(((n, n), (t1, t1), (t1, t2), (t2, t2))):
-            rows.k_nt[c, i] = dot(x, matvec_at(rows.KA, c, y)) + dot(x, matvec_at(rows.KB, c, y))
+        set_k_entries(rows, c)
+
+
+@njit(**KERNEL, inline="always")
+def set_k_entries(rows, c):
+    """k_nt of contact c from its K parts, normal and tangents (both bodies counted)."""
+    n, t1, t2 = v3(rows.n[c]), v3(rows.t1[c]), v3(rows.t2[c])
+    for i, (x, y) in enumerate(((n, n), (t1, t1), (t1, t2), (t2, t2))):
+        rows.k_nt[c, i] = dot(x, matvec_at(rows.KA, c, y)) + dot(x, matvec_at(rows.KB, c, y))
+    rows.k_frozen[c] = 0
 
 
 @njit(cache=True, inline="always")

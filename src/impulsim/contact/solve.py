@@ -12,7 +12,7 @@ from numba import njit
 
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
-from impulsim.contact.rows import relative_velocity, contact_normal, COLLISION
+from impulsim.contact.rows import relative_velocity, contact_normal, set_k_entries, COLLISION
 from impulsim.contact.memo import SKIP_FRACTION, memo_bound, memo_keep, memo_skips
 from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, split_patch, keep_block, load_patch,
                                       store_patch)
@@ -31,12 +31,39 @@ def _kdot(rows, c, frozen, x, y):
 
 @njit(cache=True, inline="always")
 def _k_entries(rows, c, frozen):
-    """(nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2) of contact c: kept from update_geometry unless a body is frozen."""
-    if frozen[rows.body_a[c]] == 0 and frozen[rows.body_b[c]] == 0:
+    """(nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2) of contact c: kept from update_geometry unless a body is frozen, or
+    kept by a shock pass for its frozen bodies (rows.k_frozen)."""
+    if rows.k_frozen[c] or (frozen[rows.body_a[c]] == 0 and frozen[rows.body_b[c]] == 0):
         return rows.k_nt[c, 0], rows.k_nt[c, 1], rows.k_nt[c, 2], rows.k_nt[c, 3]
     n, t1, t2 = v3(rows.n[c]), v3(rows.t1[c]), v3(rows.t2[c])
     return (_kdot(rows, c, frozen, n, n), _kdot(rows, c, frozen, t1, t1), _kdot(rows, c, frozen, t1, t2),
             _kdot(rows, c, frozen, t2, t2))
+
+
+@njit(**KERNEL)
+def keep_frozen_k(rows, order, patch_start, patch_len, p_lo, p_hi, frozen):
+    """For the contacts of patches p_lo … p_hi − 1 that touch a frozen body, keep the K entries without the
+    frozen bodies in k_nt (a shock-pass level's contacts, swept several times with the same bodies frozen:
+    found afresh at every impulse they were a fifth of a position shock pass)."""
+    for p in range(p_lo, p_hi):
+        for j in range(patch_start[p], patch_start[p] + patch_len[p]):
+            c = order[j]
+            if rows.k_frozen[c] or (frozen[rows.body_a[c]] == 0 and frozen[rows.body_b[c]] == 0):
+                continue
+            e = _k_entries(rows, c, frozen)
+            for i in range(4):
+                rows.k_nt[c, i] = e[i]
+            rows.k_frozen[c] = 1
+
+
+@njit(**KERNEL)
+def forget_frozen_k(rows, order, patch_start, patch_len, p_lo, p_hi):
+    """Back to update_geometry's K entries for the contacts of patches p_lo … p_hi − 1 (after a shock pass)."""
+    for p in range(p_lo, p_hi):
+        for j in range(patch_start[p], patch_start[p] + patch_len[p]):
+            c = order[j]
+            if rows.k_frozen[c]:
+                set_k_entries(rows, c)
 
 
 @njit(**KERNEL, inline="always")

@@ -26,7 +26,8 @@ from impulsim.contact.patches import group_patches, make_workspace, make_cache, 
 from impulsim.contact import memo as MEMO
 from impulsim.contact.memo import make_memo, memo_keep, memo_reset
 from impulsim.contact.solve import (velocity_sweep, velocity_sweeps, restitution_pass, position_normal,
-                                   position_patch_normals, position_friction, patch_setup, fill_cache)
+                                   position_patch_normals, position_friction, patch_setup, fill_cache, keep_frozen_k,
+                                   forget_frozen_k)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
 from impulsim.geometry.shapes import ShapeKind
@@ -512,6 +513,7 @@ def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body
     found once here when the level gets more than one sweep; a single sweep finds them as it goes."""
     _freeze_up_to(body_level, level, frozen)
     lo, hi = level_patches[level], level_patches[level + 1]
+    keep_frozen_k(rows, order, patch_start, patch_len, lo, hi, frozen)
     if max_sweeps == 1:
         return lo, hi, no_cache
     fill_cache(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen, ws, level_cache)
@@ -546,6 +548,7 @@ def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, bo
                 break
         worst = max(worst, err)
     _thaw(frozen, awake_frozen)
+    forget_frozen_k(rows, order, patch_start, patch_len, level_patches[0], level_patches[top + 1])
     return worst, sweeps
 
 
@@ -570,6 +573,7 @@ def _position_levels(rows, order, patch_start, patch_len, level_patches, top, bo
                 break
         worst = max(worst, err)
     _thaw(frozen, awake_frozen)
+    forget_frozen_k(rows, order, patch_start, patch_len, level_patches[0], level_patches[top + 1])
     return worst, sweeps
 
 
