@@ -521,10 +521,12 @@ def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body
 
 
 @njit(**KERNEL, inline="always")
-def _thaw(frozen, awake_frozen):
-    """After a shock pass: back to what is frozen outside it (nothing, or the sleeping bodies)."""
+def _end_levels(rows, order, patch_start, patch_len, level_patches, top, frozen, awake_frozen):
+    """After a shock pass: back to what is frozen outside it (nothing, or the sleeping bodies), and to
+    update_geometry's K entries for the contacts it swept."""
     for k in range(frozen.shape[0]):
         frozen[k] = awake_frozen[k]
+    forget_frozen_k(rows, order, patch_start, patch_len, level_patches[0], level_patches[top + 1])
 
 
 @njit(**KERNEL)
@@ -547,8 +549,7 @@ def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, bo
             if level_resolved(err, eps_v, top + 1):
                 break
         worst = max(worst, err)
-    _thaw(frozen, awake_frozen)
-    forget_frozen_k(rows, order, patch_start, patch_len, level_patches[0], level_patches[top + 1])
+    _end_levels(rows, order, patch_start, patch_len, level_patches, top, frozen, awake_frozen)
     return worst, sweeps
 
 
@@ -572,8 +573,7 @@ def _position_levels(rows, order, patch_start, patch_len, level_patches, top, bo
             if level_resolved(err, eps_d, top + 1):
                 break
         worst = max(worst, err)
-    _thaw(frozen, awake_frozen)
-    forget_frozen_k(rows, order, patch_start, patch_len, level_patches[0], level_patches[top + 1])
+    _end_levels(rows, order, patch_start, patch_len, level_patches, top, frozen, awake_frozen)
     return worst, sweeps
 
 
