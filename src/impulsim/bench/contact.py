@@ -270,11 +270,12 @@ def wall_run(seconds: float, shock: bool = True, jitter: float = 0.0, seed: int 
     ball first touches the wall [m], the time of that touch [s] (None if not reached), contact counts and
     the most bodies asleep at once. With ``shock`` the collision loop stops after WALL_SHOCK_ITERATIONS and
     makes the shock pass; ``jitter`` [m] and ``seed``: start from stones (and ball) moved slightly
-    (jitter_positions); ``options`` go to the method (e.g. sleep=True)."""
+    (jitter_positions); ``options`` go to the method over WALL_SOLVER (e.g. sleep=True; skip_resolved=False and
+    skip_resolved_positions=False for the thesis's sweeps)."""
     model, state = S.wall()
     jitter_positions(model, state, jitter, seed)
     extra = dict(shock_propagation=S.WALL_SHOCK_ITERATIONS) if shock else {}
-    method = make_method(model, S.WALL_SETTINGS, **extra, **options)
+    method = make_method(model, S.WALL_SETTINGS, **{**S.WALL_SOLVER, **extra, **options})
     stones = model.body_inv_mass > 0
     stones[model.n_bodies - 1] = False                     # the ball is the last body
     start = state.body_pos.copy()

@@ -11,9 +11,13 @@ largest error, so a phase stops only when every patch is within the tolerance, s
 changed the velocities (other contacts, joints, limits) is seen: the bound compares the velocities
 themselves, not impulses.
 
-Only velocity sweeps pass over patches. In the position phase the errors below the tolerance that repeated
-visits would shrink further are what a resting pile creeps by (tried: the wall's drift before the impact
-rose from 0.67 to 1.1 mm), and a predicted pose is not linear in the velocities.
+The position sweeps pass over patches only on request (ContactOptions.skip_resolved_positions). A patch's
+position error is measured on the bodies' predicted poses at t0+h, and a velocity change since the visit
+moves a predicted point by h |Δv + Δω × r| to first order in the turn h|Δω| (the position exactly: the free
+step is linear in v; the orientation not quite), so the bound is the error left plus h Σ_bodies (|Δv| +
+|Δω| r_max). The errors below the tolerance that repeated visits would shrink further are what a resting
+pile creeps by: the wall's drift before the impact rose from 0.67 to 1.1 mm with warm start, and from
+0.056 to 0.14 mm without it, while its standing phase took 0.63 of the time (docs/contact_experiments.md).
 
 The memory holds a mode (OFF: neither kept nor used, for the collision rounds and shock passes; KEEP: visits
 counted; SKIP: also kept and used to pass over), the phase's patch visits, and per patch of the phase's
@@ -37,20 +41,34 @@ OFF, KEEP, SKIP = 0, 1, 2
 
 def make_memo(capacity):
     """Memory for ``capacity`` patches: ((mode, visits) [2], error [P], bodies [P, 2], reach [P],
-    velocities [P, 12]); mode OFF."""
+    velocities [P, 12], limit [1]); mode OFF. A patch is passed over while its bound stays at or below the
+    limit (SKIP_FRACTION of the tolerance of the sweeps it serves; memo_set_limit)."""
     c = max(1, int(capacity))
     return (np.zeros(2, np.int64), np.full(c, np.inf), np.zeros((c, 2), np.int64), np.zeros(c),
-            np.zeros((c, 12)))
+            np.zeros((c, 12)), np.zeros(1))
 
 
 @njit(**KERNEL)
 def memo_reset(memo, n_patches, mode):
     """Forget every visit (a new phase: its geometry, targets and impulses are new) and set the mode."""
-    flag, err, _, _, _ = memo
+    flag = memo[0]
     flag[0] = mode
     flag[1] = 0
+    err = memo[1]
     for p in range(n_patches):
         err[p] = np.inf
+
+
+@njit(**KERNEL, inline="always")
+def memo_set_limit(memo, tol):
+    """Pass over patches whose bound stays within SKIP_FRACTION of ``tol`` (the sweeps' tolerance)."""
+    memo[5][0] = SKIP_FRACTION * tol
+
+
+@njit(**KERNEL, inline="always")
+def memo_limit(memo):
+    """The bound at or below which a patch is passed over."""
+    return memo[5][0]
 
 
 @njit(**KERNEL, inline="always")
@@ -73,10 +91,11 @@ def memo_skips(memo):
 
 
 @njit(**KERNEL, inline="always")
-def memo_bound(memo, p, body_vel, body_omega):
-    """Upper bound on patch p's velocity error now [m/s]: its error after its last visit plus the velocity change
-    its bodies can pass on at its points since; +inf if not visited in this phase or not passing over."""
-    flag, err, bodies, reach, vel = memo
+def memo_bound(memo, p, body_vel, body_omega, lever):
+    """Upper bound on patch p's error now: its error after its last visit plus ``lever`` times the velocity
+    change its bodies can pass on at its points since (lever 1 for velocity errors [m/s]; h for position
+    errors [m], see the module docstring); +inf if not visited in this phase or not passing over."""
+    flag, err, bodies, reach, vel, _ = memo
     if flag[0] != SKIP:
         return np.inf
     e = err[p]
@@ -85,14 +104,14 @@ def memo_bound(memo, p, body_vel, body_omega):
     v = vel[p]
     d = _change(v, bodies[p, 0], body_vel, body_omega, 0, reach[p]) + \
         _change(v, bodies[p, 1], body_vel, body_omega, 6, reach[p])
-    return e + d
+    return e + lever * d
 
 
 @njit(**KERNEL, inline="always")
 def memo_keep(memo, p, rows, idx, q, rest, r, err_now, body_vel, body_omega):
     """Count patch p's visit and, passing over, remember its error after the visit [m/s], its bodies, its
     largest lever arm and its bodies' velocities now."""
-    flag, err, bodies, reach, vel = memo
+    flag, err, bodies, reach, vel, _ = memo
     if flag[0] == OFF:
         return
     flag[1] += 1

@@ -13,7 +13,7 @@ from numba import njit
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, set_k_entries, COLLISION
-from impulsim.contact.memo import SKIP_FRACTION, memo_bound, memo_keep, memo_skips
+from impulsim.contact.memo import memo_bound, memo_keep, memo_skips, memo_limit
 from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, split_patch, keep_block, load_patch,
                                       store_patch)
 
@@ -237,8 +237,8 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
     worst = 0.0
     idx, rest, keep, A, b, lam, dl, lcp = ws
     for p in range(p_lo, p_hi):
-        bound = memo_bound(memo, p, body_vel, body_omega)
-        if bound <= SKIP_FRACTION * eps_v:
+        bound = memo_bound(memo, p, body_vel, body_omega, 1.0)
+        if bound <= memo_limit(memo):
             worst = max(worst, bound)
             continue
         q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
@@ -461,3 +461,38 @@ def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, bod
             rows.lam_n[c] += dl[i]
             moved = True
     return err, moved
+
+
+@njit(**KERNEL, inline="always")
+def position_residual(rows, c, pred_pos, pred_quat, frozen):
+    """What a position visit would find wrong at contact c on the current predictions [m] (as position_normal
+    and position_friction count it): the predicted penetration or gap unless the contact is released
+    (λ_n = 0 and not penetrating), and at a sticking contact inside its friction disc the anchors' drift."""
+    k, _, _, _ = _k_entries(rows, c, frozen)
+    if k <= 0.0:
+        return 0.0
+    gap = predicted_gap(rows, c, pred_pos, pred_quat)
+    err = 0.0
+    if not (rows.lam_n[c] == 0.0 and gap >= 0.0):
+        err = abs(gap)
+    if rows.sticking[c] and (rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0):
+        held = math.sqrt(rows.lam_t[c, 0] ** 2 + rows.lam_t[c, 1] ** 2)
+        if held < rows.mu_s[c] * rows.lam_n[c] * (1.0 - 1e-12):    # not saturated
+            A = rows.body_a[c]
+            B = rows.body_b[c]
+            drift = sub(add(v3(pred_pos[A]), qrot(q4(pred_quat[A]), v3(rows.anchor_a[c]))),
+                        add(v3(pred_pos[B]), qrot(q4(pred_quat[B]), v3(rows.anchor_b[c]))))
+            d1 = dot(drift, v3(rows.t1[c]))
+            d2 = dot(drift, v3(rows.t2[c]))
+            err = max(err, math.sqrt(d1 * d1 + d2 * d2))
+    return err
+
+
+@njit(**KERNEL, inline="always")
+def position_patch_residual(rows, idx, q, rest, r, pred_pos, pred_quat, frozen):
+    """Largest position_residual over the patch's points idx[:q] and rest[:r] [m]."""
+    err = 0.0
+    for i in range(q + r):
+        c = idx[i] if i < q else rest[i - q]
+        err = max(err, position_residual(rows, c, pred_pos, pred_quat, frozen))
+    return err

@@ -24,10 +24,10 @@ from impulsim.contact.sleep import Sleep, SleepOptions
 from impulsim.collision.vec import KERNEL
 from impulsim.contact.patches import group_patches, make_workspace, make_cache, patches_with_kind
 from impulsim.contact import memo as MEMO
-from impulsim.contact.memo import make_memo, memo_keep, memo_reset
+from impulsim.contact.memo import make_memo, memo_keep, memo_reset, memo_bound, memo_skips, memo_limit, memo_set_limit
 from impulsim.contact.solve import (velocity_sweep, velocity_sweeps, restitution_pass, position_normal,
                                    position_patch_normals, position_friction, patch_setup, fill_cache, keep_frozen_k,
-                                   forget_frozen_k)
+                                   forget_frozen_k, position_patch_residual)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
 from impulsim.geometry.shapes import ShapeKind
@@ -80,13 +80,16 @@ class ContactOptions:
     skip_resolved : let the velocity sweeps pass over patches whose error provably stays within half the
         tolerance since their last visit (see :mod:`impulsim.contact.memo`); False (default) visits every
         patch in every sweep.
+    skip_resolved_positions : the same for the position sweeps (bound to first order in the turn h|Δω| of
+        a step; the positions the sweeps leave then differ within the tolerance); False (default).
     """
 
     def __init__(self, eps_c=1e-3, eps_vc=1e-3, restitution="newton", restitution_rule=DEFAULT_RESTITUTION_RULE,
                  friction_rule=DEFAULT_FRICTION_RULE, max_iter_collision=1000, shock_propagation=None,
                  shock_level_iterations=SHOCK_LEVEL_ITERATIONS, max_iter_contact=10000, capacity=None,
                  gravity_for_eps_rc=None, warm_start=True, sleep=False,
-                 sleep_velocity=0.02, sleep_angular=0.05, sleep_time=0.5, skip_resolved=False):
+                 sleep_velocity=0.02, sleep_angular=0.05, sleep_time=0.5, skip_resolved=False,
+                 skip_resolved_positions=False):
         try:
             self.restitution = Restitution[str(restitution).upper()]
         except KeyError:
@@ -111,6 +114,7 @@ class ContactOptions:
         self.warm_start = bool(warm_start)
         self.sleep = bool(sleep)
         self.skip_resolved = bool(skip_resolved)
+        self.skip_resolved_positions = bool(skip_resolved_positions)
         self.sleep_options = SleepOptions(sleep_velocity, sleep_angular, sleep_time)
 
 
@@ -160,6 +164,8 @@ class ContactStage:
         self.n_patches_up = self.n_patches_down = 0
         self.level_patches = np.zeros(cap + 2, np.int64)
         """level_patches[L] … level_patches[L + 1] − 1: the patches of contact level L in patches_up."""
+        self.level_colliding = np.zeros(cap + 2, np.int64)
+        """The same for patches_colliding (a collision round's shock pass)."""
         self.cache = make_cache(cap)
         """The blocks of patches_down for the current position or velocity phase (see patches.make_cache)."""
         self.no_cache = make_cache(1)
@@ -169,7 +175,8 @@ class ContactStage:
         self.memo = make_memo(cap)
         """What the phase's sweeps saw at each patch of patches_down (see contact.memo)."""
         self.no_memo = make_memo(1)
-        """Memory switched off: collision rounds and shock passes visit every patch."""
+        """Memory switched off: collision rounds and shock passes visit every patch (passing over in shock
+        passes, at the tolerance over the number of levels, cost more than it saved on the wall)."""
 
     def _alloc_warm(self, cap):
         self.keys = np.zeros(cap, np.int64)
@@ -263,7 +270,7 @@ class ContactStage:
                 if err <= self.opt.eps_vc and not joints_moved:
                     break
                 if shock is not None and iters >= shock:
-                    self._shock_pass(state, Iinv, R.COLLISION)
+                    self._collision_shock_pass(state, Iinv, n_colliding)
                     break
         if self.opt.restitution != Restitution.NEWTON:
             restitution_pass(rows, self.order, n, int(self.opt.restitution), self.model.body_inv_mass, Iinv,
@@ -281,12 +288,22 @@ class ContactStage:
                                      self.model.body_inv_mass, Iinv, self.frozen, state.body_vel, state.body_omega,
                                      self.opt.eps_vc, ALL_LEVELS, self.ws, self.no_cache, self.no_memo, limit)
         if shock is not None and iters >= shock and err > self.opt.eps_vc:
-            self._shock_pass(state, Iinv, R.COLLISION)
+            self._collision_shock_pass(state, Iinv, n_colliding)
         return iters
 
-    def _shock_pass(self, state, Iinv, kind):
-        """Shock propagation at velocity level over the contacts of ``kind`` (see _velocity_levels)."""
-        _, sweeps = _velocity_levels(self.rows, self.order, *self.patches_up, self.level_patches, self.top_level,
+    def _collision_shock_pass(self, state, Iinv, n_colliding):
+        """The shock pass of a collision round over the patches with a collision only (the others have nothing
+        to resolve in it: the same impulses, without a scan of the whole pile's patches level by level)."""
+        _level_ranges(self.rows, self.order, self.patches_colliding[0], n_colliding, self.top_level,
+                      self.level_colliding)
+        self._shock_pass(state, Iinv, R.COLLISION, self.patches_colliding, self.level_colliding)
+
+    def _shock_pass(self, state, Iinv, kind, patches=None, levels=None):
+        """Shock propagation at velocity level over the contacts of ``kind`` (see _velocity_levels) in
+        ``patches`` with their level ranges ``levels`` (default: every patch, patches_up)."""
+        if patches is None:
+            patches, levels = self.patches_up, self.level_patches
+        _, sweeps = _velocity_levels(self.rows, self.order, *patches, levels, self.top_level,
                                      self.body_level, self._awake_frozen, self.frozen, kind, self.model.body_inv_mass,
                                      Iinv, state.body_vel, state.body_omega, self.opt.eps_vc,
                                      self.opt.shock_level_iterations, self.ws, self.level_cache, self.no_cache,
@@ -312,7 +329,7 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=True)
         W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking)
         self._seed(state, Iinv, self.prev_pos)
-        self._fill_cache(Iinv, MEMO.KEEP)
+        self._fill_cache(Iinv, MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
         return n
 
     def _fill_cache(self, Iinv, memo_mode):
@@ -385,6 +402,7 @@ class ContactStage:
     def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
         Returns (largest remaining error [m], any impulse applied)."""
+        memo_set_limit(self.memo, eps_d)
         return _position_pass(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
                               self.model.body_inv_mass, Iinv, self.frozen,
                               pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
@@ -411,6 +429,7 @@ class ContactStage:
         self.rows.target_n[:self.count] = 0.0
         self._seed(state, Iinv, self.prev_vel)
         self._fill_cache(Iinv, MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP)
+        memo_set_limit(self.memo, self.opt.eps_vc)
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
@@ -470,6 +489,10 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
     moved_any = False
     idx, rest, keep, A, b, lam, dl, lcp = ws
     for p in range(p_lo, p_hi):
+        bound = memo_bound(memo, p, body_vel, body_omega, h)
+        if bound <= memo_limit(memo):
+            worst = max(worst, bound)
+            continue
         q, r = patch_setup(rows, order, patch_start, patch_len, p, R.RESTING, level_hi, body_inv_mass, Iinv, frozen,
                            ws, cache)
         if q + r == 0:
@@ -497,13 +520,30 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
             e, mv = position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, Iinv, frozen, h, body_vel,
                                       body_omega)
             err, moved = max(err, e), moved or mv
-        memo_keep(memo, p, rows, idx, q, rest, r, err, body_vel, body_omega)
-        worst = max(worst, err)
         if moved:
             dirty[A_] = 1
             dirty[B_] = 1
             moved_any = True
+        left = err
+        if memo_skips(memo):
+            left = _left_after_visit(rows, idx, q, rest, r, A_, B_, err, 2.0 * memo_limit(memo), dirty, body_pos,
+                                     body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat, frozen)
+        memo_keep(memo, p, rows, idx, q, rest, r, left, body_vel, body_omega)
+        worst = max(worst, err)
     return worst, moved_any
+
+
+@njit(**KERNEL, inline="always")
+def _left_after_visit(rows, idx, q, rest, r, A, B, found, tol, dirty, body_pos, body_quat, body_vel, body_omega,
+                      free, h, pred_pos, pred_quat, frozen):
+    """The position error a visit leaves at its patch [m], for passing over it later: measured on A's and B's
+    poses predicted afresh, if the visit found the patch within the sweeps' tolerance ``tol``; else +inf (never
+    passed over) without the cost of a prediction, as a patch found that far off rarely ends a visit within
+    half the tolerance."""
+    if found > tol:
+        return np.inf
+    _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
+    return position_patch_residual(rows, idx, q, rest, r, pred_pos, pred_quat, frozen)
 
 
 @njit(**KERNEL, inline="always")
