@@ -292,13 +292,21 @@ def velocity_residual(rows, c, frozen, body_vel, body_omega):
     err = 0.0
     if not (rows.lam_n[c] == 0.0 and un > rows.target_n[c]):
         err = abs(rows.target_n[c] - un)
-    if rows.sticking[c] and (rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0):
-        held = math.sqrt(rows.lam_t[c, 0] ** 2 + rows.lam_t[c, 1] ** 2)
-        if held < rows.mu_s[c] * rows.lam_n[c] * (1.0 - 1e-12):    # not saturated
-            u1 = dot(u, v3(rows.t1[c]))
-            u2 = dot(u, v3(rows.t2[c]))
-            err = max(err, math.sqrt(u1 * u1 + u2 * u2))
+    if _holds_inside_disc(rows, c):
+        u1 = dot(u, v3(rows.t1[c]))
+        u2 = dot(u, v3(rows.t2[c]))
+        err = max(err, math.sqrt(u1 * u1 + u2 * u2))
     return err
+
+
+@njit(**KERNEL, inline="always")
+def _holds_inside_disc(rows, c):
+    """Whether contact c sticks, with friction, and its tangential impulse lies inside the static disc (not
+    saturated): only then is its tangential motion an error a visit would correct."""
+    if not rows.sticking[c] or (rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0):
+        return False
+    held = math.sqrt(rows.lam_t[c, 0] ** 2 + rows.lam_t[c, 1] ** 2)
+    return held < rows.mu_s[c] * rows.lam_n[c] * (1.0 - 1e-12)
 
 
 @njit(**KERNEL, inline="always")
@@ -414,18 +422,24 @@ def position_normal(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, froz
 
 
 @njit(**KERNEL, inline="always")
+def _anchor_drift(rows, c, pred_pos, pred_quat):
+    """Tangential separation (along t1, t2) [m] of contact c's anchored material points of A and B at the
+    predicted poses (see warmstart.set_anchors)."""
+    A = rows.body_a[c]
+    B = rows.body_b[c]
+    drift = sub(add(v3(pred_pos[A]), qrot(q4(pred_quat[A]), v3(rows.anchor_a[c]))),
+                add(v3(pred_pos[B]), qrot(q4(pred_quat[B]), v3(rows.anchor_b[c]))))
+    return dot(drift, v3(rows.t1[c])), dot(drift, v3(rows.t2[c]))
+
+
+@njit(**KERNEL, inline="always")
 def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
     """Static friction at position level: the impulse that brings the anchored material points of A and B
     (see warmstart.set_anchors) together tangentially at the predicted poses, or dynamic friction while
     sliding. Returns (the drift left at a sticking contact [m], impulse applied?)."""
     if rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0:
         return 0.0, False
-    A = rows.body_a[c]
-    B = rows.body_b[c]
-    drift = sub(add(v3(pred_pos[A]), qrot(q4(pred_quat[A]), v3(rows.anchor_a[c]))),
-                add(v3(pred_pos[B]), qrot(q4(pred_quat[B]), v3(rows.anchor_b[c]))))
-    d1 = dot(drift, v3(rows.t1[c]))
-    d2 = dot(drift, v3(rows.t2[c]))
+    d1, d2 = _anchor_drift(rows, c, pred_pos, pred_quat)
     x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
     rows.slipped[c] = 1 if rows.sticking[c] and saturated else 0
     moved = x1 != 0.0 or x2 != 0.0
@@ -475,16 +489,9 @@ def position_residual(rows, c, pred_pos, pred_quat, frozen):
     err = 0.0
     if not (rows.lam_n[c] == 0.0 and gap >= 0.0):
         err = abs(gap)
-    if rows.sticking[c] and (rows.mu_s[c] > 0.0 or rows.mu_d[c] > 0.0):
-        held = math.sqrt(rows.lam_t[c, 0] ** 2 + rows.lam_t[c, 1] ** 2)
-        if held < rows.mu_s[c] * rows.lam_n[c] * (1.0 - 1e-12):    # not saturated
-            A = rows.body_a[c]
-            B = rows.body_b[c]
-            drift = sub(add(v3(pred_pos[A]), qrot(q4(pred_quat[A]), v3(rows.anchor_a[c]))),
-                        add(v3(pred_pos[B]), qrot(q4(pred_quat[B]), v3(rows.anchor_b[c]))))
-            d1 = dot(drift, v3(rows.t1[c]))
-            d2 = dot(drift, v3(rows.t2[c]))
-            err = max(err, math.sqrt(d1 * d1 + d2 * d2))
+    if _holds_inside_disc(rows, c):
+        d1, d2 = _anchor_drift(rows, c, pred_pos, pred_quat)
+        err = max(err, math.sqrt(d1 * d1 + d2 * d2))
     return err
 
 
