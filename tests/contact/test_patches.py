@@ -167,3 +167,47 @@ def test_a_collision_round_sweeps_only_the_patches_with_a_collision():
     # patch 0 = contacts 6, 5 (5 collides); patch 1 = 4 (collides); patch 2 = 3, 2, 1 (2 collides); patch 3 = 0
     assert n == 3
     assert list(out_start[:n]) == [0, 2, 3] and list(out_len[:n]) == [2, 1, 3]
+
+
+def _coupling_by_definition(inv_mass, Iinv, ri, ni, rj, nj):
+    """n_iᵀ K(r_i, r_j) n_j with K(r_i, r_j) = E/m − r_i* J⁻¹ r_j* (Bender eq. 3.9), r* the cross-product matrix."""
+    def star(r):
+        return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    K = inv_mass * np.eye(3) - star(ri) @ Iinv @ star(rj)
+    return ni @ K @ nj
+
+
+@pytest.mark.parametrize("freeze", [None, "a", "b"])
+def test_patch_block_from_the_lever_arms_is_the_k_matrix_block(freeze):
+    """patch_matrix builds a patch's normal block from the arms update_geometry keeps; it must equal the
+    block of K parts by their definition, with a frozen body's part left out, on a resting wall's patches
+    (stones tilted by the settling, so the arms are not axis-aligned)."""
+    from impulsim.contact.patches import patch_matrix
+    model, state = S.wall(rows=4, long_row=3, ball=False)
+    method = C.make_method(model, S.WALL_SETTINGS)
+    for _ in range(5):
+        method.step(state, S.WALL_H)
+    st, Iinv, rows = method.contacts, method.Iinv, method.contacts.rows
+    starts, lens = st.patches_down[0], st.patches_down[1]
+    checked = 0
+    for p in range(st.n_patches_down):
+        idx = st.order_down[starts[p]:starts[p] + lens[p]].astype(np.int64)
+        if len(idx) < 2:
+            continue
+        a, b = rows.body_a[idx[0]], rows.body_b[idx[0]]
+        frozen = np.zeros(model.n_bodies, np.int8)
+        if freeze is not None:
+            frozen[a if freeze == "a" else b] = 1
+        A = np.zeros((16, 16))
+        patch_matrix(rows, idx, len(idx), model.body_inv_mass, frozen, A)
+        for i, ci in enumerate(idx):
+            for j, cj in enumerate(idx):
+                want = 0.0
+                for body, r in ((a, rows.ra), (b, rows.rb)):
+                    if not frozen[body] and model.body_inv_mass[body] > 0.0:      # static: no K part
+                        want += _coupling_by_definition(model.body_inv_mass[body], Iinv[body], r[ci], rows.n[ci],
+                                                        r[cj], rows.n[cj])
+                # rounding of a few products of order 1/kg: 1e-12 is far below any entry that matters (≥ 1e-2)
+                assert A[i, j] == pytest.approx(want, abs=1e-12)
+        checked += 1
+    assert checked >= 5

@@ -308,7 +308,9 @@ def wall_records(quick):
     return [dict(experiment="wall", case=part, quantity="wall-clock with shock propagation [s]",
                  impulsim=r["wall_s"], thesis=WALL_THESIS_S["shock"] if not quick else "", goal=WALL_GOAL_S,
                  met=met, note=f"{r['avg_contacts']:.0f} contacts per step on average, {r['max_contacts']} at most; "
-                               f"no warm start (as the thesis), sweeps passing over resolved patches (WALL_SOLVER); "
+                               f"no warm start (as the thesis), sweeps passing over resolved patches, at most "
+                               f"{S.WALL_SOLVER['shock_level_iterations']} sweeps "
+                               f"per shock level (WALL_SOLVER); "
                                f"thesis {WALL_THESIS_S['plain']:g} s without shock propagation"),
             dict(experiment="wall", case=part, quantity=f"largest stone drift {before} [m]", impulsim=r["drift"],
                  thesis="", goal=REST_DRIFT_GOAL, met=bool(r["drift"] <= REST_DRIFT_GOAL),

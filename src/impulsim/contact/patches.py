@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.vec import KERNEL
-from impulsim.math.vec import v3, cross, dot, matvec
+from impulsim.math.vec import v3, dot
 
 PATCH_COS = 0.9999
 """Two contacts between the same bodies belong to one patch if their normals differ by less than ~0.8°."""
@@ -98,18 +98,19 @@ def load_patch(cache, start, p, idx, rest, A):
 
 
 @njit(cache=True, inline="always")
-def _coupling(inv_mass, Iinv, ri, ni, rj, nj):
-    """n_iᵀ K(r_i, r_j) n_j of one body: the normal velocity change at point i per unit normal impulse at
-    point j [1/kg] (K(r_i, r_j) = E/m − r_i* J⁻¹ r_j*, Bender eq. 3.9 for two different points)."""
-    if inv_mass == 0.0:
-        return 0.0
-    return inv_mass * dot(ni, nj) + dot(cross(ri, ni), matvec(Iinv, cross(rj, nj)))
+def _coupling(rows, slot, ci, cj):
+    """(r_i × n_i) · J⁻¹(r_j × n_j) of one body (its arms at ``slot`` of rows.arms): the rotational part of
+    n_iᵀ K(r_i, r_j) n_j, the normal velocity change at point i per unit normal impulse at point j [1/kg]
+    (K(r_i, r_j) = E/m − r_i* J⁻¹ r_j*, Bender eq. 3.9)."""
+    return (rows.arms[ci, slot, 0] * rows.arms[cj, slot + 1, 0] + rows.arms[ci, slot, 1] * rows.arms[cj, slot + 1, 1]
+            + rows.arms[ci, slot, 2] * rows.arms[cj, slot + 1, 2])
 
 
 @njit(**KERNEL, inline="always")
-def patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A):
+def patch_matrix(rows, idx, m, body_inv_mass, frozen, A):
     """The m×m normal block A_ij = n_iᵀ (K_A(a_i, a_j) + K_B(b_i, b_j)) n_j of the contacts idx[:m] between
-    the same two bodies, leaving out frozen bodies."""
+    the same two bodies, leaving out frozen bodies (from the arms update_geometry keeps: a block costs dot
+    products only, which matters as every level of a shock pass finds its blocks afresh)."""
     c0 = idx[0]
     Ab = rows.body_a[c0]
     Bb = rows.body_b[c0]
@@ -120,9 +121,12 @@ def patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A):
         ni = v3(rows.n[ci])
         for j in range(i, m):
             cj = idx[j]
-            nj = v3(rows.n[cj])
-            a = _coupling(ma, body_Iinv[Ab], v3(rows.ra[ci]), ni, v3(rows.ra[cj]), nj)
-            a += _coupling(mb, body_Iinv[Bb], v3(rows.rb[ci]), ni, v3(rows.rb[cj]), nj)
+            nn = dot(ni, v3(rows.n[cj]))
+            a = 0.0
+            if ma != 0.0:
+                a += ma * nn + _coupling(rows, 0, ci, cj)
+            if mb != 0.0:
+                a += mb * nn + _coupling(rows, 2, ci, cj)
             A[i, j] = a
             A[j, i] = a
 

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.vec import KERNEL
-from impulsim.math.vec import matvec_at, v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
+from impulsim.math.vec import matvec, matvec_at, v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
 from impulsim.contact.materials import combine
 from impulsim.dynamics.impulse_response import add_k_body
 
@@ -60,6 +60,8 @@ class ContactRows(NamedTuple):
     k_nt: np.ndarray            # [C, 4] nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2 of K = K_A + K_B [1/kg] (update_geometry)
     k_frozen: np.ndarray        # [C] int8: 1 while k_nt leaves out the bodies a shock pass has frozen (see
                                 #     stage._begin_level); 0: k_nt is update_geometry's
+    arms: np.ndarray            # [C, 4, 3] r_a × n, J_A⁻¹(r_a × n), r_b × n, J_B⁻¹(r_b × n) (update_geometry):
+                                #     a patch's normal block from dot products (patches.patch_matrix)
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -69,7 +71,7 @@ def make_rows(capacity: int) -> ContactRows:
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
                        np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8),
-                       np.zeros(c, np.int8), np.zeros((c, 4)), np.zeros(c, np.int8))
+                       np.zeros(c, np.int8), np.zeros((c, 4)), np.zeros(c, np.int8), np.zeros((c, 4, 3)))
 
 
 @njit(**KERNEL)
@@ -81,8 +83,8 @@ def _k_part(inv_mass, Iinv, r, K):
 
 @njit(**KERNEL)
 def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
-    """World offsets, normal, tangents, K parts and their normal and tangential entries of every contact at the
-    current body poses."""
+    """World offsets, normal, tangents, K parts, their normal and tangential entries and the normal's lever
+    arms of every contact at the current body poses."""
     for c in range(count):
         A = rows.body_a[c]
         B = rows.body_b[c]
@@ -101,6 +103,18 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
         _k_part(body_inv_mass[A], body_Iinv[A], ra, rows.KA[c])
         _k_part(body_inv_mass[B], body_Iinv[B], rb, rows.KB[c])
         set_k_entries(rows, c)
+        _set_arms(rows, c, 0, ra, n, body_Iinv[A])
+        _set_arms(rows, c, 2, rb, n, body_Iinv[B])
+
+
+@njit(**KERNEL, inline="always")
+def _set_arms(rows, c, slot, r, n, Iinv):
+    """arms[c, slot] = r × n and arms[c, slot + 1] = J⁻¹(r × n) (world) for one body of contact c."""
+    rn = cross(r, n)
+    jrn = matvec(Iinv, rn)
+    for i in range(3):
+        rows.arms[c, slot, i] = rn[i]
+        rows.arms[c, slot + 1, i] = jrn[i]
 
 
 @njit(**KERNEL, inline="always")

@@ -241,8 +241,8 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
         if bound <= memo_limit(memo):
             worst = max(worst, bound)
             continue
-        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
-                           frozen, ws, cache)
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, frozen, ws,
+                           cache)
         if q + r == 0:
             continue
         err = 0.0
@@ -320,8 +320,7 @@ def patch_residual(rows, idx, q, rest, r, frozen, body_vel, body_omega):
 
 
 @njit(**KERNEL, inline="always")
-def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv, frozen, ws,
-                cache):
+def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, frozen, ws, cache):
     """Patch p's points solved together, ws idx[:q] with their normal block in ws A, and those solved one by
     one, ws rest[:r]: from the phase's cache when it is valid, else found now. Returns (q, r)."""
     idx, rest, keep, A, b, lam, dl, lcp = ws
@@ -330,12 +329,12 @@ def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, b
     m = patch_members(rows, order, patch_start[p], patch_len[p], active_kind, level_hi, idx)
     if m == 0:
         return 0, 0
-    return block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep)
+    return block_and_rest(rows, idx, m, body_inv_mass, frozen, A, rest, keep)
 
 
 @njit(**KERNEL)
-def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, level_hi, body_inv_mass, body_Iinv,
-               frozen, ws, cache):
+def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, level_hi, body_inv_mass, frozen, ws,
+               cache):
     """Find the blocks of patches p_lo … p_hi − 1 (see patch_setup) once for a phase, or one level of a shock
     pass, in which the geometry, the contacts' kinds and the frozen bodies stay as they are, and mark the
     cache valid."""
@@ -343,20 +342,20 @@ def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, lev
     valid[0] = 0
     idx, rest, keep, A, b, lam, dl, lcp = ws
     for p in range(p_lo, p_hi):
-        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, body_Iinv,
-                           frozen, ws, cache)
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, frozen, ws,
+                           cache)
         store_patch(cache, patch_start[p], p, p_lo, q, r, idx, rest, A)
     valid[0] = 1
 
 
 @njit(**KERNEL, inline="always")
-def block_and_rest(rows, idx, m, body_inv_mass, body_Iinv, frozen, A, rest, keep):
+def block_and_rest(rows, idx, m, body_inv_mass, frozen, A, rest, keep):
     """Split the patch idx[:m] into the points solved together, idx[:q] (A their normal block when q > 1),
     and those solved one by one after them, rest[:r] (see patches.split_patch; ``keep`` is its scratch).
     Returns (q, r)."""
     if m == 1:
         return 1, 0
-    patch_matrix(rows, idx, m, body_inv_mass, body_Iinv, frozen, A)
+    patch_matrix(rows, idx, m, body_inv_mass, frozen, A)
     q, r = split_patch(A, m, idx, rest, keep)
     if r > 0 and q > 1:
         keep_block(A, keep, q)

@@ -329,15 +329,15 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=True)
         W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking)
         self._seed(state, Iinv, self.prev_pos)
-        self._fill_cache(Iinv, MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
+        self._fill_cache(MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
         return n
 
-    def _fill_cache(self, Iinv, memo_mode):
+    def _fill_cache(self, memo_mode):
         """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed), and
         a fresh patch memory in ``memo_mode`` for its sweeps."""
         memo_reset(self.memo, self.n_patches_down, memo_mode)
         fill_cache(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING, ALL_LEVELS,
-                   self.model.body_inv_mass, Iinv, self.frozen, self.ws, self.cache)
+                   self.model.body_inv_mass, self.frozen, self.ws, self.cache)
 
     def _eps_t(self, h):
         """Tangential speed below which a contact counts as sticking: the tolerance, or the speed gravity
@@ -428,7 +428,7 @@ class ContactStage:
         _reset_phase(self.rows, self.count, collisions_to_resting=False)
         self.rows.target_n[:self.count] = 0.0
         self._seed(state, Iinv, self.prev_vel)
-        self._fill_cache(Iinv, MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP)
+        self._fill_cache(MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP)
         memo_set_limit(self.memo, self.opt.eps_vc)
 
     def velocity_sweep(self, state, Iinv) -> float:
@@ -484,7 +484,8 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
     """One pass over the contact joints of patches p_lo … p_hi − 1, up to contact level ``level_hi``, with
     lazily refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
     body_inv_inertia, body_inv_mass, body_static, scheme); ``ws`` is a patch workspace, ``cache`` the phase's
-    blocks if valid; ``memo`` counts the visits (contact.memo; position sweeps pass over no patch)."""
+    blocks if valid; ``memo`` the phase's patch memory (contact.memo: with passing over, patches within half the
+    tolerance since their last visit are skipped)."""
     worst = 0.0
     moved_any = False
     idx, rest, keep, A, b, lam, dl, lcp = ws
@@ -493,8 +494,8 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
         if bound <= memo_limit(memo):
             worst = max(worst, bound)
             continue
-        q, r = patch_setup(rows, order, patch_start, patch_len, p, R.RESTING, level_hi, body_inv_mass, Iinv, frozen,
-                           ws, cache)
+        q, r = patch_setup(rows, order, patch_start, patch_len, p, R.RESTING, level_hi, body_inv_mass, frozen, ws,
+                           cache)
         if q + r == 0:
             continue
         A_ = rows.body_a[idx[0]]
@@ -547,8 +548,8 @@ def _left_after_visit(rows, idx, q, rest, r, A, B, found, tol, dirty, body_pos, 
 
 
 @njit(**KERNEL, inline="always")
-def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level, kind, body_inv_mass, Iinv,
-                 frozen, max_sweeps, ws, level_cache, no_cache):
+def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level, kind, body_inv_mass, frozen,
+                 max_sweeps, ws, level_cache, no_cache):
     """Freeze the bodies of levels ≤ ``level`` and return the level's patch range and blocks (lo, hi, cache):
     found once here when the level gets more than one sweep; a single sweep finds them as it goes."""
     _freeze_up_to(body_level, level, frozen)
@@ -556,7 +557,7 @@ def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body
     keep_frozen_k(rows, order, patch_start, patch_len, lo, hi, frozen)
     if max_sweeps == 1:
         return lo, hi, no_cache
-    fill_cache(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, Iinv, frozen, ws, level_cache)
+    fill_cache(rows, order, patch_start, patch_len, lo, hi, kind, level, body_inv_mass, frozen, ws, level_cache)
     return lo, hi, level_cache
 
 
@@ -580,7 +581,7 @@ def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, bo
     sweeps = 0
     for level in range(top + 1):
         lo, hi, cache = _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level, kind,
-                                     body_inv_mass, Iinv, frozen, max_sweeps, ws, level_cache, no_cache)
+                                     body_inv_mass, frozen, max_sweeps, ws, level_cache, no_cache)
         err = 0.0
         for _ in range(max_sweeps):
             err = velocity_sweep(rows, order, patch_start, patch_len, lo, hi, kind, body_inv_mass, Iinv, frozen,
@@ -603,7 +604,7 @@ def _position_levels(rows, order, patch_start, patch_len, level_patches, top, bo
     sweeps = 0
     for level in range(top + 1):
         lo, hi, cache = _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level,
-                                     R.RESTING, body_inv_mass, Iinv, frozen, max_sweeps, ws, level_cache, no_cache)
+                                     R.RESTING, body_inv_mass, frozen, max_sweeps, ws, level_cache, no_cache)
         err = 0.0
         for _ in range(max_sweeps):
             err, _moved = _position_pass(rows, order, patch_start, patch_len, lo, hi, body_inv_mass, Iinv, frozen,
