@@ -10,7 +10,7 @@ import argparse
 import json
 
 from impulsim.bench import markdown_table
-from impulsim.methods.masspoint.benchmark import run
+from impulsim.bench.masspoint import run
 
 
 def main(argv=None) -> int:

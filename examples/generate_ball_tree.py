@@ -16,55 +16,21 @@ root, at about 1150 rad/s after one step.)
 """
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
 
-SECTION = 0.04        # cross-section side [m]
-BASE_LENGTH = 0.1     # length of a leaf [m]
-GROWTH = 1.5          # length ratio between a body and its children
-DENSITY = 600.0       # [kg/m³]
-SPREAD_DEG = 15.0     # angle between a child and its parent [degrees]
-TORQUE = (10.0, 0.0, 0.0)   # [N m] on the root for the first step: about the horizontal x axis
-H = 1.0 / 30.0        # step size [s]
+from impulsim.experiments.bender import TREE_DENSITY as DENSITY, TREE_SECTION as SECTION, quat_z_to, tree_bodies
+from impulsim.experiments.wagner import H, SPREAD_DEG, TORQUE
 
 
 def _vec(v) -> str:
     return "[" + ", ".join(f"{x:.6g}" for x in np.where(np.abs(v) < 5e-7, 0.0, v)) + "]"
 
 
-def _quat_z_to(d: np.ndarray) -> np.ndarray:
-    """Quaternion (w, x, y, z) of the shortest rotation taking the z axis to the unit vector d."""
-    z = np.array([0.0, 0.0, 1.0])
-    axis = np.cross(z, d)
-    s = np.linalg.norm(axis)
-    if s < 1e-12:
-        return np.array([1.0, 0, 0, 0]) if d[2] > 0 else np.array([0.0, 1, 0, 0])
-    angle = math.atan2(s, float(np.dot(z, d)))
-    return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * axis / s])
-
-
-def tree_bodies(levels: int = 7):
-    """(name, parent, depth, top point, unit direction, length) of every body, root first."""
-    max_depth = levels - 1
-    spread = math.radians(SPREAD_DEG)
-    out = [("d0_0", "world", 0, np.zeros(3), np.array([0.0, 0.0, -1.0]), GROWTH ** max_depth * BASE_LENGTH)]
-    for depth in range(1, levels):
-        side = np.array([1.0, 0, 0]) if depth % 2 else np.array([0.0, 1, 0])
-        parents = [b for b in out if b[2] == depth - 1]
-        for i, (pname, _, _, top, direction, length) in enumerate(parents):
-            for sign in (-1.0, 1.0):
-                d = math.cos(spread) * direction + sign * math.sin(spread) * side
-                d /= np.linalg.norm(d)
-                out.append((f"d{depth}_{2 * i + (sign > 0)}", pname, depth, top + length * direction, d,
-                            GROWTH ** (max_depth - depth) * BASE_LENGTH))
-    return out
-
-
 def tree_yaml(levels: int = 7) -> str:
     """The scene file text of a tree with ``levels`` levels (2^levels − 1 bodies)."""
-    bodies = tree_bodies(levels)
+    bodies = tree_bodies(levels, SPREAD_DEG)
     n = len(bodies)
     lines = [
         f"# Bender's binary tree of ball joints (thesis Sec. 3.3.3.1, Table 3.2): {n} bodies, {levels} levels,",
@@ -81,7 +47,7 @@ def tree_yaml(levels: int = 7) -> str:
     for name, _, _, top, d, length in bodies:
         lines.append(f"  - {{name: {name}, shapes: [box: {{size: [{SECTION:g}, {SECTION:g}, {length:.6g}]}}], "
                      f"density: {DENSITY:g}, position: {_vec(top + 0.5 * length * d)}, "
-                     f"orientation: {_vec(_quat_z_to(d))}}}")
+                     f"orientation: {_vec(quat_z_to(d))}}}")
     lines += ["", "joints:"]
     for name, parent, _, top, _, _ in bodies:
         lines.append(f"  - {{name: j_{name}, type: ball, bodies: [{parent}, {name}], anchor: {_vec(top)}}}")

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from impulsim.bench import contact as C
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 
 
 def main() -> int:

@@ -6,7 +6,7 @@ any box must stay below 1 mm (issue 5, experiment 6).
 import sys
 
 from impulsim.bench import contact as C
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 
 
 def main(argv) -> int:

@@ -1,13 +1,13 @@
 """Friction effects (Bender Sec. 5.5.3): a tippe top that flips onto its peg, and a rattleback spun both ways
 (the thesis's reverses at 2.854 s when spun against its preferred direction). Geometry: see
-impulsim/bench/contact_scenes.py (the thesis gives none).
+impulsim/experiments/bender_contacts.py (the thesis gives none).
 
     python examples/contact/tops.py [SECONDS]      (default 5)
 """
 import sys
 
 from impulsim.bench import contact as C
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 
 
 def main(argv) -> int:

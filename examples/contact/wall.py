@@ -2,7 +2,7 @@
 μd = 0.1, h = 5 ms. Prints the wall-clock time (shock propagation after 10 iterations) against the thesis's
 91 s (998 s without) and the stones' largest drift before the impact (goal 1 mm). The sweeps pass over
 patches that stay within half the tolerance and a shock pass sweeps each level at most 4 times
-(bench.contact_scenes.WALL_SOLVER); --every-patch visits every patch in every sweep, as the thesis does.
+(experiments.bender_contacts.WALL_SOLVER); --every-patch visits every patch in every sweep, as the thesis does.
 
     python examples/contact/wall.py [SECONDS] [--no-shock] [--every-patch]      (default 5, the thesis's run)
 """

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from impulsim.methods.featherstone.scenes import arm_against_bars
+from impulsim.experiments.holck import arm_against_bars
 
 from _common import report, simulate
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from impulsim.dynamics import diagnostics
-from impulsim.methods.featherstone.scenes import arm_and_ball
+from impulsim.experiments.holck import arm_and_ball
 
 from _common import report, simulate
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from impulsim.dynamics import diagnostics
-from impulsim.methods.featherstone.scenes import bouncing_cube
+from impulsim.experiments.holck import bouncing_cube
 
 from _common import report, simulate
 

@@ -16,7 +16,7 @@ import sys
 import time
 
 from impulsim.dynamics import diagnostics
-from impulsim.methods.featherstone.scenes import complex_pendulum
+from impulsim.experiments.holck import complex_pendulum
 
 from _common import report, simulate
 

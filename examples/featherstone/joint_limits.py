@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from impulsim.dynamics.diagnostics import joint_coordinate
-from impulsim.methods.featherstone.scenes import limit_arm
+from impulsim.experiments.holck import limit_arm
 
 from _common import report, simulate
 

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from impulsim.dynamics import diagnostics
-from impulsim.methods.featherstone.scenes import merry_go_round
+from impulsim.experiments.holck import merry_go_round
 
 from _common import report, simulate
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from impulsim.methods.featherstone.scenes import multitransarm
+from impulsim.experiments.holck import multitransarm
 
 from _common import LimitWatch, report, simulate
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from impulsim.dynamics import diagnostics
-from impulsim.methods.featherstone.scenes import newtons_cradle
+from impulsim.experiments.holck import newtons_cradle
 
 from _common import report, simulate
 

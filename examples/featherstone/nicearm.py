@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from impulsim.dynamics.diagnostics import joint_coordinate
-from impulsim.methods.featherstone.scenes import NICEARM_SETPOINTS, nicearm
+from impulsim.experiments.holck import NICEARM_SETPOINTS, nicearm
 
 from _common import report, simulate
 

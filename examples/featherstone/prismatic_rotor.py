@@ -9,7 +9,7 @@ import sys
 
 from impulsim.dynamics import diagnostics
 from impulsim.dynamics.diagnostics import joint_coordinate
-from impulsim.methods.featherstone.scenes import prismatic_rotor
+from impulsim.experiments.holck import prismatic_rotor
 
 from _common import report, simulate
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from impulsim.methods.featherstone.scenes import robot2
+from impulsim.experiments.holck import robot2
 
 from _common import LimitWatch, report, simulate
 

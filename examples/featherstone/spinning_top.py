@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from impulsim.methods.featherstone.scenes import spinning_top
+from impulsim.experiments.holck import spinning_top
 
 from _common import report, simulate
 

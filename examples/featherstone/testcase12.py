@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from impulsim.methods.featherstone.scenes import testcase12
+from impulsim.experiments.holck import testcase12
 
 from _common import LimitWatch, report, simulate
 

@@ -1,6 +1,6 @@
 """§5.6 of Schmitt & Thüring (2000): a chain of eight 1 m links between two fixed points, released from
 rest, 1200 steps of 0.01 s. The report's starting shape is lost with its figure; we start from an
-upturned "U" (see impulsim.methods.masspoint.scenes.closed_chain).
+upturned "U" (see impulsim.experiments.schmitt.closed_chain).
 
     python examples/masspoint/closed_chain.py [--plot DIR]
 """
@@ -9,7 +9,7 @@ import sys
 import numpy as np
 from _masspoint_common import parse_args, plot_lines, table, verdict
 
-from impulsim.methods.masspoint.experiments import REPORT, run_closed_chain
+from impulsim.experiments.schmitt_runs import REPORT, run_closed_chain
 
 
 def main(argv=None) -> int:

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 from _masspoint_common import parse_args, plot_lines, table, verdict
 
-from impulsim.methods.masspoint.experiments import REPORT, run_cube
+from impulsim.experiments.schmitt_runs import REPORT, run_cube
 
 
 def main(argv=None) -> int:

@@ -9,7 +9,7 @@ from _masspoint_common import parse_args, plot_lines, table, verdict
 
 from impulsim.methods.masspoint import MassPointBuilder, MassPointSimulation, record
 from impulsim.methods.masspoint import analysis, diagnostics
-from impulsim.methods.masspoint.experiments import REPORT, run_pendulum
+from impulsim.experiments.schmitt_runs import REPORT, run_pendulum
 
 G = 9.81
 

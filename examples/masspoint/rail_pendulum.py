@@ -9,7 +9,7 @@ import numpy as np
 from _masspoint_common import parse_args, plot_lines, table, verdict
 
 from impulsim.methods.masspoint import diagnostics
-from impulsim.methods.masspoint.experiments import REPORT, run_rail_pendulum
+from impulsim.experiments.schmitt_runs import REPORT, run_rail_pendulum
 
 
 def main(argv=None) -> int:

@@ -8,8 +8,8 @@ import sys
 import numpy as np
 from _masspoint_common import parse_args, plot_lines, table, verdict
 
-from impulsim.methods.masspoint import scenes
-from impulsim.methods.masspoint.experiments import REPORT, run_rigid_pendulum, velocity_correction_position_gap
+from impulsim.experiments import schmitt as scenes
+from impulsim.experiments.schmitt_runs import REPORT, run_rigid_pendulum, velocity_correction_position_gap
 
 
 def main(argv=None) -> int:

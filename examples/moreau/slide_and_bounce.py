@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from impulsim.methods.moreau import MoreauMethod, RunnerFriction
-from impulsim.methods.moreau.scenes import (G, apex_heights, bouncing_ball, incline_box, measured_apexes,
+from impulsim.experiments.rempfler import (G, apex_heights, bouncing_ball, incline_box, measured_apexes,
                                             runner_sled, stopping_distance)
 
 

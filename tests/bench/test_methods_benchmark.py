@@ -7,7 +7,7 @@ import pytest
 
 import impulsim as ims
 from impulsim.bench import markdown_tables, method_contacts
-from impulsim.methods.lagrange import benchmark
+from impulsim.bench import lagrange as benchmark
 
 G = 9.81
 V0 = 2.0

@@ -5,7 +5,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco", reason="the benchmark compares with MuJoCo (the 'bench' extra)")
 
-from impulsim.collision import benchmark as bench  # noqa: E402
+from impulsim.bench import collision as bench  # noqa: E402
 
 
 def test_small_heap_is_recorded_once_and_checks_clean(tmp_path, monkeypatch):

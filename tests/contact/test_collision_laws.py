@@ -5,7 +5,7 @@ import pytest
 
 import impulsim as ims
 from impulsim.dynamics import diagnostics
-from impulsim.methods.impulse.contact_step import ContactImpulseMethod
+from impulsim.methods.impulse.method import ContactImpulseMethod
 
 H = 1e-3
 

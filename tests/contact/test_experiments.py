@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from impulsim.bench import contact as C
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 
 CRADLE_TOL = C.CRADLE_GOAL
 """Issue 5: energy [J] and angular-velocity [rad/s] deviations over the impact ≤ 2e-6, the order of the

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.bench import contact_scenes
-from impulsim.methods.impulse.contact_step import ContactImpulseMethod
+from impulsim.experiments import bender_contacts as contact_scenes
+from impulsim.methods.impulse.method import ContactImpulseMethod
 
 G = 9.81
 SLOPE = np.radians(15.0)

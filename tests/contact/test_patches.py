@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from impulsim.bench import contact as C
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 from impulsim.contact.patches import patch_lcp, split_patch, make_lcp_scratch
 
 

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from impulsim.bench import contact_scenes as S
-from impulsim.bench.contact_scenes import tower
+from impulsim.experiments import bender_contacts as S
+from impulsim.experiments.bender_contacts import tower
 from impulsim.methods import make
 
 DRIFT_GOAL = 1e-3   # [m] the bound on a wall stone's drift before the impact

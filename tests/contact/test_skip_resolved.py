@@ -4,7 +4,7 @@ import copy
 
 import numpy as np
 
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 from impulsim.bench.contact import make_method
 from impulsim.contact import memo as M
 from impulsim.contact import rows as R

@@ -6,7 +6,7 @@ import impulsim as ims
 from impulsim.dynamics import diagnostics
 from impulsim.math import quat_to_matrix
 from impulsim.methods.featherstone import FeatherstoneMethod
-from impulsim.methods.featherstone.scenes import bouncing_cube, spinning_top
+from impulsim.experiments.holck import bouncing_cube, spinning_top
 
 # The sequential impulses stop when a sweep changes no velocity by more than eps_v = 1e-6 m/s. Each
 # collision of the 2 kg cube (|p| ≲ 10 N s) may therefore leave an energy error up to |p| eps_v ≈ 1e-5 J

@@ -42,7 +42,7 @@ def test_example_passes_its_checks(name, capsys):
 def test_scene_files_describe_the_python_scenes_and_run_with_featherstone(name):
     from impulsim.io import load_scene
     from impulsim.methods.featherstone import FeatherstoneMethod
-    from impulsim.methods.featherstone.scenes import limit_arm, prismatic_rotor
+    from impulsim.experiments.holck import limit_arm, prismatic_rotor
     scene = load_scene(EXAMPLES / f"{name}.yaml")
     model, state, _ = limit_arm("hinge", 0.5) if name == "revolute_limit" else prismatic_rotor(effort=0.05)
     for key in ("body_pos", "body_quat", "body_vel", "body_omega"):

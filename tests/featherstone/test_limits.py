@@ -5,7 +5,7 @@ import pytest
 import impulsim as ims
 from impulsim.dynamics.diagnostics import joint_coordinate
 from impulsim.methods.featherstone import FeatherstoneMethod
-from impulsim.methods.featherstone.scenes import limit_arm
+from impulsim.experiments.holck import limit_arm
 
 H = 0.01
 # No gravity, no other load: between hits the rate is exactly constant (RK4 of q̈ = 0), and a limit

@@ -6,7 +6,7 @@ import impulsim as ims
 from impulsim.dynamics import diagnostics
 from impulsim.dynamics.diagnostics import joint_coordinate
 from impulsim.methods.featherstone import FeatherstoneMethod
-from impulsim.methods.featherstone.scenes import merry_go_round, prismatic_rotor
+from impulsim.experiments.holck import merry_go_round, prismatic_rotor
 
 # Every load about the vertical axis is internal (motor, limit impulses, joint forces) and gravity is
 # parallel to it, so L_z is conserved exactly; RK4 at h = 1 ms keeps it to ~1e-12 of its size.

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.bench import scenes
+from impulsim.experiments import bender as scenes
 from impulsim.dynamics import diagnostics
 from impulsim.dynamics.forces import compute_loads
 from impulsim.errors import ModelError

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.bench import scenes
+from impulsim.experiments import bender as scenes
 from tests.impulse.random_models import random_model
 
 

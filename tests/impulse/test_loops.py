@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.bench import scenes
+from impulsim.experiments import bender as scenes
 from impulsim.dynamics import diagnostics
 from tests.impulse.random_models import four_bar
 

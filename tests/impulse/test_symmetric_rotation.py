@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from impulsim.bench import scenes
+from impulsim.experiments import bender as scenes
 from impulsim.dynamics.integrate import Integrator, free_step_body, integrate_rotation, symmetry_axis
 from impulsim.math.vec import qrot, qrot_inv
 

@@ -9,8 +9,8 @@ from impulsim.methods.lagrange import baraff
 from impulsim.methods.lagrange.baraff import MASS_INVERSE, PIVOT_TOL, _pseudo_root, _symmetric_eigen
 from impulsim.methods.lagrange.evaluate import pack
 from impulsim.methods.lagrange.forest import _children
-from impulsim.methods.lagrange.scenes import ball_tree
-from impulsim.methods.lagrange.stages import paired_steps, stage_times
+from impulsim.experiments.wagner import ball_tree
+from impulsim.bench.lagrange_stages import paired_steps, stage_times
 from tests.lagrange.test_solvers import ball_tree_31, closed_loop, random_tree
 
 # both paths run the same kernels; only the unit quaternions are formed differently (numpy's norm vs a

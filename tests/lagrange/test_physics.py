@@ -6,7 +6,8 @@ import pytest
 import impulsim as ims
 from impulsim.methods.lagrange import LagrangeMethod
 from tests.lagrange.scenes import free_box, pinned_cylinder
-from tests.verification.scenes import double_rod_pendulum, rod_pendulum
+from impulsim.experiments.bender import double_pendulum as double_rod_pendulum
+from impulsim.experiments.laws import rod_pendulum
 from tests.verification.test_pendulum import reduced_double_pendulum
 
 G = 9.81

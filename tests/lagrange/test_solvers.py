@@ -65,7 +65,7 @@ def closed_loop():
 
 def ball_tree_31():
     """Bender's tree of 31 boxes on ball joints (the benchmark's scene) with seeded spins."""
-    from impulsim.methods.lagrange.scenes import ball_tree
+    from impulsim.experiments.wagner import ball_tree
     model, state = ball_tree(5)
     state.body_omega[1:] = np.random.default_rng(7).normal(size=(model.n_bodies - 1, 3))
     return model, state

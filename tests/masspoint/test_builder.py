@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from impulsim.errors import ModelError
-from impulsim.methods.masspoint import ConstraintKind, MassPointBuilder, PointKind, scenes
+from impulsim.experiments import schmitt as scenes
+from impulsim.methods.masspoint import ConstraintKind, MassPointBuilder, PointKind
 
 
 def _pendulum_builder():

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from impulsim.methods.masspoint import analysis, diagnostics as dg, experiments as ex, scenes
+from impulsim.experiments import schmitt as scenes, schmitt_runs as ex
+from impulsim.methods.masspoint import analysis, diagnostics as dg
 
 R = ex.REPORT
 T5 = R["pendulum"]["T5"]

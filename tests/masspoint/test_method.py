@@ -6,7 +6,8 @@ import pytest
 
 from impulsim.errors import SimulationError, UnsupportedFeatureError
 from impulsim.methods.base import Method, StepInfo
-from impulsim.methods.masspoint import MassPointMethod, MassPointSimulation, MassPointState, record, scenes
+from impulsim.experiments import schmitt as scenes
+from impulsim.methods.masspoint import MassPointMethod, MassPointSimulation, MassPointState, record
 
 
 def test_same_call_shape_as_the_other_methods():

@@ -5,7 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from impulsim.methods.masspoint import MassPointBuilder, MassPointMethod, MassPointSimulation, record, scenes
+from impulsim.experiments import schmitt as scenes
+from impulsim.methods.masspoint import MassPointBuilder, MassPointMethod, MassPointSimulation, record
 from impulsim.methods.masspoint import diagnostics as dg
 
 ROUNDING = 1e-12

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from impulsim.methods.moreau import MoreauMethod
-from impulsim.methods.moreau.scenes import (G, apex_heights, bouncing_ball, incline_box, measured_apexes,
+from impulsim.experiments.rempfler import (G, apex_heights, bouncing_ball, incline_box, measured_apexes,
                                             stopping_distance)
 
 # The incline needs the percussions far below the step's error: the thesis's e_a = 1e-4 N s leaves a

@@ -7,7 +7,7 @@ from impulsim.dynamics import diagnostics
 from impulsim.dynamics.diagnostics import joint_coordinate
 from impulsim.errors import UnsupportedFeatureError
 from impulsim.methods.moreau import MoreauMethod
-from tests.verification.scenes import rod_pendulum
+from impulsim.experiments.laws import rod_pendulum
 from tests.verification.test_pendulum import double_pendulum_error, downward_zero_crossings, exact_period
 
 

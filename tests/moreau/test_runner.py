@@ -4,7 +4,7 @@ import numpy as np
 
 from impulsim.methods.moreau import MoreauMethod, RunnerFriction
 from impulsim.methods.moreau.laws import runner_lateral_coefficient
-from impulsim.methods.moreau.scenes import G, runner_puck, runner_sled
+from impulsim.experiments.rempfler import G, runner_puck, runner_sled
 
 H = 1e-3
 E_A_TIGHT = 1e-9       # percussion tolerance far below the step's error (see test_contacts)

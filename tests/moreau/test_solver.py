@@ -10,7 +10,7 @@ from impulsim.methods.moreau import MoreauMethod, RunnerFriction
 from impulsim.methods.moreau import prox
 from impulsim.methods.moreau.loads import induced_joint_load
 from impulsim.methods.moreau.rows import BILATERAL, RowBuffers
-from impulsim.methods.moreau.scenes import G, incline_box, stopping_distance
+from impulsim.experiments.rempfler import G, incline_box, stopping_distance
 
 E_A_TIGHT = 1e-9
 
@@ -146,7 +146,7 @@ def test_contact_warm_start_saves_sweeps_and_keeps_the_solution():
 def test_jacobi_and_gauss_seidel_agree_on_a_pendulum():
     """Joint rows only (a hinge: five rows on one body): both sweeps converge to the same percussions."""
     from impulsim.dynamics.diagnostics import joint_coordinate
-    from tests.verification.scenes import rod_pendulum
+    from impulsim.experiments.laws import rod_pendulum
     angles = []
     for solver in ("gauss_seidel", "jacobi"):
         model, state = rod_pendulum(np.radians(30))

@@ -6,7 +6,7 @@ import pytest
 import impulsim as ims
 from impulsim.dynamics import diagnostics
 from tests.verification.methods import methods_with, make_method
-from tests.verification.scenes import bender_chain
+from impulsim.experiments.bender import chain
 
 EPS = 1e-6          # Bender's settings: eps_d = 1e-6 m, eps_v = 1e-6 m/s, h = 10 ms
 H = 0.01
@@ -25,7 +25,7 @@ def rest_potential(model):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", methods_with("joints"))
 def test_chain_of_20_keeps_joints_and_energy(method):
-    model, state = bender_chain(20)
+    model, state = chain(20, seed=0)
     sim = ims.Simulation(model, state, method=make_method(method, model, eps_d=EPS, eps_v=EPS), h=H)
     energies = []
     for _ in range(2000):
@@ -49,7 +49,7 @@ REASSEMBLY_STEPS = 100
 @pytest.mark.parametrize("method", methods_with("reassembly"))
 def test_broken_chain_reassembles(method):
     """Every joint starts 0.3 m apart; the clamped corrections pull the chain together."""
-    model, state = bender_chain(10, gap=0.3, speed=0.0)
+    model, state = chain(10, seed=0, gap=0.3, speed=0.0)
     assert diagnostics.constraint_errors(model, state).min() > 0.29
     sim = ims.Simulation(model, state, method=make_method(method, model, eps_d=EPS, eps_v=EPS), h=H)
     for _ in range(REASSEMBLY_STEPS):

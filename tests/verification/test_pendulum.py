@@ -1,13 +1,12 @@
 """Pendulum laws: the physical pendulum's period, the double pendulum against reduced coordinates."""
 import numpy as np
 import pytest
-from scipy.special import ellipk
 
 import impulsim as ims
-from impulsim.bench.convergence import reference_angles
+from impulsim.experiments.bender import double_pendulum as double_rod_pendulum, double_pendulum_reference
+from impulsim.experiments.laws import rod_pendulum, rod_pendulum_period
 from impulsim.dynamics.diagnostics import joint_coordinate
 from tests.verification.methods import methods_with, make_method
-from tests.verification.scenes import rod_pendulum, double_rod_pendulum
 
 G = 9.81
 H = 1e-3
@@ -16,15 +15,6 @@ H = 1e-3
 PERIOD_REL_TOL = 1e-4
 # Joint tolerance far below the discretization error, so that the measured error is the method's own.
 TIGHT_EPS = 1e-10
-
-
-def exact_period(model, amplitude):
-    """T = 4 √(I_p / (m g d)) K(sin²(θ₀/2)) for a physical pendulum (complete elliptic integral K(m))."""
-    k = model.body("rod")
-    m = model.body_mass[k]
-    d = 0.5  # pivot to centre of mass [m]
-    i_pivot = model.body_inertia[k, 0] + m * d * d     # about the hinge axis x
-    return 4.0 * np.sqrt(i_pivot / (m * G * d)) * ellipk(np.sin(amplitude / 2) ** 2)
 
 
 def downward_zero_crossings(times, angles):
@@ -42,7 +32,7 @@ def downward_zero_crossings(times, angles):
 def test_physical_pendulum_period_matches_elliptic_integral(method, amplitude_deg):
     amplitude = np.radians(amplitude_deg)
     model, state = rod_pendulum(amplitude)
-    T = exact_period(model, amplitude)
+    T = rod_pendulum_period(model, amplitude, g=G)
     sim = ims.Simulation(model, state, method=make_method(method, model, eps_d=TIGHT_EPS, eps_v=TIGHT_EPS), h=H)
     # joint coordinates count from the initial pose; the angle from the vertical adds the amplitude
     times, angles = [0.0], [amplitude]
@@ -59,7 +49,7 @@ def test_physical_pendulum_period_matches_elliptic_integral(method, amplitude_de
 def reduced_double_pendulum(model, theta0, t_end):
     """Angles of the two-rod pendulum from its reduced-coordinate ODE (absolute angles θ1, θ2), solved
     with SciPy's DOP853 at tolerances 1e-12 (the same reference the order benchmark uses)."""
-    return reference_angles(model, t_end=t_end, theta0=theta0, g=G)
+    return double_pendulum_reference(model, t_end, theta0=theta0, g=G)
 
 
 def double_pendulum_error(method, h, t_end=1.0, theta0=(np.pi / 2, np.pi / 2)):

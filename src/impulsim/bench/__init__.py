@@ -78,9 +78,9 @@ def run(name: str, quick: bool = False, json_path: str | None = None) -> list[di
 
 
 # registered benchmarks (each line names a module of impulsim.bench or another package)
-register("collision", "impulsim.collision.benchmark:run")
-register("masspoint", "impulsim.methods.masspoint.benchmark:run")
-register("methods", "impulsim.methods.lagrange.benchmark:run")
+register("collision", "impulsim.bench.collision:run")
+register("masspoint", "impulsim.bench.masspoint:run")
+register("methods", "impulsim.bench.lagrange:run")
 register("chain", "impulsim.bench.bender:chain")
 register("tree", "impulsim.bench.bender:tree")
 register("loops", "impulsim.bench.bender:loops")

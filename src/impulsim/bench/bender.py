@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 
-from impulsim.bench import scenes, thesis
+from impulsim.experiments import bender as scenes, bender_tables as thesis
 from impulsim.bench.harness import (Case, MAX_SOLVES, measure, measure_peer, finish, ours_stable_step,
                                     paired_ratio)
 
@@ -172,7 +172,7 @@ def cold_start(empty_cache: bool = True) -> list[dict]:
     """Import, build tree 255 and its first LGS step in a fresh process: with an empty compilation cache
     (everything compiled; skipped with ``empty_cache=False``) and with a filled cache."""
     import tempfile
-    code = ("import time; t0 = time.perf_counter(); import impulsim as ims; from impulsim.bench import scenes; "
+    code = ("import time; t0 = time.perf_counter(); import impulsim as ims; from impulsim.experiments import bender as scenes; "
             "t1 = time.perf_counter(); m, s = scenes.tree(8); me = ims.make_method('impulse', m, solver='lgs'); "
             "t2 = time.perf_counter(); me.step(s, 1/30); t3 = time.perf_counter(); me.step(s, 1/30); "
             "t4 = time.perf_counter(); print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)")

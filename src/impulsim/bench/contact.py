@@ -4,7 +4,7 @@ printed beside the thesis's figures.
     impulsim bench contact [--quick] [--json FILE]
 
 Every measurement is a function of its own (the tests and the example scripts call the same ones); the
-scenes come from :mod:`impulsim.bench.contact_scenes`. Times are wall-clock medians of the steps after the
+scenes come from :mod:`impulsim.experiments.bender_contacts`. Times are wall-clock medians of the steps after the
 first (the first step compiles or loads the Numba kernels and is reported apart). ``--quick`` runs the
 cheap experiments in full and a short part of the expensive ones (funnel, wall), saying so in the record.
 """
@@ -15,9 +15,9 @@ import time
 
 import numpy as np
 
-from impulsim.bench import contact_scenes as S
+from impulsim.experiments import bender_contacts as S
 from impulsim.dynamics import diagnostics
-from impulsim.methods.impulse.contact_step import ContactImpulseMethod
+from impulsim.methods.impulse.method import ContactImpulseMethod
 
 # the thesis's figures ---------------------------------------------------------------------------------------
 CRADLE_THESIS = {1: (1.106e-6, 1.054e-6), 2: (1.451e-6, 2.049e-6), 3: (1.691e-6, 3.273e-6),

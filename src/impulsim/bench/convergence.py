@@ -14,10 +14,9 @@ import math
 import time
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import impulsim as ims
-from impulsim.bench import scenes
+from impulsim.experiments import bender as scenes
 from impulsim.dynamics.diagnostics import joint_coordinate
 
 THETA0 = (math.pi / 2, math.pi / 2)       # both rods horizontal [rad]
@@ -31,34 +30,11 @@ THEORY = {"standard": 1, "order2": 2, "order4": 4, "order6": 6}
 applies the impulse at the start of the step, first order there)."""
 
 
-def reference_angles(model, t_end=T_END, theta0=THETA0, g=9.81):
-    """Absolute angles (θ1, θ2) at t_end from the reduced-coordinate ODE (DOP853, tolerances 1e-12).
-
-    M(θ) θ'' = f(θ, θ'): M11 = I1 + m1 d1² + m2 L1², M12 = m2 L1 d2 cos(θ1−θ2), M22 = I2 + m2 d2²,
-    f1 = −m2 L1 d2 sin(θ1−θ2) θ2'² − (m1 d1 + m2 L1) g sin θ1, f2 = m2 L1 d2 sin(θ1−θ2) θ1'² − m2 d2 g sin θ2.
-    """
-    k1, k2 = model.body("upper"), model.body("lower")
-    m1, m2 = model.body_mass[k1], model.body_mass[k2]
-    i1, i2 = model.body_inertia[k1, 0], model.body_inertia[k2, 0]
-    L1, d1, d2 = 1.0, 0.5, 0.5
-
-    def rhs(_, y):
-        t1, t2, w1, w2 = y
-        c, s = math.cos(t1 - t2), math.sin(t1 - t2)
-        M = np.array([[i1 + m1 * d1 ** 2 + m2 * L1 ** 2, m2 * L1 * d2 * c], [m2 * L1 * d2 * c, i2 + m2 * d2 ** 2]])
-        f = np.array([-m2 * L1 * d2 * s * w2 ** 2 - (m1 * d1 + m2 * L1) * g * math.sin(t1),
-                      m2 * L1 * d2 * s * w1 ** 2 - m2 * d2 * g * math.sin(t2)])
-        return [w1, w2, *np.linalg.solve(M, f)]
-
-    sol = solve_ivp(rhs, (0.0, t_end), [*theta0, 0.0, 0.0], method="DOP853", rtol=1e-12, atol=1e-12)
-    return sol.y[0, -1], sol.y[1, -1]
-
-
 def angle_error(scheme, n_steps, solver="lgs", t_end=T_END, reference=None):
     """Largest error [rad] of the two absolute angles after n_steps steps of the given scheme."""
     model, state = scenes.double_pendulum(*THETA0)
     if reference is None:
-        reference = reference_angles(model, t_end)
+        reference = scenes.double_pendulum_reference(model, t_end)
     method = ims.make_method("impulse", model, solver=solver, scheme=scheme, eps_d=TIGHT, eps_v=TIGHT,
                              integrator="rk45")
     h = t_end / n_steps
@@ -80,7 +56,7 @@ def fitted_order(hs, errors):
 def study(schemes=SCHEMES, steps=STEPS, t_end=T_END, solver="lgs"):
     """{scheme: (hs, errors, seconds)} for every scheme and step count."""
     model, _ = scenes.double_pendulum(*THETA0)
-    ref = reference_angles(model, t_end)
+    ref = scenes.double_pendulum_reference(model, t_end)
     out = {}
     for scheme in schemes:
         t0 = time.perf_counter()

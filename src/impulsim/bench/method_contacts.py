@@ -1,6 +1,6 @@
 """The contact scenes every contact-capable method runs, for ``impulsim bench methods``.
 
-Two scenes with analytic answers (built in :mod:`impulsim.methods.moreau.scenes`, plain models that any
+Two scenes with analytic answers (built in :mod:`impulsim.experiments.rempfler`, plain models that any
 method accepts):
 
 * incline: a 1 kg box sliding down a 15° plane at 2 m/s with μ = 0.5 stops after
@@ -24,7 +24,7 @@ import numpy as np
 import impulsim as ims
 from impulsim.bench import first_line
 from impulsim.methods import make
-from impulsim.methods.moreau.scenes import (G, apex_heights, bouncing_ball, incline_box, measured_apexes,
+from impulsim.experiments.rempfler import (G, apex_heights, bouncing_ball, incline_box, measured_apexes,
                                             stopping_distance)
 
 INCLINE_SPEED = 2.0                 # v0 of incline_box [m/s]

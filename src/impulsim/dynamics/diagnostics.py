@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from impulsim.math.quaternion import quat_rotate, quat_rotate_inv
 from impulsim.dynamics.coordinates import coordinate_value
@@ -61,7 +60,7 @@ def angular_momentum(model, state, about=np.zeros(3)) -> np.ndarray:
 
 def constraint_errors(model, state) -> np.ndarray:
     """Position error |d| of every primitive at the current poses [m or rad], shape [n_prims]."""
-    from impulsim.methods.impulse.errors import position_error
+    from impulsim.dynamics.prim_errors import position_error
     out = np.zeros(model.n_prims)
     for i in range(model.n_prims):
         if model.prim_kind[i] >= 7:     # velocity-only rows have no position error
@@ -76,8 +75,8 @@ def constraint_errors(model, state) -> np.ndarray:
 
 def velocity_errors(model, state) -> np.ndarray:
     """Velocity-constraint error of every primitive at the current state [m/s or rad/s]."""
-    from impulsim.methods.impulse.errors import velocity_error
-    from impulsim.methods.impulse.rows import impulse_points, projection
+    from impulsim.dynamics.prim_errors import velocity_error
+    from impulsim.dynamics.prim_errors import impulse_points, projection
     out = np.zeros(model.n_prims)
     P = np.zeros((3, 3))
     for i in range(model.n_prims):

@@ -8,7 +8,7 @@ import math
 from numba import njit
 
 from impulsim.math.vec import q4, v3
-from impulsim.methods.impulse.errors import position_error_t
+from impulsim.dynamics.prim_errors import position_error_t
 
 _VELOCITY_ONLY = 7    # Prim.VEL_POINT and above have no position error
 

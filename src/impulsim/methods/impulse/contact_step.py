@@ -220,10 +220,3 @@ class ContactCoupling:
                 break
         info.iters_vel, info.residual_vel = it, res
         info.converged_vel = res <= self._eps_vc
-
-def __getattr__(name):
-    # ContactImpulseMethod lives with ImpulseMethod (which imports this module); reachable here too
-    if name == "ContactImpulseMethod":
-        from impulsim.methods.impulse.method import ContactImpulseMethod
-        return ContactImpulseMethod
-    raise AttributeError(name)

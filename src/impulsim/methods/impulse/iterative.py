@@ -10,8 +10,8 @@ from numba import njit
 
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, cross, dot, matvec, scale
-from impulsim.methods.impulse.prims import is_translational, is_velocity_only
-from impulsim.methods.impulse.errors import position_error_t, velocity_error_t
+from impulsim.dynamics.prims import is_translational, is_velocity_only
+from impulsim.dynamics.prim_errors import position_error_t, velocity_error_t
 
 
 @njit(cache=True)

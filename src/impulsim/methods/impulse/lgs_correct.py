@@ -20,10 +20,10 @@ from numba import njit
 
 from impulsim.dynamics.integrate import free_step_body, store_body
 from impulsim.math.vec import v3, q4, dot
-from impulsim.methods.impulse.errors import ball_points, position_error_t, velocity_error_t
+from impulsim.dynamics.prim_errors import ball_points, position_error_t, velocity_error_t
 from impulsim.methods.impulse.iterative import sweep_positions, sweep_velocities
 from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
-from impulsim.methods.impulse.prims import BALL, is_velocity_only
+from impulsim.dynamics.prims import BALL, is_velocity_only
 
 
 @njit(cache=True)

@@ -24,8 +24,8 @@ import numpy as np
 from numba import njit
 
 from impulsim.math.vec import v3, q4
-from impulsim.methods.impulse.errors import ball_points
-from impulsim.methods.impulse.prims import BALL, is_translational
+from impulsim.dynamics.prim_errors import ball_points
+from impulsim.dynamics.prims import BALL, is_translational
 from impulsim.methods.impulse.rows import prim_geometry
 
 

@@ -9,10 +9,9 @@ the solver needs M_i = P K Pᵀ (or P L Pᵀ) and its inverse (eq. 3.15, 3.16, 3
 import numpy as np
 from numba import njit
 
-from impulsim.math.vec import v3, q4, sub, scale, cross, norm, qrot, perpendicular_basis
-from impulsim.methods.impulse.prims import (BALL, DISTANCE, PLANE, ROTATION_LOCK, DOUBLE_ROTATION, VEL_POINT,
-                                            VEL_ANGULAR, is_translational)
-from impulsim.methods.impulse.errors import impulse_points_t
+from impulsim.math.vec import v3, q4, sub, qrot
+from impulsim.dynamics.prims import is_translational
+from impulsim.dynamics.prim_errors import impulse_points_t, projection_t
 from impulsim.dynamics.impulse_response import add_k_body
 
 
@@ -33,57 +32,6 @@ def world_inverse_inertia(body_quat, body_inv_inertia, out):
                 s = c0[i] * d0 * c0[j] + c1[i] * d1 * c1[j] + c2[i] * d2 * c2[j]
                 out[k, i, j] = s
                 out[k, j, i] = s
-
-
-@njit(cache=True)
-def impulse_points(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a):
-    """Array-argument form of impulse_points_t: world points a (on A) and b (on B)."""
-    a, b = impulse_points_t(kind, v3(pos_a), q4(q_a), v3(pos_b), q4(q_b), v3(anchor_a), v3(anchor_b),
-                            v3(axis_a))
-    return np.array(a), np.array(b)
-
-
-@njit(cache=True)
-def _set_row(P, r, v):
-    P[r, 0] = v[0]
-    P[r, 1] = v[1]
-    P[r, 2] = v[2]
-
-
-@njit(cache=True)
-def projection_t(kind, a, b, q_a, q_b, axis_a, axis_b):
-    """Rows of the projection P of a primitive as tuples (unused rows zero) and their number f:
-    (f, p0, p1, p2). a, b are the impulse points, q_a, q_b the orientations (tuples)."""
-    zero = (0.0, 0.0, 0.0)
-    if kind == BALL or kind == VEL_POINT or kind == ROTATION_LOCK or kind == VEL_ANGULAR:
-        return 3, (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-    if kind == DISTANCE:
-        d = sub(b, a)
-        n = norm(d)
-        return 1, (scale(d, 1.0 / n) if n > 1e-15 else (1.0, 0.0, 0.0)), zero, zero
-    xa = qrot(q_a, axis_a)
-    if kind == PLANE:
-        return 1, xa, zero, zero
-    if kind == DOUBLE_ROTATION:
-        z = cross(xa, qrot(q_b, axis_b))
-        n = norm(z)
-        if n > 1e-15:
-            return 1, scale(z, 1.0 / n), zero, zero
-        y, _ = perpendicular_basis(xa)
-        return 1, y, zero, zero
-    # LINE and DIRECTION: the plane perpendicular to A's axis
-    y, z = perpendicular_basis(xa)
-    return 2, y, z, zero
-
-
-@njit(cache=True)
-def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
-    """Fill the rows of P (3×3 array) for a primitive; return the number of rows f."""
-    f, p0, p1, p2 = projection_t(kind, v3(a), v3(b), q4(q_a), q4(q_b), v3(axis_a), v3(axis_b))
-    _set_row(P, 0, p0)
-    _set_row(P, 1, p1)
-    _set_row(P, 2, p2)
-    return f
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Constraint errors of the basic joints, as world vectors d (Bender 3.2.3), allocation-free.
+"""Geometry of the basic joints shared by every method: impulse points, projections and errors, as world vectors d (Bender 3.2.3), allocation-free.
 
 Position errors are evaluated on predicted poses at t0+h. For translational primitives d is the
 displacement A's point must make relative to B's point (d = b − a); for rotational ones d is the
@@ -8,12 +8,13 @@ prescribed target), solved with (P K Pᵀ) λ = P Δu (eq. 3.16, 3.21). All vect
 """
 import math
 
+import numpy as np
 from numba import njit
 
 from impulsim.math.vec import (v3, q4, add, sub, scale, dot, cross, norm, qmul, qconj, qrot, qto_rotvec,
                                perpendicular_basis)
-from impulsim.methods.impulse.prims import (DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION, DOUBLE_ROTATION,
-                                            VEL_POINT, VEL_ANGULAR)
+from impulsim.dynamics.prims import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION, DOUBLE_ROTATION,
+                                     VEL_POINT, VEL_ANGULAR)
 
 
 @njit(cache=True)
@@ -108,3 +109,54 @@ def velocity_error(kind, vel_a, omega_a, vel_b, omega_b, ra, rb, vel_target):
     """Array-argument form of :func:`velocity_error_t`."""
     return velocity_error_t(kind, v3(vel_a), v3(omega_a), v3(vel_b), v3(omega_b), v3(ra), v3(rb),
                             v3(vel_target))
+
+
+@njit(cache=True)
+def impulse_points(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a):
+    """Array-argument form of impulse_points_t: world points a (on A) and b (on B)."""
+    a, b = impulse_points_t(kind, v3(pos_a), q4(q_a), v3(pos_b), q4(q_b), v3(anchor_a), v3(anchor_b),
+                            v3(axis_a))
+    return np.array(a), np.array(b)
+
+
+@njit(cache=True)
+def _set_row(P, r, v):
+    P[r, 0] = v[0]
+    P[r, 1] = v[1]
+    P[r, 2] = v[2]
+
+
+@njit(cache=True)
+def projection_t(kind, a, b, q_a, q_b, axis_a, axis_b):
+    """Rows of the projection P of a primitive as tuples (unused rows zero) and their number f:
+    (f, p0, p1, p2). a, b are the impulse points, q_a, q_b the orientations (tuples)."""
+    zero = (0.0, 0.0, 0.0)
+    if kind == BALL or kind == VEL_POINT or kind == ROTATION_LOCK or kind == VEL_ANGULAR:
+        return 3, (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+    if kind == DISTANCE:
+        d = sub(b, a)
+        n = norm(d)
+        return 1, (scale(d, 1.0 / n) if n > 1e-15 else (1.0, 0.0, 0.0)), zero, zero
+    xa = qrot(q_a, axis_a)
+    if kind == PLANE:
+        return 1, xa, zero, zero
+    if kind == DOUBLE_ROTATION:
+        z = cross(xa, qrot(q_b, axis_b))
+        n = norm(z)
+        if n > 1e-15:
+            return 1, scale(z, 1.0 / n), zero, zero
+        y, _ = perpendicular_basis(xa)
+        return 1, y, zero, zero
+    # LINE and DIRECTION: the plane perpendicular to A's axis
+    y, z = perpendicular_basis(xa)
+    return 2, y, z, zero
+
+
+@njit(cache=True)
+def projection(kind, a, b, q_a, q_b, axis_a, axis_b, P):
+    """Fill the rows of P (3×3 array) for a primitive; return the number of rows f."""
+    f, p0, p1, p2 = projection_t(kind, v3(a), v3(b), q4(q_a), q4(q_b), v3(axis_a), v3(axis_b))
+    _set_row(P, 0, p0)
+    _set_row(P, 1, p1)
+    _set_row(P, 2, p2)
+    return f

@@ -1,7 +1,7 @@
 """The contact comparison for Moreau's method: the incline (analytic stopping distance) and the bouncing
 ball (analytic apex heights), each with its error and time per step.
 
-Run: ``python -m impulsim.methods.moreau.benchmark`` (options: ``--h 2e-3 1e-3 5e-4``, ``--solver jacobi``).
+Run: ``python -m impulsim.bench.moreau`` (options: ``--h 2e-3 1e-3 5e-4``, ``--solver jacobi``).
 Every timed run is also the accuracy run, so a fast wrong result cannot pass unnoticed. The measurements
 are those of :mod:`impulsim.bench.method_contacts`, where every contact-capable method runs the same scenes
 (``impulsim bench methods``).

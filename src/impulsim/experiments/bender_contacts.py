@@ -3,7 +3,7 @@
 Each builder returns ``(model, state)`` of a fresh scene; the numbers are the thesis's where it gives them
 (German original, Sec. 5.5), and every value it leaves open is a named constant here with the reason for
 the choice. The solver settings of each experiment sit beside its scene as ``*_SETTINGS`` dicts of
-:class:`~impulsim.methods.impulse.contact_step.ContactImpulseMethod` options.
+:class:`~impulsim.methods.impulse.method.ContactImpulseMethod` options.
 """
 from __future__ import annotations
 

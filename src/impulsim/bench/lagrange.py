@@ -13,12 +13,12 @@ Featherstone (RK4 and semi-implicit Euler) and Moreau run with ``contacts=False`
 no contacts in a jointed system either, and the tree's neighbouring boxes overlap at their joints, so
 contact handling would push them apart (Featherstone then blows up within a few steps).
 Each row also gives its time over the impulse LGS 1e-6 time on the same tree and over its own time on the
-next smaller tree; ``python -m impulsim.methods.lagrange.stages`` breaks the Baraff step into its stages
+next smaller tree; ``python -m impulsim.bench.lagrange_stages`` breaks the Baraff step into its stages
 and times Baraff and LGS step by step in alternation (the sturdier ratio on a busy machine).
 The impulse LGS rows appear when ``make("impulse", model, solver="lgs")`` works.
 
 Part 2: the double pendulum (two 1 m rods released horizontally) against the reduced-coordinate SciPy
-reference of ``tests/verification/test_pendulum.py``: angle error after 1 s and 10 s for several h, for
+reference of :func:`impulsim.experiments.bender.double_pendulum_reference`: angle error after 1 s and 10 s for several h, for
 every method variant; one log-log plot ``bench_methods_accuracy.png`` in the working directory.
 
 Part 3 (:mod:`impulsim.bench.method_contacts`): a box sliding to rest on an incline and a ball bouncing with
@@ -30,9 +30,7 @@ The records carry a "table" key (one Markdown table each when printed).
 from __future__ import annotations
 
 import math
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -42,7 +40,8 @@ from impulsim.bench.harness import STABLE_DRIFT
 from impulsim.bench.method_contacts import contact_records
 from impulsim.methods import make
 from impulsim.methods.lagrange.method import LagrangeMethod
-from impulsim.methods.lagrange.scenes import H, TORQUE, ball_tree, tree_layout
+from impulsim.experiments.bender import double_pendulum, double_pendulum_reference
+from impulsim.experiments.wagner import H, TORQUE, ball_tree, tree_layout
 
 WARMUP = 3
 LEVELS = {31: 5, 63: 6, 127: 7, 255: 8}
@@ -194,19 +193,6 @@ def figures(records) -> list[dict]:
 # ---------------------------------------------------------------------------------------------------
 # accuracy on the double pendulum
 
-def _reference_module():
-    """tests/verification/test_pendulum.py and scenes.py from the source tree (not installed)."""
-    try:
-        from tests.verification import scenes, test_pendulum
-    except ImportError:
-        root = Path(ims.__file__).resolve().parents[2]
-        if not (root / "tests" / "verification").is_dir():
-            return None, None
-        sys.path.insert(0, str(root))
-        from tests.verification import scenes, test_pendulum
-    return scenes, test_pendulum
-
-
 def accuracy_methods(model):
     out = [("impulse iterative", lambda m: make("impulse", m, solver="iterative", eps_d=1e-10, eps_v=1e-10))]
     if lgs_available(model):
@@ -223,8 +209,8 @@ def accuracy_methods(model):
     return out
 
 
-def pendulum_error(scenes, ref, factory, h, t_end, theta0=(math.pi / 2, math.pi / 2)):
-    model, state = scenes.double_rod_pendulum(*theta0)
+def pendulum_error(ref, factory, h, t_end, theta0=(math.pi / 2, math.pi / 2)):
+    model, state = double_pendulum(*theta0)
     try:
         method = factory(model)
     except Exception as exc:
@@ -245,18 +231,14 @@ def pendulum_error(scenes, ref, factory, h, t_end, theta0=(math.pi / 2, math.pi 
 
 
 def accuracy(quick: bool, plot_path="bench_methods_accuracy.png") -> list[dict]:
-    scenes, tp = _reference_module()
-    if scenes is None:
-        return [{"table": ACCURACY, "method": "accuracy",
-                 "physics": "skipped: tests/verification (the SciPy reference) not found"}]
-    model, _ = scenes.double_rod_pendulum(math.pi / 2, math.pi / 2)
+    model, _ = double_pendulum(math.pi / 2, math.pi / 2)
     t_ends = (1.0,) if quick else (1.0, 10.0)
-    cache = {t: tp.reduced_double_pendulum(model, (math.pi / 2, math.pi / 2), t) for t in t_ends}
+    cache = {t: double_pendulum_reference(model, t) for t in t_ends}
     hs = (1e-2, 5e-3) if quick else (2e-2, 1e-2, 5e-3, 2e-3, 1e-3)
     records = []
     for label, factory in accuracy_methods(model):
         for h in hs:
-            errors, status = pendulum_error(scenes, lambda t: cache[t], factory, h, t_ends)
+            errors, status = pendulum_error(lambda t: cache[t], factory, h, t_ends)
             rec = {"table": ACCURACY, "method": label, "h [s]": h}
             for t in t_ends:
                 rec[f"error after {t:g} s [rad]"] = errors.get(t, "") if errors else ""

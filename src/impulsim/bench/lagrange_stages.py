@@ -1,6 +1,6 @@
 """Where a Lagrange–Baraff step on Bender's trees spends its time, and its ratio to the impulse LGS step.
 
-``python -m impulsim.methods.lagrange.stages [--levels 8] [--sizes 31,63,127,255] [--integrators rk4,rk2]``
+``python -m impulsim.bench.lagrange_stages [--levels 8] [--sizes 31,63,127,255] [--integrators rk4,rk2]``
 prints two tables:
 
 * the time of each stage of one evaluation of the equations of motion (the RK4 step makes four) and of
@@ -29,7 +29,7 @@ from impulsim.methods.lagrange.evaluate import pack, state_derivative, unpack
 from impulsim.methods.lagrange.fused import unit_quaternions
 from impulsim.methods.lagrange.integrators import normalize_quaternions, weighted_sum
 from impulsim.methods.lagrange.method import LagrangeMethod
-from impulsim.methods.lagrange.scenes import H, TORQUE, ball_tree
+from impulsim.experiments.wagner import H, TORQUE, ball_tree
 from impulsim.methods.lagrange.system import generalized_forces, stabilized_terms, world_inertia
 
 LEVELS = {31: 5, 63: 6, 127: 7, 255: 8}

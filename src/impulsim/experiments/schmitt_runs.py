@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from impulsim.methods.masspoint import analysis, scenes
+from impulsim.experiments import schmitt as scenes
+from impulsim.methods.masspoint import analysis
 from impulsim.methods.masspoint import diagnostics as dg
 from impulsim.methods.masspoint.simulation import MassPointSimulation, Trajectory, record
 

@@ -291,7 +291,7 @@ def cold_compile_seconds(timeout: float = 900.0) -> float:
     """Seconds for a fresh process to build a detector and run its first detect with an empty Numba
     cache (compilation of every kernel the heap needs, import included)."""
     import tempfile
-    code = ("import time; t=time.perf_counter(); from impulsim.collision import benchmark as b, Detector; "
+    code = ("import time; t=time.perf_counter(); from impulsim.bench import collision as b, Detector; "
             "m, s = b.heap_model(8); Detector(m).detect(s); print(time.perf_counter()-t)")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)

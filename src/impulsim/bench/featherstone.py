@@ -1,7 +1,7 @@
 """Timing of the Featherstone method against the Lagrange method on Bender's ball chain (O(n) check).
 
-    python -m impulsim.methods.featherstone.benchmark [n ...]
-    python -m impulsim.methods.featherstone.benchmark heap
+    python -m impulsim.bench.featherstone [n ...]
+    python -m impulsim.bench.featherstone heap
 
 For each chain length n: median time per RK4 step over repeated runs after a warm-up step (compilation
 excluded; reported apart as the cold first step), for Featherstone (contacts off, no joint-error check)

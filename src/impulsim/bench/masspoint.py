@@ -17,8 +17,9 @@ import time
 
 import numpy as np
 
-from impulsim.methods.masspoint import analysis, diagnostics as dg, scenes
-from impulsim.methods.masspoint.experiments import REPORT
+from impulsim.experiments import schmitt as scenes
+from impulsim.methods.masspoint import analysis, diagnostics as dg
+from impulsim.experiments.schmitt_runs import REPORT
 from impulsim.methods.masspoint.method import MassPointMethod
 
 WARMUP = 20
@@ -87,7 +88,7 @@ def time_scene(name, scene, h, n_steps, check) -> dict:
 
 
 _COLD = ("import time; t = time.perf_counter(); "
-         "from impulsim.methods.masspoint import MassPointMethod, scenes; "
+         "from impulsim.methods.masspoint import MassPointMethod; from impulsim.experiments import schmitt as scenes; "
          "m, s = scenes.cube(); MassPointMethod(m).step(s, 0.16); print(time.perf_counter() - t)")
 
 

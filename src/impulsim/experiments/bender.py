@@ -4,8 +4,9 @@
   fixed point; every link's centre starts at 2 m/s in its own (seeded) direction. h = 10 ms.
 * Tree (3.3.3.2, Tables 3.2–3.4): a binary tree of 2^L − 1 boxes 4 cm × 4 cm of length
   1.5^(max depth − depth) · 0.1 m, density 600 kg/m³, on ball joints; the root hangs from a fixed point and
-  gets 10 N m for one step. h = 1/30 s. The initial pose follows examples/generate_ball_tree.py: children
-  lean 15° from their parent, alternately in the x-z and y-z planes, and the torque acts about x.
+  gets 10 N m for one step. h = 1/30 s. The thesis gives no initial pose: children lean ``spread_deg``
+  from their parent (5° here, 15° in Wagner's measurements and the example file), alternately in the x-z and
+  y-z planes, and the torque acts about x.
 * Three loops (3.3.3.3, Table 3.6): three four-bar linkages of hinges hanging one below the other, each of
   four bodies of which one is longer than the other three (so that no loop can stretch into a line, where
   its system would be singular). The top loop's fixed link is the world; each lower loop hangs from the
@@ -17,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.integrate import solve_ivp
 
 import impulsim as ims
 
@@ -38,19 +40,25 @@ LOOP_DENSITY = 1000.0            # [kg/m³]
 LOOP_TILT_DEG = -12.0            # the top loop's left link starts this far from the vertical (gentle swing)
 
 
-def chain(n_links: int, seed: int = 2007):
-    """(model, state) of Bender's ball-joint chain of ``n_links`` links."""
+def chain(n_links: int, seed: int = 2007, gap: float = 0.0, speed: float = CHAIN_SPEED):
+    """(model, state) of Bender's ball-joint chain of ``n_links`` links hanging straight down from the origin.
+
+    Every link's centre starts at ``speed`` [m/s] in its own direction, drawn from ``seed``; ``gap`` [m]
+    moves every link down so that each joint starts broken by that distance."""
     rng = np.random.default_rng(seed)
     b = ims.ModelBuilder(f"chain {n_links}")
+    half = 0.5 * CHAIN_LINK[2]
     for i in range(n_links):
         d = rng.normal(size=3)
-        b.add_body(f"link{i}", shapes=[ims.Box(size=CHAIN_LINK)], mass=CHAIN_MASS, position=(0, 0, -(i + 0.5)),
-                   velocity=CHAIN_SPEED * d / np.linalg.norm(d))
-        b.add_ball(f"ball{i}", "world" if i == 0 else f"link{i - 1}", f"link{i}", anchor=(0, 0, -float(i)))
+        b.add_body(f"link{i}", shapes=[ims.Box(size=CHAIN_LINK)], mass=CHAIN_MASS,
+                   position=(0, 0, -(i + 0.5) * CHAIN_LINK[2] - (i + 1) * gap),
+                   velocity=speed * d / np.linalg.norm(d))
+        b.add_ball(f"ball{i}", "world" if i == 0 else f"link{i - 1}", f"link{i}",
+                   anchor_a=(0, 0, 0 if i == 0 else -half), anchor_b=(0, 0, half))
     return b.build()
 
 
-def _quat_z_to(d):
+def quat_z_to(d):
     """Quaternion (w, x, y, z) of the shortest rotation taking the z axis to the unit vector d."""
     axis = np.cross((0.0, 0.0, 1.0), d)
     s = np.linalg.norm(axis)
@@ -60,10 +68,13 @@ def _quat_z_to(d):
     return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * axis / s])
 
 
-def tree_bodies(levels: int):
-    """(name, parent, depth, top point, unit direction, length) of every tree body, root first."""
+def tree_bodies(levels: int, spread_deg: float = TREE_SPREAD_DEG):
+    """(name, parent, depth, top point [m], unit direction, length [m]) of every tree body, root first.
+
+    Each child leans ``spread_deg`` from its parent's direction, to one side and the other, in a plane that
+    alternates between x-z (odd depths) and y-z (even depths)."""
     max_depth = levels - 1
-    spread = math.radians(TREE_SPREAD_DEG)
+    spread = math.radians(spread_deg)
     out = [("d0_0", "world", 0, np.zeros(3), np.array([0.0, 0.0, -1.0]),
             TREE_GROWTH ** max_depth * TREE_LEAF_LENGTH)]
     for depth in range(1, levels):
@@ -78,12 +89,12 @@ def tree_bodies(levels: int):
     return out
 
 
-def tree(levels: int):
+def tree(levels: int, spread_deg: float = TREE_SPREAD_DEG, name: str = "tree"):
     """(model, state) of Bender's binary tree with ``levels`` levels (2^levels − 1 bodies), no torque yet."""
-    b = ims.ModelBuilder(f"tree {2 ** levels - 1}")
-    for name, parent, _, top, d, length in tree_bodies(levels):
+    b = ims.ModelBuilder(f"{name} {2 ** levels - 1}")
+    for name, parent, _, top, d, length in tree_bodies(levels, spread_deg):
         b.add_body(name, shapes=[ims.Box(size=(TREE_SECTION, TREE_SECTION, length))], density=TREE_DENSITY,
-                   position=top + 0.5 * length * d, orientation=_quat_z_to(d))
+                   position=top + 0.5 * length * d, orientation=quat_z_to(d))
         b.add_ball(f"j_{name}", parent, name, anchor=top)
     return b.build()
 
@@ -116,7 +127,7 @@ def _bar(b, name, p, q):
     """A box bar from point p to point q (y-z plane)."""
     d = (q - p) / np.linalg.norm(q - p)
     b.add_body(name, shapes=[ims.Box(size=(LOOP_SECTION, LOOP_SECTION, float(np.linalg.norm(q - p))))],
-               density=LOOP_DENSITY, position=0.5 * (p + q), orientation=_quat_z_to(d))
+               density=LOOP_DENSITY, position=0.5 * (p + q), orientation=quat_z_to(d))
 
 
 def three_loops():
@@ -156,3 +167,27 @@ def double_pendulum(theta1=math.pi / 2, theta2=math.pi / 2, length=1.0, side=0.0
     b.add_hinge("shoulder", "world", "upper", anchor=(0, 0, 0), axis=(1, 0, 0))
     b.add_hinge("elbow", "upper", "lower", anchor=length * e1, axis=(1, 0, 0))
     return b.build()
+
+
+def double_pendulum_reference(model, t_end, theta0=(math.pi / 2, math.pi / 2), g=9.81):
+    """Absolute angles (θ1, θ2) [rad] of :func:`double_pendulum` (released at rest) at t_end [s] from its
+    reduced-coordinate ODE, integrated by SciPy's DOP853 at tolerances 1e-12.
+
+    M(θ) θ'' = f(θ, θ'): M11 = I1 + m1 d1² + m2 L1², M12 = m2 L1 d2 cos(θ1−θ2), M22 = I2 + m2 d2²,
+    f1 = −m2 L1 d2 sin(θ1−θ2) θ2'² − (m1 d1 + m2 L1) g sin θ1, f2 = m2 L1 d2 sin(θ1−θ2) θ1'² − m2 d2 g sin θ2.
+    """
+    k1, k2 = model.body("upper"), model.body("lower")
+    m1, m2 = model.body_mass[k1], model.body_mass[k2]
+    i1, i2 = model.body_inertia[k1, 0], model.body_inertia[k2, 0]
+    L1, d1, d2 = 1.0, 0.5, 0.5
+
+    def rhs(_, y):
+        t1, t2, w1, w2 = y
+        c, s = math.cos(t1 - t2), math.sin(t1 - t2)
+        M = np.array([[i1 + m1 * d1 ** 2 + m2 * L1 ** 2, m2 * L1 * d2 * c], [m2 * L1 * d2 * c, i2 + m2 * d2 ** 2]])
+        f = np.array([-m2 * L1 * d2 * s * w2 ** 2 - (m1 * d1 + m2 * L1) * g * math.sin(t1),
+                      m2 * L1 * d2 * s * w1 ** 2 - m2 * d2 * g * math.sin(t2)])
+        return [w1, w2, *np.linalg.solve(M, f)]
+
+    sol = solve_ivp(rhs, (0.0, t_end), [*theta0, 0.0, 0.0], method="DOP853", rtol=1e-12, atol=1e-12)
+    return sol.y[0, -1], sol.y[1, -1]
