@@ -115,6 +115,7 @@ def surface_view(track, path: str | os.PathLike, s_from: float, s_to: float) -> 
     ax.set_xlim(mid[0] - span, mid[0] + span)
     ax.set_ylim(mid[1] - span, mid[1] + span)
     ax.set_zlim(mid[2] - span / 3, mid[2] + span / 3)
+    ax.set_box_aspect((1, 1, 1 / 3))                   # true scale in all three directions
     ax.set_title(f"{track.name}: running surface s = {s_from:g}..{s_to:g} m (red: centre line)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
