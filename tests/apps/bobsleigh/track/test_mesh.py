@@ -132,3 +132,36 @@ def test_ball_dropped_into_the_straight_rests_on_the_floor(chute):
     # straight down the (turned) gravity from where it started: no sideways drift on the floor
     landed = origin[0] + b0 * lat[0] + (r + gap) * floor_normal
     assert np.linalg.norm(p - landed) < 1e-6
+
+
+@pytest.mark.slow
+def test_ball_runs_through_both_curves_on_their_outer_walls(chute):
+    """A 50 kg ball started at 12 m/s at s = 0 runs the chute through the contact pipeline: it stays
+    inside the channel (between the walls, below their tops), climbs the outer wall of each curve —
+    the right wall in the left curve C1, the left wall in the right curve C2 — and reaches the finish."""
+    origin, tangent, _, _ = chute.frame([0.0])
+    b = ims.ModelBuilder("run")
+    b.add_body("track", shapes=[chute.triangle_mesh()], static=True)
+    b.add_body("ball", shapes=[ims.Sphere(radius=0.15)], position=origin[0] + [0, 0, 0.16], mass=50.0,
+               velocity=12.0 * tangent[0])
+    model, state = b.build()
+    sim = ims.Simulation(model, state, method="impulse", h=2e-3)
+    ball = model.body("ball")
+    path = []
+    while sim.state.t < 15.0:
+        sim.run(0.02)
+        path.append(sim.state.body_pos[ball].copy())
+        if chute.project(path[-1][None])[0][0] > chute.finish_s:
+            break
+    s, bb, h = chute.project(np.array(path))
+    assert s[-1] > chute.finish_s
+    left, right = chute.top_edge(s, "left"), chute.top_edge(s, "right")
+    top = np.where(bb > 0, left[:, 2], right[:, 2]) - chute.centerline(s)[:, 2]    # the wall on its side
+    assert np.all(h < top)
+    ctrl, _, _ = chute.sections.at(s)          # a section lies in the hull of its control points
+    assert np.all((bb < ctrl[:, :, 0].max(axis=1)) & (bb > ctrl[:, :, 0].min(axis=1)))
+    k = chute.curve_index(s)
+    for curve, outer_sign in ((0, -1), (1, 1)):
+        sel = k == curve
+        i = np.argmax(h[sel])
+        assert h[sel][i] > 0.8 and np.sign(bb[sel][i]) == outer_sign
