@@ -71,3 +71,16 @@ def test_scene_reports_errors_of_the_track_file_at_its_line(tmp_path):
     line = next(i + 1 for i, l in enumerate(text.splitlines()) if "A2_en: 250" in l)
     with pytest.raises(SceneError, match=rf"chute\.yaml:{line}: curves\[1\] \"C2\": A2_en = 250"):
         load_scene(scene)
+
+
+def test_example_scene_ball_runs_down_the_chute():
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[4] / "examples" / "bobsleigh" / "chute_ball.yaml"
+    scene = load_scene(path)
+    sim = scene.simulation()
+    ball = scene.model.body("ball")
+    sim.run(0.5)
+    track = load_track("test_chute")
+    s, b, h = track.project(sim.state.body_pos[ball][None])
+    # 0.5 s at about 12 m/s on the straight: about 6 m down the track, on the floor near the middle
+    assert 5.5 < s[0] < 6.8 and abs(b[0]) < 0.1 and 0.14 < h[0] < 0.2
