@@ -90,7 +90,11 @@ class ProfileLine:
             rows.append((cu.s_c + cu.l_cl_en + cu.l_circ, cu.l_cl_ex, SegmentKind.EXIT_CLOTHOID, cu.c, cu.A2_ex))
             s = cu.s_curved_end
         rows.append((s, self.s_end - s, SegmentKind.STRAIGHT, 0, 0.0))
-        rows = [r for r in rows if r[1] > 0]
+        short = [r for r in rows if r[1] < 0]
+        if short:
+            raise ValueError(f"profile line: the segment starting at s = {short[0][0]:g} m has negative length "
+                             f"{short[0][1]:g} m (curves overlap or leave the profile)")
+        rows = [r for r in rows if r[1] > 0]            # absent clothoids and straights
         self.seg_s0 = np.array([r[0] for r in rows])
         self.seg_len = np.array([r[1] for r in rows])
         self.seg_kind = np.array([int(r[2]) for r in rows], np.int64)
