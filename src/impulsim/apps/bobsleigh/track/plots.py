@@ -29,13 +29,14 @@ def plan_view(track, path: str | os.PathLike, ds: float = 0.5) -> None:
     ax.plot(c[:, 0], c[:, 1], color="0.3", lw=1.0, label="straights")
     curved = np.where(k >= 0, c[:, 1], np.nan)
     ax.plot(c[:, 0], curved, color="tab:blue", lw=1.6, label="curves (s_b .. s_e)")
+    gap = min(max(0.03 * float(np.ptp(c[:, :2], axis=0).max()), 5.0), 12.0)   # label distance [m]
     for i, cu in enumerate(track.curves):
         mid = 0.5 * (cu.s_c + cu.s_curved_end)
         p = track.centerline([mid])[0]
         n = track.frame([mid])[2][0]
-        off = -cu.c * 12.0 * n                      # outside of the curve
-        ax.annotate(str(i + 1), p[:2] + off[:2], ha="center", va="center", fontsize=9, color="tab:blue",
-                    weight="bold")
+        at = p[:2] - cu.c * gap * n[:2]             # outside of the curve
+        ax.annotate(str(i + 1), at, ha="center", va="center", fontsize=9, color="tab:blue", weight="bold")
+        ax.update_datalim([at])
     ts = track.centerline(np.concatenate([[track.start_s], track.timing_stations]))
     ax.plot(ts[:, 0], ts[:, 1], "o", ms=4, color="tab:red", label="start and timing stations")
     ax.set_aspect("equal")
