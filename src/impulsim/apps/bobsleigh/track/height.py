@@ -75,10 +75,10 @@ class HeightProfile:
         if not self.segments:
             return h, m
         i = np.clip(np.searchsorted(self._s_b, s, side="right") - 1, 0, len(self.segments) - 1)
-        for k, g in enumerate(self.segments):
-            sel = (i == k) & (s >= self.s0)
-            if np.any(sel):
-                h[sel], m[sel] = _segment(g, s[sel], last=k == len(self.segments) - 1)
+        i = np.where(s >= self.s0, i, -1)                  # before s°: the first slope goes on
+        for k in np.unique(i[i >= 0]):
+            sel = i == k
+            h[sel], m[sel] = _segment(self.segments[k], s[sel], last=k == len(self.segments) - 1)
         return h, m
 
 
