@@ -30,7 +30,8 @@ def test_track_command_writes_summary_plots_and_glb(tmp_path, capsys):
     assert main(["track", "test_chute", "-o", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "track test_chute: 150.0 m timed" in out and "curve  2 right" in out
-    for name in ("test_chute_plan.png", "test_chute_height.png", "test_chute_sections.png"):
+    for name in ("test_chute_plan.png", "test_chute_height.png", "test_chute_sections.png",
+                 "test_chute_profile3d.png"):
         assert (tmp_path / name).stat().st_size > 10_000
     data = (tmp_path / "test_chute.glb").read_bytes()
     magic, version, total = struct.unpack("<4sII", data[:12])
