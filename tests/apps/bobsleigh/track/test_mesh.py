@@ -36,6 +36,7 @@ def _angles(v, t):
 def test_running_surface_has_no_holes_no_duplicates_and_one_orientation(name):
     m = load_track(name).surface_mesh()
     v, t = m.vertices, m.triangles
+    assert np.unique(t).size == len(v)                                  # every vertex in use
     assert len(np.unique(np.sort(t, axis=1), axis=0)) == len(t)           # no duplicate triangles
     directed = _edges(t)
     assert len(np.unique(directed, axis=0)) == len(directed)             # each directed edge once: one winding
