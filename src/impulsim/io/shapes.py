@@ -100,10 +100,27 @@ def register_shape_type(key: str, cls: type, params: dict, required: tuple = ())
     SHAPE_TYPES[key] = ShapeType(cls, dict(params), tuple(required))
 
 
+_plugins_loaded = False
+
+
+def load_shape_plugins() -> None:
+    """Import the modules that packages declare under the entry-point group ``impulsim.shapes`` (each calls
+    :func:`register_shape_type`), once. Applications add shape kinds this way (the bobsleigh's ``track``)
+    without the scene reader importing them."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+    for point in entry_points(group="impulsim.shapes"):
+        point.load()
+
+
 def read_shape(body: Element, node: Node, index: int):
     """The shape object described by one item of a body's ``shapes`` list."""
     el = body.child(node, f"shapes[{index}]")
     item = Mapping(el, node, "a shape")
+    load_shape_plugins()
     if len(item.items) != 1:
         kinds = ", ".join(SHAPE_TYPES)
         raise el.fail(node, f"a shape is one key naming its kind ({kinds}), got {len(item.items)} keys")
