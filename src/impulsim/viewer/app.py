@@ -206,7 +206,8 @@ class Viewer:
         buttons.on_click(lambda event: self.engine.send(event.target.value.lower()))
         speed = gui.add_slider("Real-time factor", min=0.05, max=4.0, step=0.05, initial_value=1.0)
         speed.on_update(lambda _: self.engine.send("speed", float(speed.value)))
-        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=1e-6, max=0.1, step=1e-4)
+        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=1e-6, max=max(0.1, float(h)),
+                                    step=1e-4)   # the scene's own h may exceed 0.1 s (the mass-point cube: 0.16 s)
         step_size.on_update(lambda _: self.engine.send("h", float(step_size.value)))
         chooser = gui.add_dropdown("Method", tuple(sorted(METHODS)), initial_value=method)
         chooser.on_update(lambda _: self.engine.send("method", chooser.value))

@@ -84,6 +84,8 @@ def point_system(model, state, check: bool = True) -> PointSystem:
     its rail or leaving it) or that cannot be corrected.
     """
     refuse_unsupported(model)
+    if not model.body_point.any():
+        raise ModelError(f'mass-point system "{model.name}": has no point masses')
     n = model.n_bodies
     fixed = model.body_point == 0
     inv_mass = np.where(fixed, 0.0, model.body_inv_mass)
