@@ -83,6 +83,7 @@ class MassPointMethod(Method):
         self.inv_mass = m.point_inv_mass.astype(dtype)
         self.proj = m.point_proj.astype(dtype)
         self.length = m.con_length.astype(dtype)
+        self._gravity_of = None
         self.force64 = np.zeros((n, 3))
         self.force = np.zeros((n, 3), dtype)
         self.acc = np.zeros((n, 3), dtype)
@@ -128,17 +129,19 @@ class MassPointMethod(Method):
     def _load(self, s):
         nb = self.system.n_bodies
         self.pos[:nb] = s.body_pos
-        self.pos[nb:] = self.system.anchor_pos
         self.vel[:nb] = s.body_vel
-        self.vel[nb:] = 0.0
+        if nb < self.pos.shape[0]:      # the fixed anchor points
+            self.pos[nb:] = self.system.anchor_pos
+            self.vel[nb:] = 0.0
 
     def _forces(self, s, h):
         """Held force plus the timed loads (already added to ``s.body_force`` by ``Method.step``)."""
         m = self.system
         self.force64[:m.n_bodies] = s.body_force
         self.force[...] = self.force64
-        kernels.external_accelerations(self.inv_mass, self.proj, self.model.gravity.astype(self.dtype),
-                                       self.force, self.acc)
+        if self._gravity_of is not self.model.gravity:     # cast again only when set_params changed it
+            self._gravity_of, self.gravity = self.model.gravity, self.model.gravity.astype(self.dtype)
+        kernels.external_accelerations(self.inv_mass, self.proj, self.gravity, self.force, self.acc)
         bad = ~np.isfinite(self.acc).all(axis=1)
         if bad.any():
             k = int(np.argmax(bad))
