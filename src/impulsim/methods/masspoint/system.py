@@ -106,7 +106,7 @@ def point_system(model, state, check: bool = True) -> PointSystem:
                 ends.append(int(body))
             else:       # a suspension point on a static body, away from its origin
                 anchors.append(state.body_pos[body] + quat_rotate(state.body_quat[body], anchor))
-                names.append(f"{label}:{'ab'[len(ends)]}")
+                names.append(f"{model.joint_names[model.prim_joint[p]]}:{'ab'[len(ends)]}")
                 ends.append(n + len(anchors) - 1)
         pair = (min(ends), max(ends))
         if pair in seen:
