@@ -14,6 +14,7 @@ import numpy as np
 from impulsim.dynamics.checks import all_finite
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.errors import SimulationError, UnsupportedFeatureError
+from impulsim.model.kinds import JointKind
 from impulsim.model.model import Model
 from impulsim.model.state import State
 
@@ -126,7 +127,6 @@ def _refuse_point_masses(method: str, model: Model) -> None:
         raise UnsupportedFeatureError(
             f'method {method!r} does not support point masses: body "{model.body_names[points[0]]}" has no '
             "rotational inertia (use method 'masspoint')")
-    from impulsim.model.kinds import JointKind
     threads = np.nonzero(model.joint_kind == JointKind.THREAD)[0]
     if threads.size:
         raise UnsupportedFeatureError(
