@@ -7,8 +7,9 @@ import sys
 
 from _masspoint_common import parse_args, plot_lines, table, verdict
 
-from impulsim.methods.masspoint import MassPointBuilder, MassPointSimulation, record
+from impulsim.methods.masspoint import MassPointBuilder, record
 from impulsim.methods.masspoint import analysis, diagnostics
+from impulsim.simulation import Simulation
 from impulsim.experiments.schmitt_runs import REPORT, run_pendulum
 
 G = 9.81
@@ -31,9 +32,9 @@ def main(argv=None) -> int:
 
     # the run written out: build, step 1000 times at h = T5/100, measure the period from zero crossings
     model, state = build_pendulum()
-    sim = MassPointSimulation(model, state, h=t5 / 100)          # eps = 1e-5 m, velocity correction on
+    sim = Simulation(model, state, "masspoint", h=t5 / 100)      # eps = 1e-5 m, velocity correction on
     traj = record(sim, 1000)
-    period = analysis.period_from_crossings(traj.t, traj.pos[:, 1, 0])
+    period = analysis.period_from_crossings(traj.t, traj.pos[:, model.body("bob"), 0])
 
     runs = {k: run_pendulum(t5 / k) for k in (100, 200, 400, 1000)}
     deficit = {h: run_pendulum(h).min_deficit_percent for h in (0.02, 0.0025)}

@@ -9,6 +9,7 @@ import numpy as np
 from _masspoint_common import parse_args, plot_lines, table, verdict
 
 from impulsim.experiments.schmitt_runs import REPORT, run_top
+from impulsim.methods.masspoint import diagnostics
 
 
 def main(argv=None) -> int:
@@ -17,7 +18,7 @@ def main(argv=None) -> int:
     result = run_top()
     traj, model = result.run.traj, result.run.model
     tilted, upright = result.max_tilt_step, result.vertical_step
-    mass = np.where(model.movable, model.point_mass, 0.0)
+    mass = diagnostics.masses(model)
     lz = np.einsum("i,ki->k", mass, np.cross(traj.pos, traj.vel)[:, :, 2])[1:]
     table("Top on its tip, 6 points of 1 kg, height 1 m (our choice), h = 0.005 s (report §5.7)", [
         ("spin at largest tilt [rev/s]", rep["rev/s at max tilt"], result.spin_at(tilted)),
@@ -31,7 +32,7 @@ def main(argv=None) -> int:
          f"{traj.fin_passes.mean():.1f} / {traj.vel_passes.mean():.1f}"),
     ])
     if args.plot:
-        p2 = traj.pos[:, 1]
+        p2 = traj.pos[:, model.body("p2")]
         plot_lines(args.plot, "top_axis_projection", p2[:, 0], {"p2 (x, y)": p2[:, 1]}, "x [m]", "y [m]",
                    "Top: axis point p2 seen from above (the report's Fig. 5.7-2)", equal_axes=True)
         plot_lines(args.plot, "top_tilt", traj.t[1:], {"tilt [deg]": result.tilt}, "t [s]", "deg",

@@ -14,7 +14,7 @@ from impulsim.model import ModelBuilder, Model, State, Material, JointKind, WORL
 from impulsim.geometry import Sphere, Box, Cylinder, Capsule, Ellipsoid, ConvexHull, TriangleMesh, HalfSpace
 from impulsim.methods import make as make_method, METHODS, StepInfo
 from impulsim.simulation import Simulation
-from impulsim.methods.masspoint import MassPointBuilder, MassPointSimulation
+from impulsim.methods.masspoint import MassPointBuilder
 from impulsim.dynamics import diagnostics
 
 __version__ = "0.1.0"
@@ -23,4 +23,4 @@ __all__ = ["ImpulsimError", "ModelError", "SimulationError", "UnsupportedFeature
            "Model", "State", "Material", "JointKind", "WORLD", "Sphere", "Box", "Cylinder", "Capsule", "Ellipsoid",
            "ConvexHull", "TriangleMesh", "HalfSpace",
            "make_method", "METHODS", "StepInfo", "Simulation", "diagnostics", "MassPointBuilder",
-           "MassPointSimulation", "__version__"]
+           "__version__"]

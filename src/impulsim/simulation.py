@@ -31,6 +31,8 @@ class Simulation:
         if state is None:
             raise ValueError("Simulation needs the initial State returned by ModelBuilder.build()")
         self.state = state
+        if isinstance(method, Method) and method_options:
+            raise ValueError("give either a method or method options, not both")
         self.method = method if isinstance(method, Method) else make(method, model, **method_options)
         self.h = float(h)
         self.before_step: list[Callable] = []

@@ -55,6 +55,7 @@ JOINT_CASES = {
     "universal": dict(anchor=[0, 0, -0.5], axis_a=[1, 0, 0], axis_b=[0, 1, 0]),
     "fixed": dict(anchor=[0, 0, -0.5]),
     "velocity": dict(anchor=[0, 0, -0.5], velocity=[0.1, 0, 0], angular_velocity=[0, 0, 0.2]),
+    "thread": dict(anchor_a=[0, 0, -0.5], anchor_b=[0, 0, 0.5], length=0.2),
 }
 
 

@@ -142,5 +142,5 @@ def test_bad_input_is_named():
 def test_mass_point_model_is_refused_by_name():
     from impulsim.experiments import schmitt as scenes
     mp_model, _ = scenes.pendulum()
-    with pytest.raises(ims.UnsupportedFeatureError, match="lagrange.*rigid-body Model"):
+    with pytest.raises(ims.UnsupportedFeatureError, match='lagrange.*point masses: body "bob"'):
         LagrangeMethod(mp_model)

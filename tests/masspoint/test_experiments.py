@@ -207,16 +207,16 @@ def thread():
 
 
 def test_threads_never_stretch(thread):
-    model = thread.run.model
+    system = thread.run.traj.system
     assert thread.run.traj.fin_converged.all()
-    assert (dg.link_lengths(model, thread.run.traj.pos) - model.con_length).max() < 1e-5   # eps
+    assert (dg.link_lengths(system, thread.run.traj.pos) - system.con_length).max() < 1e-5   # eps
 
 
 def test_thread_pendulum_moves_as_the_rigid_one_while_taut(thread, rigid):
     # while every thread is taut both solve the same equations; they differ only inside the tolerance
     # band: a link ending in (d − eps, d) is left alone by both, below d − eps only the rod pushes back
-    model = thread.run.model
-    slack = (dg.link_lengths(model, thread.run.traj.pos) < model.con_length - 1e-5).any(axis=1)
+    system = thread.run.traj.system
+    slack = (dg.link_lengths(system, thread.run.traj.pos) < system.con_length - 1e-5).any(axis=1)
     first_slack = int(np.argmax(slack))
     assert first_slack > 100
     assert np.abs(thread.run.traj.pos[:first_slack] - rigid.run.traj.pos[:first_slack]).max() < 2e-5
@@ -253,8 +253,9 @@ def test_rail_pendulum_keeps_its_centre_of_mass_at_x_1_5():
     result = ex.run_rail_pendulum()
     com = dg.centre_of_mass(result.run.model, result.run.traj.pos)
     assert np.abs(com[:, 0] - R["rail_pendulum"]["x_CM"]).max() < RAIL_ROUNDING
-    assert not result.run.traj.pos[:, 0, 1:].any()        # p1 never leaves the x-axis
-    assert np.ptp(result.run.traj.pos[:, 0, 0]) > 0.5     # ... but does slide along it
+    p1 = result.run.model.body("p1")
+    assert not result.run.traj.pos[:, p1, 1:].any()        # p1 never leaves the x-axis
+    assert np.ptp(result.run.traj.pos[:, p1, 0]) > 0.5     # ... but does slide along it
 
 
 # 5.6 closed chain -------------------------------------------------------------------------------------------
@@ -289,7 +290,7 @@ def top():
 def test_top_conserves_angular_momentum_about_the_vertical(top):
     # gravity and the tip force exert no torque about the vertical through the fixed tip
     model, traj = top.run.model, top.run.traj
-    spin = np.einsum("i,kij->kj", np.where(model.movable, model.point_mass, 0.0), np.cross(traj.pos, traj.vel))
+    spin = np.einsum("i,kij->kj", dg.masses(model), np.cross(traj.pos, traj.vel))
     lz = spin[1:, 2]
     assert np.ptp(lz) < 1e-12 * abs(lz[0])
 
@@ -300,7 +301,7 @@ def test_top_spin_matches_its_angular_momentum(top):
     # the rim points sit within eps = 1e-5 m of their place at radius 1 m: 1e-5 rad on θ ≈ 0.11 rad
     model, traj = top.run.model, top.run.traj
     k = top.vertical_step
-    lz = float(np.cross(traj.pos[k], traj.vel[k])[:, 2] @ np.where(model.movable, model.point_mass, 0.0))
+    lz = float(np.cross(traj.pos[k], traj.vel[k])[:, 2] @ dg.masses(model))
     theta = 2 * math.pi * top.spin_at(k) * 0.005
     assert top.tilt[k - 1] < 0.1
     assert math.sin(theta) == pytest.approx(lz * 0.005 / 4.0, rel=1e-4)

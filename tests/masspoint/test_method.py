@@ -1,13 +1,23 @@
-"""MassPointMethod and MassPointSimulation: call shape, per-step report, failure handling, options."""
+"""MassPointMethod on the shared Model/State and Simulation: call shape, per-step report, what it refuses,
+failure handling, options; and what the other methods do with point masses and threads."""
 import math
 
 import numpy as np
 import pytest
 
 from impulsim.errors import SimulationError, UnsupportedFeatureError
+from impulsim.geometry import Sphere
+from impulsim.methods import METHODS, make
 from impulsim.methods.base import Method, StepInfo
 from impulsim.experiments import schmitt as scenes
-from impulsim.methods.masspoint import MassPointMethod, MassPointSimulation, MassPointState, record
+from impulsim.methods.masspoint import MassPointMethod, record
+from impulsim.model import ModelBuilder, State
+from impulsim.simulation import Simulation
+
+
+def MassPointSimulation(model, state, h, **options):
+    """The shared runner with the mass-point method."""
+    return Simulation(model, state, "masspoint", h, **options)
 
 
 def test_same_call_shape_as_the_other_methods():
@@ -22,11 +32,58 @@ def test_same_call_shape_as_the_other_methods():
     assert state.step_count == 1 and state.t == 0.01
 
 
-def test_rigid_body_model_is_refused_with_a_clear_error():
-    from impulsim.model import ModelBuilder
-    model, _ = ModelBuilder().build()
-    with pytest.raises(UnsupportedFeatureError, match="steps a MassPointModel"):
+def _with_rigid_rod(b):
+    b.add_body("rod", mass=1.0, inertia=(0.1, 0.1, 0.01), position=(0, 0, -0.5))
+
+
+def _with_hinge(b):
+    b.add_point("bob", mass=1.0, position=(0, 0, -1))
+    b.add_hinge("pin", "world", "bob", axis=(1, 0, 0))
+
+
+def _with_shape(b):
+    b.add_body("floor", static=True, shapes=[Sphere(radius=1.0)], position=(0, 0, -3))
+    b.add_point("bob", mass=1.0, position=(0, 0, -1))
+
+
+def _with_spring(b):
+    b.add_point("bob", mass=1.0, position=(0, 0, -1))
+    b.add_spring("k", "world", "bob", stiffness=10.0)
+
+
+@pytest.mark.parametrize("add, fragment", [
+    (_with_rigid_rod, 'bodies with rotational inertia: body "rod"'),
+    (_with_hinge, 'hinge joints: joint "pin"'),
+    (_with_shape, 'shapes and contacts: body "floor"'),
+    (_with_spring, 'springs: "k"'),
+])
+def test_elements_it_cannot_honour_are_refused_by_name(add, fragment):
+    b = ModelBuilder()
+    add(b)
+    model, _ = b.build()
+    with pytest.raises(UnsupportedFeatureError, match=f"method 'masspoint' does not support {fragment}"):
         MassPointMethod(model)
+
+
+@pytest.mark.parametrize("name", sorted(set(METHODS) - {"masspoint"}))
+@pytest.mark.parametrize("scene, fragment", [
+    (scenes.pendulum, 'point masses: body "bob" has no rotational inertia'),
+    (scenes.thread_pendulum, "point masses"),
+])
+def test_other_methods_refuse_point_masses_by_name(name, scene, fragment):
+    model, _ = scene()
+    with pytest.raises(UnsupportedFeatureError, match=f"method '{name}' does not support {fragment}"):
+        make(name, model)
+
+
+@pytest.mark.parametrize("name", sorted(set(METHODS) - {"masspoint"}))
+def test_other_methods_refuse_threads_by_name(name):
+    b = ModelBuilder()
+    b.add_body("bob", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(0, 0, -1))
+    b.add_thread("cord", "world", "bob", anchor_a=(0, 0, 0), anchor_b=(0, 0, 0), length=1.5)
+    model, _ = b.build()
+    with pytest.raises(UnsupportedFeatureError, match=f"method '{name}' does not support threads: joint \"cord\""):
+        make(name, model)
 
 
 @pytest.mark.parametrize("options, fragment", [
@@ -54,8 +111,8 @@ def test_failed_step_names_the_point_and_leaves_the_state_untouched():
     sim = MassPointSimulation(model, state, 0.01)
     sim.run(0.1)
     before = state.copy()
-    state.point_force[2] = (math.inf, 0.0, 0.0)
-    before.point_force[...] = state.point_force
+    state.body_force[model.body("p3")] = (math.inf, 0.0, 0.0)
+    before.body_force[...] = state.body_force
     with pytest.raises(SimulationError, match='step 10 .*point "p3" has a non-finite external force'):
         sim.step()
     for key, value in before.arrays().items():
@@ -66,7 +123,7 @@ def test_diverging_step_names_a_moving_point_and_leaves_the_state_untouched():
     model, state = scenes.rigid_pendulum()
     sim = MassPointSimulation(model, state, 0.01)
     sim.run(0.1)
-    state.point_vel[3] = (1e308, 0.0, 0.0)         # finite, but the step overflows
+    state.body_vel[model.body("p4")] = (1e308, 0.0, 0.0)         # finite, but the step overflows
     before = state.copy()
     with pytest.raises(SimulationError, match='step 10 .*point "p[234]" got a non-finite'):
         sim.step()
@@ -93,9 +150,9 @@ def test_float32_mode_keeps_single_precision_values():
     model, state = scenes.pendulum()
     sim = MassPointSimulation(model, state, 0.02, precision="float32")
     sim.run(0.2)
-    for arr in (state.point_pos, state.point_vel):
+    for arr in (state.body_pos, state.body_vel):
         assert np.array_equal(arr.astype(np.float32).astype(np.float64), arr)
-    assert state.point_pos.dtype == np.float64
+    assert state.body_pos.dtype == np.float64
 
 
 def test_runner_steps_hooks_and_observer():
@@ -112,7 +169,7 @@ def test_runner_steps_hooks_and_observer():
 def test_runner_refuses_method_and_options_together():
     model, state = scenes.pendulum()
     with pytest.raises(ValueError, match="either a method or method options"):
-        MassPointSimulation(model, state, 0.01, method=MassPointMethod(model), eps=1e-6)
+        Simulation(model, state, method=MassPointMethod(model), h=0.01, eps=1e-6)
 
 
 def test_checkpoint_round_trip_is_exact(tmp_path):
@@ -120,7 +177,7 @@ def test_checkpoint_round_trip_is_exact(tmp_path):
     sim = MassPointSimulation(model, state, 0.005)
     sim.run(0.05)
     state.save(tmp_path / "s.npz")
-    again = MassPointState.load(tmp_path / "s.npz")
+    again = State.load(tmp_path / "s.npz")
     a = record(MassPointSimulation(model, state, 0.005), 20)
     b = record(MassPointSimulation(model, again, 0.005), 20)
     assert np.array_equal(a.pos, b.pos) and np.array_equal(a.vel, b.vel)
@@ -134,7 +191,7 @@ def test_diverging_fin_correction_names_the_link_and_leaves_the_state_untouched(
     with pytest.raises(SimulationError, match=r'fin correction diverged, constraint "p\d+-p\d+"') as exc:
         sim.run(2.0)
     failed_at = state.copy()
-    assert all(np.isfinite(a).all() for a in (state.point_pos, state.point_vel))
+    assert all(np.isfinite(a).all() for a in (state.body_pos, state.body_vel))
     assert f"step {state.step_count} " in str(exc.value)
     # the same rope at h = 0.002 s falls for the same time without trouble
     model, state = scenes.rope(50)

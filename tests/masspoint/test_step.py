@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from impulsim.experiments import schmitt as scenes
-from impulsim.methods.masspoint import MassPointBuilder, MassPointMethod, MassPointSimulation, record
+from impulsim.methods.masspoint import MassPointBuilder, MassPointMethod, point_system, record
 from impulsim.methods.masspoint import diagnostics as dg
+from impulsim.simulation import Simulation
 
 ROUNDING = 1e-12
 """Relative bound for results that are exact in real arithmetic and only see float64 rounding
@@ -25,10 +26,14 @@ def test_free_point_follows_the_parabola_exactly():
     p0, v0, g = np.array([1.0, -2.0, 3.0]), np.array([0.5, 0.25, 4.0]), np.array([0.0, 0.0, -9.81])
     model, state = _one_point(p0, v0).build()
     h, n = 0.01, 100
-    MassPointSimulation(model, state, h).run(n * h)
+    Simulation(model, state, "masspoint", h).run(n * h)
     t = n * h
-    assert np.allclose(state.point_pos[0], p0 + v0 * t + 0.5 * g * t * t, rtol=0, atol=ROUNDING * 10)
-    assert np.allclose(state.point_vel[0], v0 + g * t, rtol=0, atol=ROUNDING * 10)
+    assert np.allclose(state.body_pos[1], p0 + v0 * t + 0.5 * g * t * t, rtol=0, atol=ROUNDING * 10)
+    assert np.allclose(state.body_vel[1], v0 + g * t, rtol=0, atol=ROUNDING * 10)
+
+
+BOB = 2
+"""Body index of the bob (after the world and the pivot)."""
 
 
 def _moving_pendulum(velocity_correction):
@@ -43,16 +48,16 @@ def _moving_pendulum(velocity_correction):
 
 def test_fin_correction_acts_along_the_old_direction():
     model, state, method = _moving_pendulum(velocity_correction=False)
-    p0, v0, h = state.point_pos[1].copy(), state.point_vel[1].copy(), 0.05
+    p0, v0, h = state.body_pos[BOB].copy(), state.body_vel[BOB].copy(), 0.05
     predicted = p0 + v0 * h + 0.5 * model.gravity * h * h
     method.step(state, h)
-    dp = state.point_pos[1] - predicted
-    dv = state.point_vel[1] - (v0 + model.gravity * h)
+    dp = state.body_pos[BOB] - predicted
+    dv = state.body_vel[BOB] - (v0 + model.gravity * h)
     e_old = p0 / np.linalg.norm(p0)
     assert np.linalg.norm(np.cross(dp, e_old)) <= ROUNDING * np.linalg.norm(dp)
     # the position correction is h times the velocity correction: one impulse at t = 0⁻ (§3.1)
     assert np.allclose(dp, h * dv, rtol=0, atol=ROUNDING)
-    assert abs(np.linalg.norm(state.point_pos[1]) - 1.0) < method.eps
+    assert abs(np.linalg.norm(state.body_pos[BOB]) - 1.0) < method.eps
 
 
 def test_velocity_correction_acts_along_the_new_direction():
@@ -60,12 +65,12 @@ def test_velocity_correction_acts_along_the_new_direction():
     _, corrected, m_corr = _moving_pendulum(velocity_correction=True)
     m_plain.step(plain, 0.05)
     m_corr.step(corrected, 0.05)
-    assert np.array_equal(plain.point_pos, corrected.point_pos)   # positions are not touched
-    e_new = corrected.point_pos[1] / np.linalg.norm(corrected.point_pos[1])
-    dv = corrected.point_vel[1] - plain.point_vel[1]
+    assert np.array_equal(plain.body_pos, corrected.body_pos)   # positions are not touched
+    e_new = corrected.body_pos[BOB] / np.linalg.norm(corrected.body_pos[BOB])
+    dv = corrected.body_vel[BOB] - plain.body_vel[BOB]
     assert np.linalg.norm(np.cross(dv, e_new)) <= ROUNDING * np.linalg.norm(dv)
     # condition (1) of §3.3: (P_j − P_i)·(V_j − V_i) = 0, met to the tolerance eps_v [m/s]
-    assert abs(corrected.point_vel[1] @ e_new) < m_corr.eps_v
+    assert abs(corrected.body_vel[BOB] @ e_new) < m_corr.eps_v
 
 
 def _spinning_box(eps):
@@ -78,7 +83,7 @@ def _spinning_box(eps):
         names.append(b.add_point(f"c{k}", p, mass=1.0 + 0.1 * k, velocity=v0 + np.cross(w, p)))
     b.add_rigid_body("box", names)
     model, state = b.build()
-    return model, state, MassPointSimulation(model, state, 0.05, eps=eps)
+    return model, state, Simulation(model, state, "masspoint", 0.05, eps=eps)
 
 
 def test_pair_impulses_conserve_linear_and_angular_momentum():
@@ -88,7 +93,7 @@ def test_pair_impulses_conserve_linear_and_angular_momentum():
     model, state, sim = _spinning_box(eps=1e-5)
     traj = record(sim, 200)
     momentum = dg.linear_momentum(model, traj.vel)
-    spin = np.einsum("i,kij->kj", model.point_mass, np.cross(traj.pos, traj.vel))
+    spin = np.einsum("i,kij->kj", dg.masses(model), np.cross(traj.pos, traj.vel))
     assert np.abs(momentum - momentum[0]).max() <= ROUNDING * max(1.0, np.abs(momentum[0]).max())
     assert np.abs(spin - spin[0]).max() <= ROUNDING * np.linalg.norm(spin[0])
 
@@ -101,17 +106,18 @@ def test_positions_ignore_velocity_changes_along_the_links():
     sim.run(0.5)
     other = state.copy()
     rng = np.random.default_rng(7)
-    for c, mu in zip(range(model.n_constraints), rng.normal(size=model.n_constraints)):
-        i, j = model.con_i[c], model.con_j[c]
-        e = state.point_pos[j] - state.point_pos[i]
+    system = point_system(model, state)
+    for c, mu in zip(range(system.n_constraints), rng.normal(size=system.n_constraints)):
+        i, j = system.con_i[c], system.con_j[c]
+        e = state.body_pos[j] - state.body_pos[i]
         e /= np.linalg.norm(e)
-        other.point_vel[i] += mu * e / model.point_mass[i]
-        other.point_vel[j] -= mu * e / model.point_mass[j]
+        other.body_vel[i] += mu * e / model.body_mass[i]
+        other.body_vel[j] -= mu * e / model.body_mass[j]
     sim.method.step(state, 0.05)
     MassPointMethod(model, eps=eps).step(other, 0.05)
     # both solutions lie within eps of the same constraint manifold point; the box is 2 m across, so a
     # bound of 100 eps leaves room for the Gauss–Seidel sweeps stopping at different places
-    assert np.abs(state.point_pos - other.point_pos).max() < 100 * eps
+    assert np.abs(state.body_pos - other.body_pos).max() < 100 * eps
 
 
 def test_slack_thread_exerts_no_force():
@@ -120,10 +126,10 @@ def test_slack_thread_exerts_no_force():
     b.add_point("b", (0.5, 0, 0), mass=3.0, velocity=(0.1, 0, 0))
     b.add_thread("a", "b", length=1.0)
     model, state = b.build()
-    MassPointSimulation(model, state, 0.01).run(1.0)
+    Simulation(model, state, "masspoint", 0.01).run(1.0)
     t, g = 1.0, model.gravity
     free = np.array([[0.0, 0, 0], [0.5, 0, 0]]) + np.array([0.1, 0, 0]) * t + 0.5 * g * t * t
-    assert np.allclose(state.point_pos, free, rtol=0, atol=ROUNDING * 10)
+    assert np.allclose(state.body_pos[1:], free, rtol=0, atol=ROUNDING * 10)
 
 
 def test_taut_thread_stops_a_falling_ball_dead():
@@ -134,11 +140,12 @@ def test_taut_thread_stops_a_falling_ball_dead():
     b.add_point("ball", (0, 0, -0.5), mass=2.0)
     b.add_thread("hook", "ball", length=1.0)
     model, state = b.build()
-    sim = MassPointSimulation(model, state, 0.001)
+    sim = Simulation(model, state, "masspoint", 0.001)
     sim.run(0.5)        # free fall of 0.5 m takes √(2·0.5/9.81) = 0.319 s
-    assert abs(state.point_pos[1, 2] + 1.0) < sim.method.eps
-    assert np.abs(state.point_vel[1]).max() < sim.method.eps_v
-    energy = dg.total_energy(model, state.point_pos, state.point_vel)
+    ball = model.body("ball")
+    assert abs(state.body_pos[ball, 2] + 1.0) < sim.method.eps
+    assert np.abs(state.body_vel[ball]).max() < sim.method.eps_v
+    energy = dg.total_energy(model, state.body_pos, state.body_vel)
     assert energy == pytest.approx(-2.0 * 9.81 * 1.0, abs=2.0 * 9.81 * sim.method.eps)
 
 
@@ -146,19 +153,20 @@ def test_point_on_a_plane_slides_with_the_projected_gravity():
     n = np.array([0.0, 0.6, 0.8])           # plane tilted 36.87° about x
     model, state = _one_point(plane=n).build()
     h, steps = 0.01, 100
-    MassPointSimulation(model, state, h).run(steps * h)
+    Simulation(model, state, "masspoint", h).run(steps * h)
     g = model.gravity
     a = g - (g @ n) * n                     # frictionless plane: normal part of g is taken up
     t = steps * h
-    assert np.allclose(state.point_pos[0], 0.5 * a * t * t, rtol=0, atol=ROUNDING * 10)
-    assert abs(state.point_pos[0] @ n) < ROUNDING
+    assert np.allclose(state.body_pos[1], 0.5 * a * t * t, rtol=0, atol=ROUNDING * 10)
+    assert abs(state.body_pos[1] @ n) < ROUNDING
 
 
 def test_suspension_point_never_moves():
     model, state = scenes.rigid_pendulum()
-    start = state.point_pos[0].copy()
-    MassPointSimulation(model, state, 0.01).run(2.0)
-    assert np.array_equal(state.point_pos[0], start) and not state.point_vel[0].any()
+    p1 = model.body("p1")
+    start = state.body_pos[p1].copy()
+    Simulation(model, state, "masspoint", 0.01).run(2.0)
+    assert np.array_equal(state.body_pos[p1], start) and not state.body_vel[p1].any()
 
 
 def test_kick_impulse_is_exact_across_step_boundaries():
@@ -167,20 +175,20 @@ def test_kick_impulse_is_exact_across_step_boundaries():
     model_b = _one_point(gravity=(0.0, 0.0, 0.0))
     model_b.add_kick("p", (3.0, 0.0, 0.0), start=0.013, duration=0.05)
     model, state = model_b.build()
-    MassPointSimulation(model, state, 0.01).run(0.1)
-    assert model.point_mass[0] * state.point_vel[0, 0] == pytest.approx(0.15, rel=ROUNDING)
+    Simulation(model, state, "masspoint", 0.01).run(0.1)
+    assert model.body_mass[1] * state.body_vel[1, 0] == pytest.approx(0.15, rel=ROUNDING)
 
 
 def test_held_user_force_accelerates_like_gravity():
     model, state = _one_point(gravity=(0.0, 0.0, 0.0)).build()
-    state.point_force[0] = (0.0, 4.0, 0.0)          # 4 N on 2 kg: 2 m/s²
-    MassPointSimulation(model, state, 0.01).run(1.0)
-    assert state.point_pos[0, 1] == pytest.approx(0.5 * 2.0 * 1.0, rel=ROUNDING)
+    state.body_force[1] = (0.0, 4.0, 0.0)          # 4 N on 2 kg: 2 m/s²
+    Simulation(model, state, "masspoint", 0.01).run(1.0)
+    assert state.body_pos[1, 1] == pytest.approx(0.5 * 2.0 * 1.0, rel=ROUNDING)
 
 
 def test_over_relaxation_still_meets_every_link():
     model, state = scenes.rigid_pendulum()
-    sim = MassPointSimulation(model, state, 0.01, weight=1.4)
+    sim = Simulation(model, state, "masspoint", 0.01, weight=1.4)
     traj = record(sim, 300)
     assert traj.fin_converged.all()
-    assert np.abs(dg.link_errors(model, traj.pos)).max() < sim.method.eps
+    assert np.abs(dg.link_errors(traj.system, traj.pos)).max() < sim.method.eps

@@ -5,7 +5,7 @@ import numpy as np
 
 from impulsim.math.quaternion import quat_rotate, quat_rotate_inv
 from impulsim.dynamics.coordinates import coordinate_value
-from impulsim.model.kinds import JOINT_COORDINATES, JointKind
+from impulsim.model.kinds import JOINT_COORDINATES, JointKind, Prim
 
 
 def _dynamic(model):
@@ -63,6 +63,9 @@ def constraint_errors(model, state) -> np.ndarray:
     from impulsim.dynamics.prim_errors import position_error
     out = np.zeros(model.n_prims)
     for i in range(model.n_prims):
+        if model.prim_kind[i] == Prim.THREAD:   # |b − a| ≤ target: only a stretched thread is in error
+            out[i] = max(_thread_length(model, state, i) - model.prim_target[i], 0.0)
+            continue
         if model.prim_kind[i] >= 7:     # velocity-only rows have no position error
             continue
         a, b = model.prim_body_a[i], model.prim_body_b[i]
@@ -73,6 +76,14 @@ def constraint_errors(model, state) -> np.ndarray:
     return out
 
 
+def _thread_length(model, state, i: int) -> float:
+    """Distance [m] between the two anchor points of primitive i."""
+    a, b = model.prim_body_a[i], model.prim_body_b[i]
+    pa = state.body_pos[a] + quat_rotate(state.body_quat[a], model.prim_anchor_a[i])
+    pb = state.body_pos[b] + quat_rotate(state.body_quat[b], model.prim_anchor_b[i])
+    return float(np.linalg.norm(pb - pa))
+
+
 def velocity_errors(model, state) -> np.ndarray:
     """Velocity-constraint error of every primitive at the current state [m/s or rad/s]."""
     from impulsim.dynamics.prim_errors import velocity_error
@@ -81,6 +92,8 @@ def velocity_errors(model, state) -> np.ndarray:
     P = np.zeros((3, 3))
     for i in range(model.n_prims):
         kind = model.prim_kind[i]
+        if kind == Prim.THREAD:     # a thread may slacken: no velocity condition of its own
+            continue
         a, b = model.prim_body_a[i], model.prim_body_b[i]
         pa, pb = impulse_points(kind, state.body_pos[a], state.body_quat[a], state.body_pos[b],
                                 state.body_quat[b], model.prim_anchor_a[i], model.prim_anchor_b[i],

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from impulsim.experiments import schmitt as scenes
-from impulsim.methods.masspoint import analysis
+from impulsim.methods.masspoint import MassPointMethod, Trajectory, analysis, record
 from impulsim.methods.masspoint import diagnostics as dg
-from impulsim.methods.masspoint.simulation import MassPointSimulation, Trajectory, record
+from impulsim.simulation import Simulation
 
 REPORT = {
     "pendulum": {"T0": 2.0060666807, "T5": 2.0070219145, "T_sim(h=T5/100)": 2.006687,
@@ -34,7 +34,7 @@ REPORT = {
 
 def _simulate(scene, h, n_steps, **options):
     model, state = scene
-    traj = record(MassPointSimulation(model, state, h, **options), n_steps)
+    traj = record(Simulation(model, state, method=MassPointMethod(model, **options), h=h), n_steps)
     return model, traj
 
 
@@ -80,7 +80,7 @@ def run_pendulum(h: float, n_periods: float = 10.0, amplitude_deg: float = 5.0, 
     n = int(round(n_periods * theory / h))
     model, traj = _simulate(scenes.pendulum(amplitude_deg), h, n, **options)
     run = EnergyRun(model, traj)
-    period = analysis.period_from_crossings(traj.t, traj.pos[:, 1, 0])
+    period = analysis.period_from_crossings(traj.t, traj.pos[:, model.body("bob"), 0])
     deficit = 100.0 * float(np.min(run.energy - run.energy[0])) / float(run.kinetic.max())
     return PendulumResult(h, n, period, theory, deficit, int(traj.fin_passes.max()))
 
@@ -108,7 +108,7 @@ class CubeResult:
         h = float(self.traj.t[2] - self.traj.t[1])
         theta = math.radians(float(np.mean(self.degrees_per_step)))
         s = math.sin(theta) if self.velocity_correction else 2.0 * math.sin(theta / 2.0)
-        m = self.model.point_mass
+        m = dg.masses(self.model)
         p = dg.linear_momentum(self.model, self.traj.vel[-1])
         r2 = np.sum((self.traj.pos[-1, :, :2] - self.com[-1, :2]) ** 2, axis=1)
         return float(p @ p / (2.0 * m.sum()) + 0.5 * np.sum(m * r2) * (s / h) ** 2)
@@ -123,7 +123,8 @@ def run_cube(h: float = 0.16, n_steps: int = 1000, velocity_correction: bool = T
     """§5.2: the kicked weightless cube, 1000 steps of 0.16 s (options: eps, precision, weight, ...)."""
     model, traj = _simulate(scenes.cube(h), h, n_steps, velocity_correction=velocity_correction, **options)
     com = dg.centre_of_mass(model, traj.pos)
-    turn = np.degrees(analysis.turn_angles_about_z(traj.pos[:, 0], com))[1:]
+    corner = model.body(scenes.cube_corner_name(-1, -1, -1))
+    turn = np.degrees(analysis.turn_angles_about_z(traj.pos[:, corner], com))[1:]
     kinetic = dg.kinetic_energy(model, traj.vel)[2:]
     return CubeResult(model, traj, velocity_correction, turn, kinetic, com,
                       np.nonzero(~traj.fin_converged)[0] + 1)
@@ -173,7 +174,7 @@ def run_thread_pendulum(n_steps: int = 5000, h: float = 0.01, eps: float = 1e-5,
     """§5.4: the triple pendulum on threads, 5000 steps (h assumed 0.01 s as in §5.3)."""
     model, traj = _simulate(scenes.thread_pendulum(), h, n_steps, eps=eps, **options)
     run = EnergyRun(model, traj)
-    slack = (dg.link_lengths(model, traj.pos) < model.con_length - eps).any(axis=1)
+    slack = (dg.link_lengths(traj.system, traj.pos) < traj.system.con_length - eps).any(axis=1)
     last_slack = int(np.nonzero(slack)[0].max()) if slack.any() else 0
     late = run.kinetic[min(4760, n_steps):]
     return ThreadPendulumResult(run, float(run.kinetic[:int(round(2.0 / h)) + 1].max()),
@@ -248,7 +249,7 @@ def run_top(n_steps: int = 2233, h: float = 0.005, height: float = 1.0, **option
     """§5.7: the kicked top, 2233 steps of 0.005 s."""
     model, traj = _simulate(scenes.top(height, h), h, n_steps, **options)
     p = traj.pos
-    frames = analysis.body_frames(p[:, 0], p[:, 1], p[:, 2])
+    frames = analysis.body_frames(*(p[:, model.body(name)] for name in ("p1", "p2", "p3")))
     spin = analysis.spin_per_step(frames)[1:] / (2.0 * math.pi * h)
     tilt = np.degrees(analysis.tilt_from_vertical(frames))[1:]
     return TopResult(EnergyRun(model, traj), spin, tilt)

@@ -135,7 +135,7 @@ BODY_READERS: dict[str, Callable] = {
     "name": string, "shapes": _shapes, "mass": _positive, "inertia": _inertia, "com": vector,
     "density": _positive, "position": vector, "orientation": orientation, "velocity": vector,
     "angular_velocity": vector, "static": boolean, "kinematic": boolean, "material": string,
-    "collision_group": integer, "collision_mask": integer,
+    "collision_group": integer, "collision_mask": integer, "point": boolean,
 }
 
 
@@ -144,7 +144,7 @@ def add_body(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
     el, m, name = _element(file, node, "bodies", index, "a body")
     m.check_keys(BODY_READERS, ("name",))
     kwargs = _read_all(el, m, BODY_READERS)
-    if not (kwargs.get("static") or kwargs.get("kinematic") or "inertia" in kwargs):
+    if not (kwargs.get("static") or kwargs.get("kinematic") or kwargs.get("point") or "inertia" in kwargs):
         _check_shape_volumes(el, m, kwargs.get("shapes", []))
     _call(el, builder.add_body, name, where=el.where, **kwargs)
 
@@ -178,6 +178,7 @@ JOINT_PARAMS: dict[str, tuple] = {
     "universal": _POINT + ("axis_a", "axis_b"),
     "fixed": _POINT,
     "velocity": _POINT + ("velocity", "angular_velocity"),
+    "thread": _POINT + ("length",),
 }
 """Joint type -> the frame keys it takes, besides name, type and bodies (one entry per JointKind)."""
 

@@ -24,15 +24,16 @@ tensor about ``com``, user frame) or from ``shapes`` at ``density`` (``mass`` wi
 ``kinematic``, ``material``, ``collision_group``, ``collision_mask``.
 
 Joints take ``name``, ``type`` (ball, distance, point_on_line, point_on_plane, rotation_lock, direction,
-double_rotation, hinge, cylindrical, slider, universal, fixed, velocity), ``bodies: [a, b]`` (``world``
-for the ground) and, by type, ``anchor``/``axis`` in world coordinates at the initial pose or
-``anchor_a``/``anchor_b``/``axis_a``/``axis_b`` in each body's user frame, ``length`` (distance) and
+double_rotation, hinge, cylindrical, slider, universal, fixed, velocity, thread), ``bodies: [a, b]``
+(``world`` for the ground) and, by type, ``anchor``/``axis`` in world coordinates at the initial pose or
+``anchor_a``/``anchor_b``/``axis_a``/``axis_b`` in each body's user frame, ``length`` (distance, thread) and
 ``velocity``/``angular_velocity`` (velocity joints). Motors: ``name, joint, effort, coordinate``.
 Limits: ``name, joint, lower, upper, restitution, coordinate`` (bounds in rad or m).
 Servos: ``name, joint, mode, kp, ki, kd, limit, setpoints, interpolate`` with ``setpoints`` a number or
 a list of ``[time, value]``. Springs: ``name, bodies, stiffness, damping, rest_length, anchor_a,
 anchor_b``. Loads: ``body, force`` [N, world, at the centre of mass], ``torque`` [N m, world],
-``start``, ``end`` [s]; a load acts during each step whose midpoint lies in [start, end).
+``start``, ``end`` [s]; each step applies a load's mean over the step, so its impulse is exact.
+A body with ``point: true`` is a point mass (``mass`` only; joints act at the point; see docs/masspoint.md).
 
 Every error is one line ``file:line: element: problem``; model-compiler errors carry the same prefix.
 """
@@ -78,11 +79,6 @@ class Load:
     """Time [s] from which it no longer acts."""
     where: str = ""
 
-    def active(self, t: float, h: float) -> bool:
-        """Whether the step [t, t + h] has its midpoint in [start, end)."""
-        mid = t + 0.5 * h
-        return self.start <= mid < self.end
-
 
 @dataclass
 class Scene:
@@ -110,32 +106,12 @@ class Scene:
 
     def simulation(self, state: Optional[State] = None, h: Optional[float] = None,
                    method: Optional[str | Method] = None, **options) -> Simulation:
-        """A :class:`Simulation` of this scene (a copy of the initial state unless ``state`` is given),
-        with the scene's timed loads applied before every step."""
+        """A :class:`Simulation` of this scene (a copy of the initial state unless ``state`` is given); the
+        scene's timed loads are part of the model."""
         if not isinstance(method, Method):
             method = self.make_method(method, **options)
-        sim = Simulation(self.model, self.state.copy() if state is None else state, method=method,
-                         h=self.settings.h if h is None else h)
-        if self.loads:
-            sim.before_step.append(LoadApplier(self.model, self.loads))
-        return sim
-
-
-class LoadApplier:
-    """Before-step hook that sets the loaded bodies' force and torque from the active loads."""
-
-    def __init__(self, model: Model, loads: list):
-        self.loads = [(model.body(load.body), load) for load in loads]
-        self.bodies = sorted({k for k, _ in self.loads})
-
-    def __call__(self, sim: Simulation) -> None:
-        state = sim.state
-        state.body_force[self.bodies] = 0.0
-        state.body_torque[self.bodies] = 0.0
-        for k, load in self.loads:
-            if load.active(state.t, sim.h):
-                state.body_force[k] += load.force
-                state.body_torque[k] += load.torque
+        return Simulation(self.model, self.state.copy() if state is None else state, method=method,
+                          h=self.settings.h if h is None else h)
 
 
 def load_scene(path: str | os.PathLike) -> Scene:
@@ -217,6 +193,11 @@ def _read_loads(builder: ModelBuilder, file: str, node: Optional[Node]) -> list:
             start=number(el, m.value("start"), "start") if "start" in m else 0.0,
             end=number(el, m.value("end"), "end", finite=False) if "end" in m else float("inf"),
             where=el.where))
+        try:
+            builder.add_load(body, force=loads[-1].force, torque=loads[-1].torque, start=loads[-1].start,
+                             end=loads[-1].end, where=el.where)
+        except ModelError as exc:
+            raise SceneError(str(exc)) from None
     return loads
 
 

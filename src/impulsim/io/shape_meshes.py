@@ -29,13 +29,35 @@ class BodyMesh:
 
 
 def body_meshes(model) -> list[BodyMesh]:
-    """One merged mesh per body that has shapes (world included), in body order."""
+    """One merged mesh per body that has shapes (world included), in body order; point masses and the
+    static bodies they hang from, which have no shapes, are drawn as small balls (display only)."""
     parts: dict[int, list] = {}
     for s in range(len(model.shape_kind)):
         verts, faces = shape_mesh(model, s)
         verts = _rotate(model.shape_quat[s], verts) + model.shape_pos[s]
         parts.setdefault(int(model.shape_body[s]), []).append((verts, faces))
+    for k, radius in point_marks(model).items():
+        parts.setdefault(k, [_capsule(radius, 0.0)])
     return [_merge(k, model.body_names[k], parts[k]) for k in sorted(parts)]
+
+
+POINT_MARK = 0.08
+"""Radius of the ball drawn for a point mass, as a fraction of the shortest link at it (0.05 m without)."""
+
+
+def point_marks(model) -> dict[int, float]:
+    """Body -> display radius [m] of every point mass and of every other body joined to one at its origin."""
+    marks: dict[int, float] = {}
+    points = np.nonzero(model.body_point)[0]
+    for p in range(model.n_prims):
+        a, b = int(model.prim_body_a[p]), int(model.prim_body_b[p])
+        if not (model.body_point[a] or model.body_point[b]) or not model.prim_target[p] > 0:
+            continue        # (rails have no length to scale with)
+        size = POINT_MARK * model.prim_target[p]
+        for k, anchor in ((a, model.prim_anchor_a[p]), (b, model.prim_anchor_b[p])):
+            if k != 0 and not anchor.any():
+                marks[k] = min(marks.get(k, size), size)
+    return {**{int(k): 0.05 for k in points}, **marks}
 
 
 def shape_mesh(model, s: int) -> tuple[np.ndarray, np.ndarray]:

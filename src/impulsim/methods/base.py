@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from impulsim.dynamics.checks import all_finite
+from impulsim.dynamics.loads import add_timed_loads
 from impulsim.errors import SimulationError, UnsupportedFeatureError
+from impulsim.model.kinds import JointKind
 from impulsim.model.model import Model
 from impulsim.model.state import State
 
@@ -70,12 +72,16 @@ class Method:
     name = "method"
     #: model features this method rejects: (predicate(model) -> bool, feature description)
     unsupported: tuple = ()
+    #: whether the method steps point masses and threads (bodies without inertia, |b − a| ≤ length)
+    point_masses: bool = False
 
     def __init__(self, model: Model):
         self.model = model
         for predicate, feature in self.unsupported:
             if predicate(model):
                 raise UnsupportedFeatureError(f"method {self.name!r} does not support {feature}")
+        if not self.point_masses:
+            _refuse_point_masses(self.name, model)
         self._scratch: State | None = None
 
     def step(self, state: State, h: float) -> StepInfo:
@@ -87,6 +93,10 @@ class Method:
         else:
             self._scratch.assign(state)
         info = StepInfo()
+        if self.model.n_loads:      # on the scratch copy: the user's held force stays as it was
+            m, s = self.model, self._scratch
+            add_timed_loads(m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end, s.t, float(h),
+                            s.body_force, s.body_torque)
         self._step(self._scratch, float(h), info)
         self._check_finite(self._scratch, state.step_count)
         state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step
@@ -108,3 +118,17 @@ class Method:
                 raise SimulationError(
                     f"step {step_count} (t = {s.t:.6g} s): body \"{self.model.body_names[k]}\" got a "
                     f"non-finite {name.removeprefix('body_')}; the state was left at the last good step")
+
+
+def _refuse_point_masses(method: str, model: Model) -> None:
+    """A method without point masses refuses them by name: a point has no inertia to rotate with."""
+    points = np.nonzero(model.body_point)[0]
+    if points.size:
+        raise UnsupportedFeatureError(
+            f'method {method!r} does not support point masses: body "{model.body_names[points[0]]}" has no '
+            "rotational inertia (use method 'masspoint')")
+    threads = np.nonzero(model.joint_kind == JointKind.THREAD)[0]
+    if threads.size:
+        raise UnsupportedFeatureError(
+            f'method {method!r} does not support threads: joint "{model.joint_names[threads[0]]}" '
+            "(use method 'masspoint')")

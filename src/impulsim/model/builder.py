@@ -18,7 +18,8 @@ import numpy as np
 
 from impulsim.errors import ModelError
 from impulsim.model.kinds import JointKind, Coordinate, ServoMode
-from impulsim.model.specs import BodySpec, JointSpec, LimitSpec, MotorSpec, ServoSpec, SpringSpec, Material
+from impulsim.model.specs import (BodySpec, JointSpec, LimitSpec, LoadSpec, MotorSpec, ServoSpec, SpringSpec,
+                                  Material)
 
 WORLD = "world"
 
@@ -44,6 +45,7 @@ class ModelBuilder:
         self.servos: list[ServoSpec] = []
         self.springs: list[SpringSpec] = []
         self.limits: list[LimitSpec] = []
+        self.loads: list[LoadSpec] = []
         self.materials: dict[str, Material] = {"default": Material()}
         self.collision_rules: list[tuple[str, str, bool]] = []   # (body_a, body_b, exclude?)
 
@@ -63,7 +65,8 @@ class ModelBuilder:
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
                  velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
                  static: bool = False, kinematic: bool = False, material: Optional[str] = None,
-                 collision_group: int = 1, collision_mask: int = -1, where: str = "") -> str:
+                 collision_group: int = 1, collision_mask: int = -1, point: bool = False,
+                 where: str = "") -> str:
         """Add a rigid body whose user frame sits at ``position`` with ``orientation`` (world).
 
         Mass properties come from ``mass`` + ``inertia`` (3 principal moments or a 3×3 tensor about
@@ -71,7 +74,8 @@ class ModelBuilder:
         scales the shapes' properties to that mass. ``velocity`` [m/s] is that of the user-frame origin,
         ``angular_velocity`` [rad/s] is in the world frame. Static and kinematic bodies (infinite mass)
         keep the user frame as their body frame. Two bodies' shapes may collide only if each one's
-        ``collision_group`` bits meet the other's ``collision_mask``.
+        ``collision_group`` bits meet the other's ``collision_mask``. ``point=True`` makes a point mass
+        (``mass`` only: no inertia, shapes or angular velocity; see :meth:`add_point`).
         """
         label = f'bodies[{len(self.bodies)}] "{name}"'
         self.bodies.append(BodySpec(
@@ -81,8 +85,18 @@ class ModelBuilder:
             velocity=_vec(velocity, f"{label}: velocity"),
             angular_velocity=_vec(angular_velocity, f"{label}: angular_velocity"),
             static=bool(static), kinematic=bool(kinematic), material=material,
-            collision_group=int(collision_group), collision_mask=int(collision_mask), where=where))
+            collision_group=int(collision_group), collision_mask=int(collision_mask), where=where,
+            point=bool(point)))
         return name
+
+    def add_point(self, name: str, *, mass: float, position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
+                  where: str = "") -> str:
+        """Add a point mass of ``mass`` [kg] at ``position`` [m] with ``velocity`` [m/s] (world frame).
+
+        A point has no rotational inertia and no extent: joints attach at the point itself, and only
+        methods that step point masses (``masspoint``) accept it.
+        """
+        return self.add_body(name, mass=mass, position=position, velocity=velocity, point=True, where=where)
 
     def exclude_collision(self, body_a: str, body_b: str) -> None:
         """Never test the shapes of these two bodies against each other."""
@@ -141,6 +155,11 @@ class ModelBuilder:
         """Fixed: ball + rotation lock; no relative motion."""
         return self.add_joint(JointKind.FIXED, name, body_a, body_b, **kw)
 
+    def add_thread(self, name, body_a, body_b, **kw):
+        """Thread: |b − a| ≤ length (default: the initial distance); massless and inextensible, it pulls
+        only when taut."""
+        return self.add_joint(JointKind.THREAD, name, body_a, body_b, **kw)
+
     def add_velocity_joint(self, name, body_a, body_b, **kw):
         """Velocity-only joint: B's point (and/or rotation) moves with A's plus a prescribed velocity."""
         return self.add_joint(JointKind.VELOCITY, name, body_a, body_b, **kw)
@@ -191,6 +210,21 @@ class ModelBuilder:
                                        _vec(anchor_b, "spring anchor_b"), float(stiffness),
                                        float(damping), rest_length, where))
         return name
+
+    def add_load(self, body: str, *, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0), start: float = 0.0,
+                 end: float = np.inf, where: str = "") -> int:
+        """A force [N] at the centre of mass and a torque [N m] (world frame) on ``body`` while
+        start ≤ t < end [s]. A step applies the mean over its interval, so the impulse is exact even when
+        the window does not line up with the steps. Returns the load's index."""
+        label = f"{where}: loads[{len(self.loads)}]" if where else f"loads[{len(self.loads)}]"
+        t0, t1 = float(start), float(end)
+        if not np.isfinite(t0):
+            raise ModelError(f"{label}: start must be a finite time [s], got {start!r}")
+        if not t1 > t0:
+            raise ModelError(f"{label}: end must be later than start, got [{t0}, {t1}]")
+        self.loads.append(LoadSpec(str(body), _vec(force, f"{label}: force"), _vec(torque, f"{label}: torque"),
+                                   t0, t1, where))
+        return len(self.loads) - 1
 
     def build(self):
         """Validate and compile into an immutable :class:`Model` and its initial :class:`State`."""

@@ -25,7 +25,7 @@ class _Bodies:
 
     def __init__(self):
         self.names, self.mass, self.inertia = [WORLD], [0.0], [np.zeros(3)]
-        self.static, self.kinematic = [1], [0]
+        self.static, self.kinematic, self.point = [1], [0], [0]
         self.group, self.mask = [1], [-1]
         self.offset, self.frame_quat = [np.zeros(3)], [np.array([1.0, 0, 0, 0])]
         self.pos, self.quat = [np.zeros(3)], [np.array([1.0, 0, 0, 0])]
@@ -84,6 +84,19 @@ def _mass_properties(spec, label, materials) -> MassProperties:
     return props
 
 
+def _point_mass_properties(spec, label) -> MassProperties:
+    """A point mass: its mass at the user frame's origin, no inertia; refuses what a point cannot have."""
+    for what, given in (("static", spec.static), ("kinematic", spec.kinematic), ("shapes", spec.shapes),
+                        ("inertia", spec.inertia is not None), ("com", spec.com is not None),
+                        ("density", spec.density is not None),
+                        ("angular_velocity", np.any(spec.angular_velocity != 0.0))):
+        if given:
+            raise ModelError(f"{label}: a point mass takes no {what} (it has mass only)")
+    if spec.mass is None or not (np.isfinite(spec.mass) and spec.mass > 0):
+        raise ModelError(f"{label}: a point mass needs a positive mass [kg], got {spec.mass!r}")
+    return MassProperties(float(spec.mass), np.zeros(3), np.zeros((3, 3)))
+
+
 def _add_body(bodies: _Bodies, spec, index, materials):
     label = _label("bodies", index, spec.name, spec.where)
     if spec.name in bodies.names:
@@ -91,15 +104,19 @@ def _add_body(bodies: _Bodies, spec, index, materials):
                                                                  if spec.name == WORLD else ""))
     q_user = spec.orientation / np.linalg.norm(spec.orientation)
     fixed = spec.static or spec.kinematic
-    if fixed:
+    if spec.point:      # no principal axes: the user frame is the body frame, orientation unused
+        props = _point_mass_properties(spec, label)
+        q_user = np.array([1.0, 0.0, 0.0, 0.0])
+    elif fixed:
         # infinite mass: the user frame is the body frame, and mass properties are never used
         props = MassProperties(1.0, np.zeros(3), np.eye(3))
     else:
         props = _mass_properties(spec, label, materials)
     if spec.material is not None and spec.material not in materials:
         raise ModelError(f'{label}: material "{spec.material}" does not exist')
-    moments, q_axes = principal_frame(props.inertia)
-    if not fixed and np.any(moments <= 0):
+    moments, q_axes = ((np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0])) if spec.point
+                       else principal_frame(props.inertia))
+    if not fixed and not spec.point and np.any(moments <= 0):
         raise ModelError(f"{label}: inertia must be positive definite")
     com_world = spec.position + quat_rotate(q_user, props.com)
     bodies.names.append(spec.name)
@@ -107,6 +124,7 @@ def _add_body(bodies: _Bodies, spec, index, materials):
     bodies.inertia.append(moments)
     bodies.static.append(int(spec.static))
     bodies.kinematic.append(int(spec.kinematic))
+    bodies.point.append(int(spec.point))
     bodies.group.append(int(spec.collision_group))
     bodies.mask.append(int(spec.collision_mask))
     bodies.offset.append(props.com)
@@ -145,8 +163,11 @@ def _joint_frame(bodies: _Bodies, spec, label) -> JointFrame:
             raise ModelError(f"{label}: {which} has zero length")
         return v / n
 
-    anchor_a = point(spec.anchor, spec.anchor_a, a)
-    anchor_b = point(spec.anchor if spec.anchor_b is None else None, spec.anchor_b, b)
+    if bodies.point[a] or bodies.point[b]:
+        anchor_a, anchor_b = _point_joint_anchors(bodies, spec, a, b, label)
+    else:
+        anchor_a = point(spec.anchor, spec.anchor_a, a)
+        anchor_b = point(spec.anchor if spec.anchor_b is None else None, spec.anchor_b, b)
     if anchor_a is None and anchor_b is not None:   # only B's point given: A's point coincides
         anchor_a = bodies.world_to_local(a, bodies.pos[b] + quat_rotate(bodies.quat[b], anchor_b))
     if anchor_b is None and anchor_a is not None:
@@ -162,6 +183,33 @@ def _joint_frame(bodies: _Bodies, spec, label) -> JointFrame:
                       quat_a=bodies.quat[a], quat_b=bodies.quat[b], pos_a=bodies.pos[a],
                       pos_b=bodies.pos[b], length=spec.length, velocity=spec.velocity,
                       angular_velocity=spec.angular_velocity)
+
+
+_RAILS = (JointKind.POINT_ON_LINE, JointKind.POINT_ON_PLANE)
+
+
+def _point_joint_anchors(bodies: _Bodies, spec, a, b, label):
+    """Anchors of a joint on a point mass: on the point, the point itself (a point has no extent); on the
+    other body, ``anchor_a``/``anchor_b`` in its user frame, else ``anchor`` (world), else its user frame's
+    origin (a suspension point) -- or, for a rail (point on line or plane), the point's initial place."""
+    ends = []
+    for k, local, which in ((a, spec.anchor_a, "anchor_a"), (b, spec.anchor_b, "anchor_b")):
+        if bodies.point[k]:
+            if local is not None and np.any(local != 0.0):
+                raise ModelError(f'{label}: {which} must be [0, 0, 0] on point mass "{bodies.names[k]}" '
+                                 "(a joint acts at the point itself)")
+            ends.append(np.zeros(3))
+        elif local is not None:
+            ends.append(bodies.user_to_local(k, local))
+        elif spec.anchor is not None:
+            ends.append(bodies.world_to_local(k, spec.anchor))
+        elif spec.kind in _RAILS:
+            ends.append(None)       # filled in by the caller: where the point starts
+        else:
+            ends.append(bodies.user_to_local(k, np.zeros(3)))
+    if spec.anchor is not None and bodies.point[a] and bodies.point[b]:
+        raise ModelError(f"{label}: anchor does not apply between two point masses (they join at the points)")
+    return ends[0], ends[1]
 
 
 def _reference_vectors(frame: JointFrame):
@@ -192,13 +240,17 @@ def compile_model(builder) -> tuple[Model, State]:
     mass = np.array(bodies.mass)
     inertia = np.array(bodies.inertia)
     fixed = (np.array(bodies.static) + np.array(bodies.kinematic)) > 0
+    point = np.array(bodies.point, np.int8)
     inv_mass = np.where(fixed, 0.0, 1.0 / np.where(mass > 0, mass, 1.0))
-    inv_inertia = np.where(fixed[:, None], 0.0, 1.0 / np.where(inertia > 0, inertia, 1.0))
+    inv_inertia = np.where((fixed | (point > 0))[:, None], 0.0, 1.0 / np.where(inertia > 0, inertia, 1.0))
+    loads = _compile_loads(builder, bodies)
     source = {f'bodies "{s.name}"': s.where for s in builder.bodies if s.where}
+    source.update({f'joints "{s.name}"': s.where for s in builder.joints if s.where})
     model = Model(
         name=builder.name, gravity=np.array(builder.gravity, float), body_names=tuple(bodies.names),
         body_mass=mass, body_inv_mass=inv_mass, body_inertia=inertia, body_inv_inertia=inv_inertia,
         body_static=np.array(bodies.static, np.int8), body_kinematic=np.array(bodies.kinematic, np.int8),
+        body_point=point, **loads,
         body_frame_offset=np.array(bodies.offset), body_frame_quat=np.array(bodies.frame_quat),
         **joints, **motors, **limits, **servos, **springs, **shapes, **materials, **collision,
         body_group=np.array(bodies.group, np.int64), body_mask=np.array(bodies.mask, np.int64), source=source)
@@ -377,6 +429,25 @@ def _compile_springs(builder, bodies: _Bodies) -> dict:
                 spring_anchor_b=np.array(rows["anchor_b"], float).reshape(n, 3),
                 spring_stiffness=np.array(rows["k"], float), spring_damping=np.array(rows["c"], float),
                 spring_rest_length=np.array(rows["l"], float))
+
+
+def _compile_loads(builder, bodies: _Bodies) -> dict:
+    """Timed loads: on moving bodies only, and no torque on a point mass."""
+    index = []
+    for i, load in enumerate(builder.loads):
+        label = f"{load.where}: loads[{i}]" if load.where else f"loads[{i}]"
+        k = bodies.index(load.body, label)
+        if bodies.static[k] or bodies.kinematic[k]:
+            raise ModelError(f'{label}: body "{load.body}" is static or kinematic and takes no loads')
+        if bodies.point[k] and np.any(load.torque != 0.0):
+            raise ModelError(f'{label}: point mass "{load.body}" takes no torque')
+        index.append(k)
+    n = len(index)
+    return dict(load_body=np.array(index, np.int32),
+                load_force=np.array([x.force for x in builder.loads], float).reshape(n, 3),
+                load_torque=np.array([x.torque for x in builder.loads], float).reshape(n, 3),
+                load_start=np.array([x.start for x in builder.loads], float),
+                load_end=np.array([x.end for x in builder.loads], float))
 
 
 def _compile_shapes(builder, bodies: _Bodies, materials: dict) -> dict:

@@ -16,11 +16,13 @@ class Prim(enum.IntEnum):
     DOUBLE_ROTATION = 6  # angle between axis of A and axis of B fixed, removes 1 rotation
     VEL_POINT = 7       # velocity only: u_b - u_a = target, 3 rows
     VEL_ANGULAR = 8     # velocity only: ω_b - ω_a = target, 3 rows
+    THREAD = 9          # |b - a| <= target: pulls only when taut, 1 row (massless inextensible thread)
 
 
 TRANSLATIONAL = (Prim.BALL, Prim.DISTANCE, Prim.LINE, Prim.PLANE, Prim.VEL_POINT)
 ROWS = {Prim.BALL: 3, Prim.DISTANCE: 1, Prim.LINE: 2, Prim.PLANE: 1, Prim.ROTATION_LOCK: 3,
-        Prim.DIRECTION: 2, Prim.DOUBLE_ROTATION: 1, Prim.VEL_POINT: 3, Prim.VEL_ANGULAR: 3}
+        Prim.DIRECTION: 2, Prim.DOUBLE_ROTATION: 1, Prim.VEL_POINT: 3, Prim.VEL_ANGULAR: 3,
+        Prim.THREAD: 1}
 
 
 class JointKind(enum.IntEnum):
@@ -38,6 +40,7 @@ class JointKind(enum.IntEnum):
     UNIVERSAL = 10
     FIXED = 11
     VELOCITY = 12
+    THREAD = 13     # |b - a| <= length: a massless inextensible thread (slack allowed)
 
 
 class Coordinate(enum.IntEnum):

@@ -72,6 +72,15 @@ def distance(f, label):
     return _prim(Prim.DISTANCE, f, anchor_a=f.anchor_a, anchor_b=f.anchor_b, target=length)
 
 
+def thread(f, label):
+    _need(f, label, "anchor_a", "anchor_b")
+    initial = float(np.linalg.norm(_world_point(f, "b") - _world_point(f, "a")))
+    length = initial if f.length is None else f.length
+    if not (np.isfinite(length) and length > 0):
+        raise ModelError(f"{label}: a thread's length must be positive, got {length!r}")
+    return _prim(Prim.THREAD, f, anchor_a=f.anchor_a, anchor_b=f.anchor_b, target=length)
+
+
 def line(f, label):
     _need(f, label, "anchor_a", "anchor_b", "axis_a")
     return _prim(Prim.LINE, f, anchor_a=f.anchor_a, anchor_b=f.anchor_b, axis_a=f.axis_a)
@@ -136,6 +145,7 @@ _LOWERING = {
     JointKind.UNIVERSAL: lambda f, l: (_universal_axes(f, l), [ball(f, l), double_rotation(f, l)])[1],
     JointKind.FIXED: lambda f, l: [ball(f, l), rotation_lock(f, l)],
     JointKind.VELOCITY: velocity,
+    JointKind.THREAD: lambda f, l: [thread(f, l)],
 }
 
 

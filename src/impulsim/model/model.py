@@ -32,6 +32,8 @@ class Model:
     """1 for bodies that never move (world, ground), shape [n_bodies], int8."""
     body_kinematic: np.ndarray
     """1 for bodies moved by prescribed velocity only (infinite mass, can move), int8."""
+    body_point: np.ndarray
+    """1 for point masses (mass only: zero inertia and inverse inertia, orientation unused), int8."""
     body_frame_offset: np.ndarray
     """Centre of mass in the user frame [m], shape [n_bodies, 3]."""
     body_frame_quat: np.ndarray
@@ -117,6 +119,19 @@ class Model:
     """Damping along the spring line [N s/m], shape [n_springs]."""
     spring_rest_length: np.ndarray
 
+    # timed loads
+    load_body: np.ndarray
+    """Body each load acts on, shape [n_loads], int32."""
+    load_force: np.ndarray
+    """Force [N] at the centre of mass, world frame, shape [n_loads, 3]."""
+    load_torque: np.ndarray
+    """Torque [N m], world frame, shape [n_loads, 3]."""
+    load_start: np.ndarray
+    """Time [s] the load starts to act, shape [n_loads]."""
+    load_end: np.ndarray
+    """Time [s] from which it no longer acts (may be inf), shape [n_loads]; a step applies the load's
+    mean over the step, so the impulse is exact."""
+
     # shapes (mass, display and, later, collision geometry)
     shape_kind: np.ndarray
     shape_body: np.ndarray
@@ -189,6 +204,10 @@ class Model:
     @property
     def n_springs(self) -> int:
         return len(self.spring_names)
+
+    @property
+    def n_loads(self) -> int:
+        return int(self.load_body.shape[0])
 
     # names ----------------------------------------------------------------------------------------
     def body(self, name: str) -> int:

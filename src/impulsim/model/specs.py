@@ -36,6 +36,8 @@ class BodySpec:
     collision_group: int = 1
     collision_mask: int = -1
     where: str = ""
+    point: bool = False
+    """A point mass: mass only, no rotational inertia, no shapes; its orientation is never used."""
 
 
 @dataclass
@@ -100,4 +102,14 @@ class SpringSpec:
     stiffness: float
     damping: float
     rest_length: Optional[float]
+    where: str = ""
+
+
+@dataclass
+class LoadSpec:
+    body: str
+    force: np.ndarray
+    torque: np.ndarray
+    start: float
+    end: float
     where: str = ""

@@ -14,6 +14,7 @@ import numpy as np
 from impulsim.io.replay_html import frame_camera
 from impulsim.io.shape_meshes import body_meshes
 from impulsim.methods import METHODS
+from impulsim.model.kinds import Prim
 from impulsim.viewer.engine import SimulationThread
 from impulsim.viewer.panels import LivePlots, add_parameter_panel
 
@@ -25,6 +26,8 @@ PLOT_EVERY = 10
 """Pose updates between two refreshes of the plots and the selected body's state (plots are heavier)."""
 COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220, 200, 80), (120, 120, 220))
 STATIC_COLOR = (150, 150, 150)
+_LINKS = (int(Prim.DISTANCE), int(Prim.THREAD))
+"""Basic constraints drawn as lines when they hold a point mass."""
 
 
 class Viewer:
@@ -121,6 +124,19 @@ class Viewer:
         self.server.scene.add_line_segments("/contacts/normals", np.stack([p, p + length * n], axis=1),
                                             (220, 30, 30), thickness=0.1 * length)
 
+    def _show_links(self, snap) -> None:
+        """Distances and threads at point masses as lines between their two ends: a set of points has no
+        other outline (re-added each time, like the contacts)."""
+        m = self.model
+        links = [p for p in range(m.n_prims) if int(m.prim_kind[p]) in _LINKS
+                 and (m.body_point[m.prim_body_a[p]] or m.body_point[m.prim_body_b[p]])]
+        if not links:
+            return
+        ends = [[snap.body_pos[k[p]] + _rotate(snap.body_quat[k[p]], anchor[p]) for k, anchor in
+                 ((m.prim_body_a, m.prim_anchor_a), (m.prim_body_b, m.prim_anchor_b))] for p in links]
+        self.server.scene.add_line_segments("/links", np.asarray(ends, np.float32), (90, 90, 90),
+                                            thickness=0.01 * _scene_size(snap.body_pos))
+
     def show_joint_frames(self, visible: bool) -> None:
         """Show or hide the joint anchors and axes."""
         for frame in self.joint_frames:
@@ -206,7 +222,8 @@ class Viewer:
         buttons.on_click(lambda event: self.engine.send(event.target.value.lower()))
         speed = gui.add_slider("Real-time factor", min=0.05, max=4.0, step=0.05, initial_value=1.0)
         speed.on_update(lambda _: self.engine.send("speed", float(speed.value)))
-        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=1e-6, max=0.1, step=1e-4)
+        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=1e-6, max=max(0.1, float(h)),
+                                    step=1e-4)   # the scene's own h may exceed 0.1 s (the mass-point cube: 0.16 s)
         step_size.on_update(lambda _: self.engine.send("h", float(step_size.value)))
         chooser = gui.add_dropdown("Method", tuple(sorted(METHODS)), initial_value=method)
         chooser.on_update(lambda _: self.engine.send("method", chooser.value))
@@ -252,6 +269,7 @@ class Viewer:
                     handle.wxyz = snap.body_quat[k]
             self.status.value = _status_text(snap)
             self._show_contacts(snap)
+            self._show_links(snap)
             self.message.content = f"**Error:** {snap.error}" if snap.error else ""
         self._last_snapshot = snap
         self.frames_sent += 1

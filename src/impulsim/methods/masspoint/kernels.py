@@ -11,23 +11,8 @@ onto the directions the point may move in: identity, line, plane or zero for sus
 import numpy as np
 from numba import njit
 
-DISTANCE = 0   # ConstraintKind.DISTANCE (numba needs plain module-level ints)
-THREAD = 1     # ConstraintKind.THREAD
-
-
-@njit(cache=True)
-def step_forces(kick_point, kick_force, kick_start, kick_end, point_force, t, h,
-                # outputs
-                force):
-    """External force Fex_i [N] held over the step [t, t+h): the user's held force plus each kick's
-    mean over the step, F · |[t0, t1) ∩ [t, t+h)| / h, so that the impulse is exact."""
-    force[:] = point_force
-    for k in range(kick_point.shape[0]):
-        overlap = min(kick_end[k], t + h) - max(kick_start[k], t)
-        if overlap > 0.0:
-            p = kick_point[k]
-            for r in range(3):
-                force[p, r] += kick_force[k, r] * (overlap / h)
+DISTANCE = 0   # |P_j − P_i| = d, a rigid link (numba needs plain module-level ints)
+THREAD = 1     # |P_j − P_i| ≤ d, a thread
 
 
 @njit(cache=True)

@@ -5,10 +5,10 @@ import math
 
 import numpy as np
 
-from impulsim.errors import SimulationError, UnsupportedFeatureError
+from impulsim.errors import SimulationError
 from impulsim.methods.base import Method, StageTimer, StepInfo
 from impulsim.methods.masspoint import kernels
-from impulsim.methods.masspoint.model import MassPointModel
+from impulsim.methods.masspoint.system import PointSystem, point_system, refuse_unsupported
 
 PRECISIONS = {"float64": np.float64, "float32": np.float32}
 
@@ -21,9 +21,13 @@ step); the step then raises instead of returning a broken state."""
 class MassPointMethod(Method):
     """Point masses held at fixed distances by impulses (Schmitt & Thüring 2000).
 
-    Steps a :class:`MassPointModel` (not the rigid-body ``Model``): free points, suspension points, points
-    on fixed lines and planes, rigid links ``|P_j − P_i| = d``, threads ``|P_j − P_i| ≤ d``, gravity and
-    time-windowed external forces. Each step
+    Steps the shared ``Model``/``State`` when it is a mass-point system (see
+    :mod:`impulsim.methods.masspoint.system`): point masses (``body_point``), static bodies as suspension
+    points, point-on-line / point-on-plane joints against static bodies as frictionless rails, distance
+    joints as rigid links ``|P_j − P_i| = d``, thread joints ``|P_j − P_i| ≤ d``, gravity, the held
+    ``body_force`` and the model's timed loads. Orientations and angular velocities are never touched.
+    Anything else (bodies with inertia, shapes, other joints, motors, servos, limits, springs) is refused
+    with an UnsupportedFeatureError naming it. Each step
 
     1. predicts every point's free motion under gravity and Fex (held constant over the step),
     2. applies pair impulses fin along the OLD link directions (at t) until every link is met to ``eps``
@@ -49,15 +53,13 @@ class MassPointMethod(Method):
     """
 
     name = "masspoint"
+    point_masses = True
 
     def __init__(self, model, *, eps: float = 1e-5, weight: float = 1.0, max_iter_pos: int = 500,
                  velocity_correction: bool = True, eps_v: float = 1e-5, max_iter_vel: int = 200,
                  precision: str = "float64"):
-        if not isinstance(model, MassPointModel):
-            raise UnsupportedFeatureError(
-                f"method 'masspoint' steps a MassPointModel (from MassPointBuilder), got a "
-                f"{type(model).__name__}; rigid bodies are not mass-point systems")
         super().__init__(model)
+        refuse_unsupported(model)
         _check_positive("eps", eps)
         _check_positive("eps_v", eps_v)
         if not (math.isfinite(weight) and 0.0 < weight < 2.0):
@@ -71,16 +73,17 @@ class MassPointMethod(Method):
         self.max_iter_pos, self.max_iter_vel = int(max_iter_pos), int(max_iter_vel)
         self.velocity_correction = bool(velocity_correction)
         self.precision = precision
-        self._alloc(model, PRECISIONS[precision])
+        self.system: PointSystem | None = None
+        """The points, links and rails, built from the first state stepped (static bodies' poses)."""
 
-    def _alloc(self, m: MassPointModel, dtype):
-        """Workspace in the working dtype; model arrays are cast once."""
+    def _alloc(self, m: PointSystem, dtype):
+        """Workspace in the working dtype; the system's arrays are cast once."""
         self.dtype = dtype
         n, c = m.n_points, m.n_constraints
         self.inv_mass = m.point_inv_mass.astype(dtype)
         self.proj = m.point_proj.astype(dtype)
-        self.gravity = m.gravity.astype(dtype)
         self.length = m.con_length.astype(dtype)
+        self._gravity_of = None
         self.force64 = np.zeros((n, 3))
         self.force = np.zeros((n, 3), dtype)
         self.acc = np.zeros((n, 3), dtype)
@@ -94,7 +97,14 @@ class MassPointMethod(Method):
         self.con_impulse = np.zeros(c, dtype)
         """Impulse strength w·Σc_ij [N s] each constraint applied in the last step (+ pulls together)."""
 
+    def _prepare(self, s) -> None:
+        """Build the point system at the first step (its start is checked when the run starts here)."""
+        if self.system is None:
+            self.system = point_system(self.model, s, check=s.step_count == 0)
+            self._alloc(self.system, PRECISIONS[self.precision])
+
     def _step(self, s, h, info: StepInfo):
+        self._prepare(s)
         self._step_number, self._t0 = s.step_count, s.t
         timer = StageTimer(info.timings)
         dt = self.dtype
@@ -110,20 +120,27 @@ class MassPointMethod(Method):
             self._directions()
             self._correct_velocities(info)
         timer.lap("velocity_correction")
-        s.point_pos[...] = self.pos
-        s.point_vel[...] = self.vel
+        nb = self.system.n_bodies
+        s.body_pos[...] = self.pos[:nb]
+        s.body_vel[...] = self.vel[:nb]
         s.t += h
         s.step_count += 1
 
     def _load(self, s):
-        self.pos[...] = s.point_pos
-        self.vel[...] = s.point_vel
+        nb = self.system.n_bodies
+        self.pos[:nb] = s.body_pos
+        self.vel[:nb] = s.body_vel
+        if nb < self.pos.shape[0]:      # the fixed anchor points
+            self.pos[nb:] = self.system.anchor_pos
+            self.vel[nb:] = 0.0
 
     def _forces(self, s, h):
-        m = self.model
-        kernels.step_forces(m.kick_point, m.kick_force, m.kick_start, m.kick_end, s.point_force, s.t, h,
-                            self.force64)
+        """Held force plus the timed loads (already added to ``s.body_force`` by ``Method.step``)."""
+        m = self.system
+        self.force64[:m.n_bodies] = s.body_force
         self.force[...] = self.force64
+        if self._gravity_of is not self.model.gravity:     # cast again only when set_params changed it
+            self._gravity_of, self.gravity = self.model.gravity, self.model.gravity.astype(self.dtype)
         kernels.external_accelerations(self.inv_mass, self.proj, self.gravity, self.force, self.acc)
         bad = ~np.isfinite(self.acc).all(axis=1)
         if bad.any():
@@ -133,12 +150,12 @@ class MassPointMethod(Method):
                 f"external force {self.force64[k].tolist()} N; the state was left at the last good step")
 
     def _directions(self):
-        m = self.model
+        m = self.system
         kernels.constraint_directions(m.con_i, m.con_j, self.inv_mass, self.proj, self.pos, self.con_dir,
                                       self.con_resp_i, self.con_resp_j, self.con_k, self.con_dist)
 
     def _correct_positions(self, h, info):
-        m = self.model
+        m = self.system
         dt = self.dtype
         passes, converged = kernels.correct_positions(
             m.con_kind, m.con_i, m.con_j, self.length, self.inv_mass, self.proj, h, dt(self.eps),
@@ -156,7 +173,7 @@ class MassPointMethod(Method):
                 "good step")
 
     def _correct_velocities(self, info):
-        m = self.model
+        m = self.system
         dt = self.dtype
         passes, converged, residual = kernels.correct_velocities(
             m.con_kind, m.con_i, m.con_j, self.length, self.con_dir, self.con_resp_i, self.con_resp_j,
@@ -166,14 +183,14 @@ class MassPointMethod(Method):
         info.residual_vel = float(residual)
 
     def _check_finite(self, s, step_count):
-        for field, quantity in (("point_pos", "position"), ("point_vel", "velocity")):
+        movable = self.model.body_point > 0
+        for field, quantity in (("body_pos", "position"), ("body_vel", "velocity")):
             bad = ~np.isfinite(getattr(s, field)).all(axis=1)
             if bad.any():
                 # name a movable point if one went bad: suspension points only inherit NaN from others
-                k = int(np.argmax(bad & self.model.movable)) if (bad & self.model.movable).any() \
-                    else int(np.argmax(bad))
+                k = int(np.argmax(bad & movable)) if (bad & movable).any() else int(np.argmax(bad))
                 raise SimulationError(
-                    f"step {step_count} (t = {s.t:.6g} s): point \"{self.model.point_names[k]}\" got a "
+                    f"step {step_count} (t = {s.t:.6g} s): point \"{self.model.body_names[k]}\" got a "
                     f"non-finite {quantity}; the state was left at the last good step")
 
 
