@@ -114,7 +114,7 @@ def kinematics(T, q, k, u, m, mdot, Wk):
     """Poses, velocities, Jacobians (J, H) and pseudo-accelerations κ of all bodies (eq. 2.1, 2.7, 2.8)."""
     n = T.joint_kind.shape[0]
     A, Rj, Rc = Wk.tmp[0], Wk.tmp[1], Wk.tmp[2]
-    r1, r2, c1, c2, dx = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    r1, r2, c1, c2, dx, o = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     zero3 = np.zeros(3)
     for i in range(n):
         kind = T.joint_kind[i]
@@ -150,7 +150,6 @@ def kinematics(T, q, k, u, m, mdot, Wk):
                 Rc[r, cc] = Rj[r, 0] * T.frame_c[i, cc, 0] + Rj[r, 1] * T.frame_c[i, cc, 1] + \
                     Rj[r, 2] * T.frame_c[i, cc, 2]
         Wk.R[i, :, :] = Rc
-        o = np.empty(3)
         for r in range(3):
             o[r] = Wk.point[i, r] + a[r] * slide
         for r in range(3):
@@ -315,6 +314,17 @@ def cholesky(M, L):
         for i in range(j):
             L[i, j] = 0.0
     return True
+
+
+@njit(cache=True)
+def forward_solve(L, b, out):
+    """out = L⁻¹ b (L lower triangular)."""
+    n = L.shape[0]
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * out[k]
+        out[i] = s / L[i, i]
 
 
 @njit(cache=True)

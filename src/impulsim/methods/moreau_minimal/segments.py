@@ -87,14 +87,14 @@ def _pierce(mesh, t, p0, p1):
     if not (s0 <= 0.0 and s1 > 0.0):
         return -1.0
     lam = s0 / (s0 - s1)
-    x = np.empty(3)
-    for r in range(3):
-        x[r] = p0[r] + lam * (p1[r] - p0[r])
+    x0 = p0[0] + lam * (p1[0] - p0[0])
+    x1 = p0[1] + lam * (p1[1] - p0[1])
+    x2 = p0[2] + lam * (p1[2] - p0[2])
     for e in range(3):
         va = mesh.verts[mesh.tris[t, e]]
         vb = mesh.verts[mesh.tris[t, (e + 1) % 3]]
         ex, ey, ez = vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]
-        dx, dy, dz = x[0] - va[0], x[1] - va[1], x[2] - va[2]
+        dx, dy, dz = x0 - va[0], x1 - va[1], x2 - va[2]
         # (e × d)·n ≥ 0 inside (counter-clockwise about n); a small tolerance closes the seams
         side = (ey * dz - ez * dy) * n[0] + (ez * dx - ex * dz) * n[1] + (ex * dy - ey * dx) * n[2]
         if side < -1e-12:

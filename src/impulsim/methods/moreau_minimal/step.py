@@ -22,16 +22,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from impulsim.methods.moreau.laws import friction_metric_scale, friction_prox
-from impulsim.methods.moreau_minimal.kinematics import (assemble, cho_solve, cholesky, kinematics,
-                                                        position_rates_half)
+from impulsim.methods.moreau.laws import friction_metric_scale, friction_prox, runner_lateral_coefficient
+from impulsim.methods.moreau_minimal.kinematics import (assemble, cho_solve, cholesky, forward_solve,
+                                                        kinematics, position_rates_half)
 from impulsim.methods.moreau_minimal.segments import detect, tangents
 
 
 class Buffers(NamedTuple):
     """Scratch of the contact problem (capacity: every segment closed) and the saved start of a step."""
     W: np.ndarray       # [nu, 3 ns] force directions in u
-    MiW: np.ndarray     # [nu, 3 ns] M⁻¹ W
+    Y: np.ndarray       # [nu, 3 ns] L⁻¹ W (M = L Lᵀ), so that G = Yᵀ Y
     G: np.ndarray       # [3 ns, 3 ns] Delassus matrix
     c: np.ndarray       # [3 ns]
     chi: np.ndarray     # [3 ns]
@@ -39,6 +39,7 @@ class Buffers(NamedTuple):
     r: np.ndarray       # [3 ns] r-factors
     order: np.ndarray   # [ns] closed segments in solver order
     Mih: np.ndarray     # [nu] M⁻¹ h
+    Lih: np.ndarray     # [nu] L⁻¹ h
     qM: np.ndarray      # [nq] midpoint
     save: np.ndarray    # [nq + nu + 3 nk] state at the start of the step
     par: np.ndarray     # [5] law parameters of one contact for this Δt
@@ -65,7 +66,8 @@ class Options(NamedTuple):
 def make_buffers(nq, nu, nk, ns) -> Buffers:
     m = max(3 * ns, 1)
     return Buffers(np.zeros((nu, m)), np.zeros((nu, m)), np.zeros((m, m)), np.zeros(m), np.zeros(m),
-                   np.zeros(m), np.zeros(m), np.zeros(max(ns, 1), np.int64), np.zeros(nu), np.zeros(nq),
+                   np.zeros(m), np.zeros(m), np.zeros(max(ns, 1), np.int64), np.zeros(nu), np.zeros(nu),
+                   np.zeros(nq),
                    np.zeros(nq + nu + 3 * nk), np.zeros(5), np.zeros(nu))
 
 
@@ -125,7 +127,7 @@ def _delassus(S, C, B, u, h, nc, opt):
         for j in range(i, m3):
             g = 0.0
             for a in range(nu):
-                g += B.W[a, i] * B.MiW[a, j]
+                g += B.Y[a, i] * B.Y[a, j]
             B.G[i, j] = g
             B.G[j, i] = g
         s = B.order[i // 3]
@@ -133,7 +135,7 @@ def _delassus(S, C, B, u, h, nc, opt):
         wf = 0.0
         for a in range(nu):
             wu += B.W[a, i] * u[a]
-            wf += B.W[a, i] * B.Mih[a]
+            wf += B.Y[a, i] * B.Lih[a]
         eps = S.eps[s, 0] if i % 3 == 0 else S.eps[s, 1]
         B.c[i] = wf * h + (1.0 + eps) * (wu + B.chi[i])
         B.P[i] = C.P[s, i % 3] if C.was_closed[s] else 0.0
@@ -143,6 +145,46 @@ def _delassus(S, C, B, u, h, nc, opt):
         B.r[i] = opt.alpha / B.G[i, i]
         scale = friction_metric_scale(S.law[s], S.par[s])
         B.r[i + 1] = opt.alpha / max(B.G[i + 1, i + 1], scale * scale * B.G[i + 2, i + 2])
+
+
+@njit(cache=True)
+def prox_ellipse_start(x, y, a, b):
+    """Closest point of the ellipse region (X/a)² + (Y/b)² ≤ 1 to (x, y): Newton's method on the
+    multiplier τ as in methods/moreau/laws.prox_ellipse, started at τ₀ = max(a|x| − a², b|y| − b², 0),
+    where F(τ₀) ≥ 0 still holds, so that very eccentric sets (a runner's caps, a ≪ b) converge in a few
+    iterations instead of climbing from τ = 0."""
+    if a <= 0.0 or b <= 0.0:
+        return (0.0, min(max(y, -b), b)) if a <= 0.0 else (min(max(x, -a), a), 0.0)
+    if (x / a) ** 2 + (y / b) ** 2 <= 1.0:
+        return x, y
+    a2, b2 = a * a, b * b
+    tau = max(a * abs(x) - a2, b * abs(y) - b2, 0.0)
+    for _ in range(60):
+        p, q = a * x / (tau + a2), b * y / (tau + b2)
+        f = p * p + q * q - 1.0
+        df = -2.0 * (p * p / (tau + a2) + q * q / (tau + b2))
+        step = -f / df
+        tau += step
+        if step <= 1e-13 * (tau + a2 + b2):
+            break
+    return a2 * x / (tau + a2), b2 * y / (tau + b2)
+
+
+@njit(cache=True)
+def runner_exact(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
+    """The runner set Λ_N F (rectangle |t| ≤ μ_r Λ_N, |b| ≤ μ_b(Λ_N) Λ_N with half-ellipse caps reaching
+    μ_t Λ_N) with its Euclidean projection (same set as laws.runner_exact_law)."""
+    mu_t, mu_r = par[0], par[1]
+    mu_b = runner_lateral_coefficient(lam_n, par[2], par[3], par[4])
+    x_t, x_b = lam_t - r * xi_t, lam_b - r * xi_b
+    half, a, b = mu_r * lam_n, (mu_t - mu_r) * lam_n, mu_b * lam_n
+    if x_t > half:
+        p_t, p_b = prox_ellipse_start(x_t - half, x_b, a, b)
+        return p_t + half, p_b
+    if x_t >= -half:
+        return x_t, min(max(x_b, -b), b)
+    p_t, p_b = prox_ellipse_start(x_t + half, x_b, a, b)
+    return p_t - half, p_b
 
 
 @njit(cache=True)
@@ -173,8 +215,12 @@ def prox_iteration(S, B, nc, h, opt):
             for k in range(5):
                 B.par[k] = S.par[s, k]
             B.par[4] = S.par[s, 4] * h          # λ_n,max → P_n,max = λ_n,max Δt
-            pt, pb = friction_prox(S.law[s], B.P[i + 1], B.P[i + 2], _xi(B, i + 1, m3), _xi(B, i + 2, m3),
-                                   B.r[i + 1], pn, B.par)
+            if S.law[s] == 3:
+                pt, pb = runner_exact(B.P[i + 1], B.P[i + 2], _xi(B, i + 1, m3), _xi(B, i + 2, m3),
+                                      B.r[i + 1], pn, B.par)
+            else:
+                pt, pb = friction_prox(S.law[s], B.P[i + 1], B.P[i + 2], _xi(B, i + 1, m3),
+                                       _xi(B, i + 2, m3), B.r[i + 1], pn, B.par)
             done = done and _close(B.P[i + 1], pt, opt) and _close(B.P[i + 2], pb, opt)
             B.P[i + 1] = pt
             B.P[i + 2] = pb
@@ -229,7 +275,7 @@ def one_step(T, S, mesh, St, k_next, h, opt, Wk, C, B, acc):
     if not cholesky(Wk.M, Wk.L):
         _save(St, B, True)
         return -1
-    cho_solve(Wk.L, Wk.h, B.Mih)
+    forward_solve(Wk.L, Wk.h, B.Lih)
     nc = 0
     if S.body.shape[0] > 0:
         nc = detect(S, mesh, Wk.R, Wk.x, C)
@@ -246,14 +292,17 @@ def one_step(T, S, mesh, St, k_next, h, opt, Wk, C, B, acc):
     for j in range(3 * nc):
         for a in range(nu):
             B.col[a] = B.W[a, j]
-        cho_solve(Wk.L, B.col, B.MiW[:, j])
+        forward_solve(Wk.L, B.col, B.Y[:, j])
     _delassus(S, C, B, u, h, nc, opt)
     sweeps, ok = prox_iteration(S, B, nc, h, opt) if nc > 0 else (0, True)
-    for a in range(nu):
-        du = h * B.Mih[a]
+    for a in range(nu):                     # u^E = u^B + M⁻¹ (h Δt + W P)
+        f = h * Wk.h[a]
         for j in range(3 * nc):
-            du += B.MiW[a, j] * B.P[j]
-        u[a] += du
+            f += B.W[a, j] * B.P[j]
+        B.col[a] = f
+    cho_solve(Wk.L, B.col, B.Mih)
+    for a in range(nu):
+        u[a] += B.Mih[a]
     position_rates_half(T, B.qM, u, 0.5 * h, q)
     _induced(S, Wk, C, B, nc, acc)
     st = acc.stats
