@@ -369,8 +369,21 @@ def position_rates_half(T, q, u, half_h, out):
 
 
 @njit(cache=True)
-def energy(T, Wk):
-    """(kinetic, potential −Σ m g·x) [J] of the bodies at the last :func:`kinematics` (inputs included)."""
+def spring_energy(kind, par, th):
+    """Potential energy [J] of a joint spring at coordinate th (the integral of −spring_moment at rest)."""
+    if kind == 0:
+        return 0.0
+    e = abs(th - par[4])
+    if kind == 1 or e <= par[2]:
+        return 0.5 * par[0] * e * e
+    k = par[2]
+    return 0.5 * par[0] * k * k + par[0] * k * (e - k) + 0.5 * par[1] * (e - k) * (e - k)
+
+
+@njit(cache=True)
+def energy(T, q, Wk):
+    """(kinetic, gravitational −Σ m g·x, spring) energies [J] of the bodies at the last :func:`kinematics`
+    (kinetic energy includes the motion of actuated joints)."""
     kin, pot = 0.0, 0.0
     Iw = np.empty(3)
     for i in range(T.joint_kind.shape[0]):
@@ -383,4 +396,8 @@ def energy(T, Wk):
         kin += 0.5 * T.mass[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + \
             0.5 * (wb[0] * Iw[0] + wb[1] * Iw[1] + wb[2] * Iw[2])
         pot -= T.mass[i] * (T.gravity[0] * Wk.x[i, 0] + T.gravity[1] * Wk.x[i, 1] + T.gravity[2] * Wk.x[i, 2])
-    return kin, pot
+    spring = 0.0
+    for i in range(T.joint_kind.shape[0]):
+        if T.joint_q[i] >= 0 and T.joint_kind[i] != FREE:
+            spring += spring_energy(T.spring_kind[i], T.spring_par[i], q[T.joint_q[i]])
+    return kin, pot, spring

@@ -192,9 +192,9 @@ class MinimalSystem:
         return self.work
 
     def energy(self):
-        """(kinetic, potential) [J] at the present state."""
+        """(kinetic, gravitational, spring) energies [J] at the present state."""
         self.update_kinematics()
-        return kin.energy(self.T, self.work)
+        return kin.energy(self.T, self.q, self.work)
 
     def body(self, name):
         return self.names.index(name)

@@ -75,6 +75,12 @@ class BobSim:
     def velocity(self):
         return self.system.u[0:3]
 
+    def momentum_velocity(self):
+        """Velocity of the centre of mass of the whole bob, Σ m_i v_i / Σ m_i [m/s], world."""
+        W = self.system.update_kinematics()
+        m = self.system.T.mass
+        return (m[:, None] * W.v).sum(axis=0) / m.sum()
+
     def rotation(self):
         from impulsim.math.quaternion import quat_to_matrix
         return quat_to_matrix(self.system.q[3:7])
