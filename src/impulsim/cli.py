@@ -7,6 +7,7 @@ Subcommands::
     impulsim bench NAME [--quick]    run a registered benchmark
     impulsim view SCENE [--port N]   show a scene live in the browser (needs the viewer extra)
     impulsim bob run TRACK           a bobsleigh run with the pilot model (splits, 100 Hz recording)
+    impulsim track TRACK             build a bobsleigh track: summary, plots, glTF of its mesh
 
 Errors print one line (``impulsim: error: ...``) and exit with code 2; ``--debug`` shows the traceback.
 """
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench(sub, common)
     _add_view(sub, common)
     _add_bob(sub, common)
+    _add_track(sub, common)
     return parser
 
 
@@ -97,6 +99,11 @@ def _add_view(sub, common) -> None:
                    help="replay a recording of the scene instead of simulating")
     p.add_argument("--ghost", metavar="RECORDING", help="with --replay: a second recording shown as a ghost")
     p.set_defaults(func=cmd_view)
+
+
+def _add_track(sub, common) -> None:
+    from impulsim.apps.bobsleigh.track.cli import add_parser
+    add_parser(sub, common)
 
 
 # ------------------------------------------------------------------------------------------ commands

@@ -55,6 +55,7 @@ from impulsim.model.builder import ModelBuilder
 from impulsim.model.model import Model
 from impulsim.model.state import State
 from impulsim.simulation import Simulation
+import impulsim.apps.bobsleigh.track.scene_shape  # noqa: F401  (registers the "track" shape)
 
 TOP_KEYS = ("name", "description", "gravity", "settings", "materials", "bodies", "joints", "motors",
             "limits", "servos", "springs", "collisions", "loads", "templates")

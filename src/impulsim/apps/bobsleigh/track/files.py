@@ -120,9 +120,9 @@ def _read_curves(top: Element, node, s_min: float, s_max: float) -> list[Curve]:
     for i, item in enumerate(sequence(top, node, "curves")):
         el = top.child(item, f"curves[{i}]")
         m = Mapping(el, item, "a curve")
-        m.check_keys(CURVE_KEYS, ("hand", "s_b", "s_c", "l_cl_en", "l_circ", "r_c", "l_cl_ex", "s_e"))
         if "name" in m:
             el.relabel(f'{el.label} "{string(el, m.value("name"), "name")}"')
+        m.check_keys(CURVE_KEYS, ("hand", "s_b", "s_c", "l_cl_en", "l_circ", "r_c", "l_cl_ex", "s_e"))
         hand = LEFT if string(el, m.value("hand"), "hand", ("left", "right")) == "left" else RIGHT
         v = {k: number(el, m.value(k), k) for k in ("s_b", "s_c", "s_e")}
         for k in ("l_cl_en", "l_circ", "l_cl_ex"):
