@@ -73,6 +73,7 @@ class RunResult:
 def _start_pose(view, track, sim):
     """Bob frame origin such that the nose is on the start line, heading along the track."""
     s0 = float(track.start_s) - NOSE[0]
+    view.seek(s0)
     origin, tangent, lateral = view.frame(s0)
     return origin, tangent, lateral
 

@@ -41,6 +41,10 @@ class TrackView:
         lat = (1 - f) * self.lat[i] + f * self.lat[i + 1]
         return self.point(s), t / np.linalg.norm(t), lat / np.linalg.norm(lat)
 
+    def seek(self, s):
+        """Start the next local search at station s [m]."""
+        self.last = self.index(s)
+
     def project(self, p, window: int = 80):
         """(s, b, h) of world point p, searching ±window samples around the last result."""
         lo = max(self.last - window, 0)
