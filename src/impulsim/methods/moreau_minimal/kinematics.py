@@ -110,31 +110,41 @@ def _root(T, Wk, i, q, u):
 
 
 @njit(cache=True)
+def _parent_state(T, Wk, i, p, Rp, xp, wp, vp, kRp, kSp):
+    """Copy the parent's pose, velocities and pseudo-accelerations (or the fixed frame's) into locals
+    (copies instead of array views: views cost reference counting in this hot loop)."""
+    for r in range(3):
+        for c in range(3):
+            Rp[r, c] = Wk.R[p, r, c] if p >= 0 else T.root_R[i, r, c]
+        xp[r] = Wk.x[p, r] if p >= 0 else T.root_x[i, r]
+        wp[r] = Wk.w[p, r] if p >= 0 else 0.0
+        vp[r] = Wk.v[p, r] if p >= 0 else 0.0
+        kRp[r] = Wk.kR[p, r] if p >= 0 else 0.0
+        kSp[r] = Wk.kS[p, r] if p >= 0 else 0.0
+
+
+@njit(cache=True)
 def kinematics(T, q, k, u, m, mdot, Wk):
     """Poses, velocities, Jacobians (J, H) and pseudo-accelerations κ of all bodies (eq. 2.1, 2.7, 2.8)."""
     n = T.joint_kind.shape[0]
-    A, Rj, Rc = Wk.tmp[0], Wk.tmp[1], Wk.tmp[2]
+    A, Rj, Rc, Rp = Wk.tmp[0], Wk.tmp[1], Wk.tmp[2], Wk.tmp[5]
     r1, r2, c1, c2, dx, o = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
-    zero3 = np.zeros(3)
+    xp, wp, vp, kRp, kSp = np.empty(3), np.empty(3), np.empty(3), np.empty(3), np.empty(3)
+    a, w, kR, kS = np.empty(3), np.empty(3), np.empty(3), np.empty(3)
     for i in range(n):
         kind = T.joint_kind[i]
         if kind == FREE:
             _root(T, Wk, i, q, u)
             continue
         p = T.joint_parent[i]
-        Rp = Wk.R[p] if p >= 0 else T.root_R[i]
-        xp = Wk.x[p] if p >= 0 else T.root_x[i]
-        wp = Wk.w[p] if p >= 0 else zero3
-        vp = Wk.v[p] if p >= 0 else zero3
-        kRp = Wk.kR[p] if p >= 0 else zero3
-        kSp = Wk.kS[p] if p >= 0 else zero3
+        _parent_state(T, Wk, i, p, Rp, xp, wp, vp, kRp, kSp)
         th, thd, thdd = _joint_value(T, i, q, k, u, m, mdot)
         _matmul3(Rp, T.frame_p[i], A)                  # parent joint frame, world
-        a = Wk.axis[i]
         for r in range(3):
             a[r] = A[r, 0]
-            Wk.point[i, r] = xp[r] + Rp[r, 0] * T.origin_p[i, 0] + Rp[r, 1] * T.origin_p[i, 1] + \
-                Rp[r, 2] * T.origin_p[i, 2]
+            o[r] = xp[r] + Rp[r, 0] * T.origin_p[i, 0] + Rp[r, 1] * T.origin_p[i, 1] + Rp[r, 2] * T.origin_p[i, 2]
+            Wk.axis[i, r] = a[r]
+            Wk.point[i, r] = o[r]
         slide = th if kind == PRISMATIC else 0.0
         if kind == REVOLUTE:
             c, s = math.cos(th), math.sin(th)
@@ -143,24 +153,25 @@ def kinematics(T, q, k, u, m, mdot, Wk):
                 Rj[r, 1] = c * A[r, 1] + s * A[r, 2]
                 Rj[r, 2] = -s * A[r, 1] + c * A[r, 2]
         else:
-            Rj[:, :] = A
+            for r in range(3):
+                for cc in range(3):
+                    Rj[r, cc] = A[r, cc]
         # R_c = R_j Q_cᵀ
         for r in range(3):
             for cc in range(3):
                 Rc[r, cc] = Rj[r, 0] * T.frame_c[i, cc, 0] + Rj[r, 1] * T.frame_c[i, cc, 1] + \
                     Rj[r, 2] * T.frame_c[i, cc, 2]
-        Wk.R[i, :, :] = Rc
+                Wk.R[i, r, cc] = Rc[r, cc]
         for r in range(3):
-            o[r] = Wk.point[i, r] + a[r] * slide
+            o[r] += a[r] * slide
         for r in range(3):
-            Wk.x[i, r] = o[r] - (Rc[r, 0] * T.origin_c[i, 0] + Rc[r, 1] * T.origin_c[i, 1] +
-                                 Rc[r, 2] * T.origin_c[i, 2])
+            xc = o[r] - (Rc[r, 0] * T.origin_c[i, 0] + Rc[r, 1] * T.origin_c[i, 1] + Rc[r, 2] * T.origin_c[i, 2])
+            Wk.x[i, r] = xc
             r1[r] = o[r] - xp[r]
-            r2[r] = Wk.x[i, r] - o[r]
-            dx[r] = Wk.x[i, r] - xp[r]
+            r2[r] = xc - o[r]
+            dx[r] = xc - xp[r]
         rot = 1.0 if kind == REVOLUTE else 0.0
         lin = 1.0 if kind == PRISMATIC else 0.0
-        w = Wk.w[i]
         for r in range(3):
             w[r] = wp[r] + rot * a[r] * thd
         # velocity: v_c = v_p + ω_p × r1 + ṡ a + ω_c × r2   (eq. 2.7)
@@ -168,11 +179,11 @@ def kinematics(T, q, k, u, m, mdot, Wk):
         cross_into(w, r2, c2)
         for r in range(3):
             Wk.v[i, r] = vp[r] + c1[r] + c2[r] + lin * a[r] * thd
+            Wk.w[i, r] = w[r]
         # pseudo-acceleration (eq. 2.8 with u̇ = 0): κ_R = κ_Rp + ω_p × (θ̇ a) + θ̈ a
         cross_into(wp, a, c1)
         for r in range(3):
-            Wk.kR[i, r] = kRp[r] + rot * (c1[r] * thd + a[r] * thdd)
-        kS = Wk.kS[i]
+            kR[r] = kRp[r] + rot * (c1[r] * thd + a[r] * thdd)
         cross_into(kRp, r1, c2)
         for r in range(3):
             kS[r] = kSp[r] + c2[r] + lin * (2.0 * c1[r] * thd + a[r] * thdd)
@@ -180,33 +191,35 @@ def kinematics(T, q, k, u, m, mdot, Wk):
         cross_into(wp, c1, c2)
         for r in range(3):
             kS[r] += c2[r]
-        cross_into(Wk.kR[i], r2, c1)
+        cross_into(kR, r2, c1)
         for r in range(3):
             kS[r] += c1[r]
         cross_into(w, r2, c1)
         cross_into(w, c1, c2)
         for r in range(3):
             kS[r] += c2[r]
+            Wk.kS[i, r] = kS[r]
+            Wk.kR[i, r] = kR[r]
         _jacobian_columns(T, Wk, i, p, a, r2, dx, rot, lin)
 
 
 @njit(cache=True)
-def _propagate(JSc, JRc, JSp, JRp, dx):
-    """Columns of the child from the parent's: J_R,c = J_R,p, J_S,c = J_S,p + J_R,p × (x_c − x_p)."""
-    for col in range(JSc.shape[1]):
-        w0, w1, w2 = JRp[0, col], JRp[1, col], JRp[2, col]
-        JRc[0, col], JRc[1, col], JRc[2, col] = w0, w1, w2
-        JSc[0, col] = JSp[0, col] + w1 * dx[2] - w2 * dx[1]
-        JSc[1, col] = JSp[1, col] + w2 * dx[0] - w0 * dx[2]
-        JSc[2, col] = JSp[2, col] + w0 * dx[1] - w1 * dx[0]
+def _propagate(JSc, JRc, JSp, JRp, i, p, dx):
+    """Columns of child i from parent p: J_R,i = J_R,p, J_S,i = J_S,p + J_R,p × (x_i − x_p)."""
+    for col in range(JSc.shape[2]):
+        w0, w1, w2 = JRp[p, 0, col], JRp[p, 1, col], JRp[p, 2, col]
+        JRc[i, 0, col], JRc[i, 1, col], JRc[i, 2, col] = w0, w1, w2
+        JSc[i, 0, col] = JSp[p, 0, col] + w1 * dx[2] - w2 * dx[1]
+        JSc[i, 1, col] = JSp[p, 1, col] + w2 * dx[0] - w0 * dx[2]
+        JSc[i, 2, col] = JSp[p, 2, col] + w0 * dx[1] - w1 * dx[0]
 
 
 @njit(cache=True)
 def _jacobian_columns(T, Wk, i, p, a, r2, dx, rot, lin):
     """J and H of body i from its parent's plus the column of its own joint (eq. 2.7 per unit rate)."""
     if p >= 0:
-        _propagate(Wk.JS[i], Wk.JR[i], Wk.JS[p], Wk.JR[p], dx)
-        _propagate(Wk.HS[i], Wk.HR[i], Wk.HS[p], Wk.HR[p], dx)
+        _propagate(Wk.JS, Wk.JR, Wk.JS, Wk.JR, i, p, dx)
+        _propagate(Wk.HS, Wk.HR, Wk.HS, Wk.HR, i, p, dx)
     else:
         Wk.JS[i, :, :] = 0.0
         Wk.JR[i, :, :] = 0.0
@@ -215,15 +228,15 @@ def _jacobian_columns(T, Wk, i, p, a, r2, dx, rot, lin):
     if T.joint_kind[i] == FIXED:
         return
     ai = T.joint_input[i]
-    S = Wk.HS[i] if ai >= 0 else Wk.JS[i]
-    Rr = Wk.HR[i] if ai >= 0 else Wk.JR[i]
+    S = Wk.HS if ai >= 0 else Wk.JS
+    Rr = Wk.HR if ai >= 0 else Wk.JR
     col = ai if ai >= 0 else T.joint_u[i]
-    Rr[0, col] += rot * a[0]
-    Rr[1, col] += rot * a[1]
-    Rr[2, col] += rot * a[2]
-    S[0, col] += rot * (a[1] * r2[2] - a[2] * r2[1]) + lin * a[0]
-    S[1, col] += rot * (a[2] * r2[0] - a[0] * r2[2]) + lin * a[1]
-    S[2, col] += rot * (a[0] * r2[1] - a[1] * r2[0]) + lin * a[2]
+    Rr[i, 0, col] += rot * a[0]
+    Rr[i, 1, col] += rot * a[1]
+    Rr[i, 2, col] += rot * a[2]
+    S[i, 0, col] += rot * (a[1] * r2[2] - a[2] * r2[1]) + lin * a[0]
+    S[i, 1, col] += rot * (a[2] * r2[0] - a[0] * r2[2]) + lin * a[1]
+    S[i, 2, col] += rot * (a[0] * r2[1] - a[1] * r2[0]) + lin * a[2]
 
 
 @njit(cache=True)

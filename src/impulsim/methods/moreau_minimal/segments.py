@@ -79,11 +79,13 @@ def make_contacts(ns, capacity=512) -> Contacts:
 
 @njit(cache=True)
 def _pierce(mesh, t, p0, p1):
-    """Parameter λ ∈ [0, 1] where p0 → p1 crosses triangle t from behind, or −1."""
-    a = mesh.verts[mesh.tris[t, 0]]
-    n = mesh.normal[t]
-    s0 = n[0] * (p0[0] - a[0]) + n[1] * (p0[1] - a[1]) + n[2] * (p0[2] - a[2])
-    s1 = n[0] * (p1[0] - a[0]) + n[1] * (p1[1] - a[1]) + n[2] * (p1[2] - a[2])
+    """Parameter λ ∈ [0, 1] where p0 → p1 crosses triangle t from behind, or −1 (scalar indexing only:
+    array views cost reference counting in the inner loop)."""
+    V, tri, N = mesh.verts, mesh.tris, mesh.normal
+    i0 = tri[t, 0]
+    n0, n1, n2 = N[t, 0], N[t, 1], N[t, 2]
+    s0 = n0 * (p0[0] - V[i0, 0]) + n1 * (p0[1] - V[i0, 1]) + n2 * (p0[2] - V[i0, 2])
+    s1 = n0 * (p1[0] - V[i0, 0]) + n1 * (p1[1] - V[i0, 1]) + n2 * (p1[2] - V[i0, 2])
     if not (s0 <= 0.0 and s1 > 0.0):
         return -1.0
     lam = s0 / (s0 - s1)
@@ -91,12 +93,11 @@ def _pierce(mesh, t, p0, p1):
     x1 = p0[1] + lam * (p1[1] - p0[1])
     x2 = p0[2] + lam * (p1[2] - p0[2])
     for e in range(3):
-        va = mesh.verts[mesh.tris[t, e]]
-        vb = mesh.verts[mesh.tris[t, (e + 1) % 3]]
-        ex, ey, ez = vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]
-        dx, dy, dz = x0 - va[0], x1 - va[1], x2 - va[2]
+        ia, ib = tri[t, e], tri[t, (e + 1) % 3]
+        ex, ey, ez = V[ib, 0] - V[ia, 0], V[ib, 1] - V[ia, 1], V[ib, 2] - V[ia, 2]
+        dx, dy, dz = x0 - V[ia, 0], x1 - V[ia, 1], x2 - V[ia, 2]
         # (e × d)·n ≥ 0 inside (counter-clockwise about n); a small tolerance closes the seams
-        side = (ey * dz - ez * dy) * n[0] + (ez * dx - ex * dz) * n[1] + (ex * dy - ey * dx) * n[2]
+        side = (ey * dz - ez * dy) * n0 + (ez * dx - ex * dz) * n1 + (ex * dy - ey * dx) * n2
         if side < -1e-12:
             return -1.0
     return lam
