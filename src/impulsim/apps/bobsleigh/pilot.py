@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
-import numpy as np
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,5 @@ class Pilot:
         aim = view.point(s + dist, b_aim, h_aim)
         d = R.T @ (aim - nose)
         angle = math.atan2(d[1], d[0])
-        _, t0, _ = view.frame(s)
-        _, t1, _ = view.frame(s + 1.0)
-        heading_rate = speed * math.atan2(t0[0] * t1[1] - t0[1] * t1[0], t0[0] * t1[0] + t0[1] * t1[1])
-        i = self.gain * angle - self.damping * (yaw_rate - heading_rate)
-        return float(np.clip(i, -1.0, 1.0))
+        i = self.gain * angle - self.damping * (yaw_rate - view.turn_rate(s, speed))
+        return min(max(float(i), -1.0), 1.0)

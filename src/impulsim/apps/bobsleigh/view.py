@@ -3,6 +3,8 @@ local projections of the bob's points onto it (station s, lateral offset b to th
 centre line, as Track.project defines them: b horizontal, h vertical)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -23,7 +25,13 @@ class TrackView:
         self.last = 0
 
     def index(self, s):
-        return int(np.clip(np.searchsorted(self.s, s) - 1, 0, len(self.s) - 2))
+        return min(max(int((s - self.s[0]) // self.ds), 0), len(self.s) - 2)
+
+    def turn_rate(self, s, speed):
+        """Rate [rad/s] at which the plan-view heading of the track turns at s for a bob at ``speed``."""
+        i = self.index(s)
+        t0, t1 = self.t[i], self.t[i + 1]
+        return speed * math.atan2(t0[0] * t1[1] - t0[1] * t1[0], t0[0] * t1[0] + t0[1] * t1[1]) / self.ds
 
     def point(self, s, b=0.0, h=0.0):
         """World point c(s) + b e_lat + h e_z (linear between samples)."""
@@ -45,7 +53,7 @@ class TrackView:
         """Start the next local search at station s [m]."""
         self.last = self.index(s)
 
-    def project(self, p, window: int = 80):
+    def project(self, p, window: int = 20):
         """(s, b, h) of world point p, searching ±window samples around the last result."""
         lo = max(self.last - window, 0)
         hi = min(self.last + window, len(self.s) - 1)

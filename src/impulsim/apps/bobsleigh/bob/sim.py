@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from impulsim.geometry.bvh import bvh_query_box
 from impulsim.methods.moreau_minimal.segments import Mesh, make_mesh, _pierce
 from impulsim.math.quaternion import quat_from_matrix
 
@@ -18,11 +19,12 @@ def bob_rotation(tangent, lateral):
 def surface_offset(mesh: Mesh, points, up, reach=0.5):
     """Largest height [m] of the mesh surface above ``points`` measured along ``up`` (−inf if none)."""
     best = -np.inf
+    stack, out = np.zeros(128, np.int64), np.zeros(4096, np.int64)
     for p in np.atleast_2d(points):
         p0, p1 = p - reach * up, p + reach * up
-        lo, hi = np.minimum(p0, p1), np.maximum(p0, p1)
-        box = np.all((mesh.verts[mesh.tris].min(axis=1) <= hi) & (mesh.verts[mesh.tris].max(axis=1) >= lo), axis=1)
-        for t in np.nonzero(box)[0]:
+        found = bvh_query_box(mesh.node_min, mesh.node_max, mesh.node_left, mesh.node_right, mesh.node_start,
+                              mesh.node_count, mesh.order, np.minimum(p0, p1), np.maximum(p0, p1), stack, out)
+        for t in out[:min(found, len(out))]:
             lam = _pierce(mesh, int(t), p0, p1)
             if lam >= 0:
                 best = max(best, -reach + 2 * reach * lam)
