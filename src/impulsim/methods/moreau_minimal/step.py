@@ -260,8 +260,8 @@ def _induced(S, Wk, C, B, nc, acc):
 
 @njit(cache=True)
 def one_step(T, S, mesh, St, k_next, h, opt, Wk, C, B, acc):
-    """One midpoint step in place; returns 0, or −1 (M not positive definite) / −2 (candidate overflow)
-    with the state restored."""
+    """One midpoint step in place; returns 0, or −1 (M not positive definite), −2 (candidate overflow) or
+    −3 (the new state is not finite), each with the state restored to the start of the step."""
     q, u, k, m, mdot = St
     _save(St, B, False)
     for a in range(k.shape[0]):
@@ -304,6 +304,14 @@ def one_step(T, S, mesh, St, k_next, h, opt, Wk, C, B, acc):
     for a in range(nu):
         u[a] += B.Mih[a]
     position_rates_half(T, B.qM, u, 0.5 * h, q)
+    for a in range(nu):
+        if not math.isfinite(u[a]):
+            _save(St, B, True)
+            return -3
+    for a in range(q.shape[0]):
+        if not math.isfinite(q[a]):
+            _save(St, B, True)
+            return -3
     _induced(S, Wk, C, B, nc, acc)
     st = acc.stats
     st[0] += 1

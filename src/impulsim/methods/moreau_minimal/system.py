@@ -177,8 +177,9 @@ class MinimalSystem:
             raise SimulationError(f"t = {self.t:.6g} s: the mass matrix is not positive definite")
         if status == -2:
             raise SimulationError(f"t = {self.t:.6g} s: too many mesh triangles near a contact segment")
-        if not (np.isfinite(self.q).all() and np.isfinite(self.u).all()):
-            raise SimulationError(f"t = {self.t:.6g} s: the state is no longer finite")
+        if status == -3:
+            raise SimulationError(f"t = {self.t:.6g} s: the step's result is not finite (state kept at the "
+                                  f"last good step)")
         return done
 
     def step(self, h: float, n: int = 1):
