@@ -76,8 +76,6 @@ def test_energy_of_a_free_tree_without_gravity_is_kept():
                                      gravity=(0.0, 0.0, 0.0))
     state = _random_motion(model, state, 5, speed=1.0)
     method = make("moreau_minimal", model, contacts=False)
-    q, u = method.coordinates(state)
-    sysm = method.system if method.system is not None else None
     s = state.copy()
     method.step(s, 5e-4)
     e0 = sum(method.system.energy())

@@ -1,7 +1,6 @@
 """``impulsim bob run TRACK``: one run of the bob with the pilot, its split times and a 100 Hz recording."""
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 

@@ -16,8 +16,8 @@ from impulsim.math.quaternion import quat_to_matrix
 from impulsim.methods.base import Method, StageTimer, StepInfo
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.tree import TreeJoint, build_tree
-from impulsim.methods.moreau_minimal.system import MinimalSystem
 from impulsim.methods.moreau_minimal.segments import Segments
+from impulsim.methods.moreau_minimal.system import MinimalSystem
 from impulsim.methods.moreau_minimal.tree import TreeArrays, counts
 from impulsim.model.model import Model
 

@@ -79,7 +79,6 @@ def make_accumulators(nu, nk, ns) -> Accumulators:
 @njit(cache=True)
 def _save(St, B, restore):
     q, u, k, m, mdot = St
-    nq, nu, nk = q.shape[0], u.shape[0], k.shape[0]
     arrays = (q, u, k, m, mdot)
     off = 0
     for a in range(5):

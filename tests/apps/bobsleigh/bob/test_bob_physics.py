@@ -3,7 +3,6 @@ energy, and the steering moment induced by the contacts."""
 import math
 
 import numpy as np
-import pytest
 
 from impulsim.apps.bobsleigh.bob import load_bob
 from impulsim.apps.bobsleigh.bob.sim import BobSim
@@ -92,7 +91,7 @@ def test_percussions_lie_in_the_friction_sets():
     friction set to the solver's tolerance (e_a = 1e-4 N s plus e_r of the normal percussion)."""
     bob, sim = _bob_on_slope(3.0, 8.0)
     sim.system.u[1] = 1.5
-    C, S = sim.system.contacts, sim.system.S
+    C = sim.system.contacts
     r = bob.runner
     worst = -np.inf
     for k in range(200):

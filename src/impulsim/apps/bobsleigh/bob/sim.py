@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.geometry.bvh import bvh_query_box
-from impulsim.methods.moreau_minimal.segments import Mesh, make_mesh, _pierce
 from impulsim.math.quaternion import quat_from_matrix
+from impulsim.methods.moreau_minimal.segments import Mesh, _pierce, make_mesh
 
 
 def bob_rotation(tangent, lateral):
