@@ -116,3 +116,7 @@ def test_placed_section_has_its_floor_on_the_centre_line_and_walls_up():
         floor = np.argmin(np.abs(b))
         assert abs(h[floor]) < 0.35                   # the centre line runs near the floor
         assert h[0] > 0.9 and h[-1] > 0.9             # both walls rise
+        if s == 50.0:                                 # in the left curve C1 the outer (right) wall is higher
+            assert h[-1] > h[0] + 1.0
+        if s == 100.0:                                # in the right curve C2 the outer (left) wall is higher
+            assert h[0] > h[-1] + 1.0

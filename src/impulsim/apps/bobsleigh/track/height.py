@@ -45,8 +45,9 @@ def vertical_curve(s_b: float, h_b: float, st: Station) -> VerticalCurve:
     """Eq. 3.8: tangent points of the vertical curve at station ``st`` for a segment starting at (s_b, h_b)."""
     h_m = h_b + st.m_en * (st.s_m - s_b)
     a_en, a_ex = np.arctan2(st.m_en, 1.0), np.arctan2(st.m_ex, 1.0)
-    d = abs(st.r_h) * np.tan(0.5 * (a_ex - a_en))
-    d = abs(d)
+    # tangent length; the thesis's |r_h| tan(θ/2) is negative on crests (θ < 0), which would put the
+    # arc's start after s_m: its magnitude is the distance on both sides
+    d = abs(abs(st.r_h) * np.tan(0.5 * (a_ex - a_en)))
     return VerticalCurve(s_b, h_b, st.s_m - d * np.cos(a_en), h_m - d * np.sin(a_en),
                          st.s_m + d * np.cos(a_ex), h_m + d * np.sin(a_ex), st.m_en, st.m_ex, st.r_h)
 
@@ -74,10 +75,10 @@ class HeightProfile:
         if not self.segments:
             return h, m
         i = np.clip(np.searchsorted(self._s_b, s, side="right") - 1, 0, len(self.segments) - 1)
-        for k, g in enumerate(self.segments):
-            sel = (i == k) & (s >= self.s0)
-            if np.any(sel):
-                h[sel], m[sel] = _segment(g, s[sel], last=k == len(self.segments) - 1)
+        i = np.where(s >= self.s0, i, -1)                  # before s°: the first slope goes on
+        for k in np.unique(i[i >= 0]):
+            sel = i == k
+            h[sel], m[sel] = _segment(self.segments[k], s[sel], last=k == len(self.segments) - 1)
         return h, m
 
 

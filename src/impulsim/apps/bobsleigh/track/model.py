@@ -121,8 +121,9 @@ class Track:
             run = self.surface_mesh()
             verts, tris = [run.vertices], [run.triangles]
             first = len(run.vertices)
+            stations = self.stations()
             for el in self.boundary:
-                v, t = surface.boundary_strip(el, self.top_edge, first)
+                v, t = surface.boundary_strip(el, self.top_edge, stations, first)
                 verts.append(v)
                 tris.append(t)
                 first += len(v)

@@ -29,13 +29,14 @@ def plan_view(track, path: str | os.PathLike, ds: float = 0.5) -> None:
     ax.plot(c[:, 0], c[:, 1], color="0.3", lw=1.0, label="straights")
     curved = np.where(k >= 0, c[:, 1], np.nan)
     ax.plot(c[:, 0], curved, color="tab:blue", lw=1.6, label="curves (s_b .. s_e)")
+    gap = min(max(0.03 * float(np.ptp(c[:, :2], axis=0).max()), 5.0), 12.0)   # label distance [m]
     for i, cu in enumerate(track.curves):
         mid = 0.5 * (cu.s_c + cu.s_curved_end)
         p = track.centerline([mid])[0]
         n = track.frame([mid])[2][0]
-        off = -cu.c * 12.0 * n                      # outside of the curve
-        ax.annotate(str(i + 1), p[:2] + off[:2], ha="center", va="center", fontsize=9, color="tab:blue",
-                    weight="bold")
+        at = p[:2] - cu.c * gap * n[:2]             # outside of the curve
+        ax.annotate(str(i + 1), at, ha="center", va="center", fontsize=9, color="tab:blue", weight="bold")
+        ax.update_datalim([at])
     ts = track.centerline(np.concatenate([[track.start_s], track.timing_stations]))
     ax.plot(ts[:, 0], ts[:, 1], "o", ms=4, color="tab:red", label="start and timing stations")
     ax.set_aspect("equal")
@@ -115,7 +116,40 @@ def surface_view(track, path: str | os.PathLike, s_from: float, s_to: float) -> 
     ax.set_xlim(mid[0] - span, mid[0] + span)
     ax.set_ylim(mid[1] - span, mid[1] + span)
     ax.set_zlim(mid[2] - span / 3, mid[2] + span / 3)
+    ax.set_box_aspect((1, 1, 1 / 3))                   # true scale in all three directions
     ax.set_title(f"{track.name}: running surface s = {s_from:g}..{s_to:g} m (red: centre line)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def profile_3d(track, path: str | os.PathLike, n_curves: int = 4) -> None:
+    """The profile line p(s) (drawn at the lowest height) and the centre line c(s) above it, from the
+    timing start to the end of curve ``n_curves``, with a vertical every 10 m."""
+    plt = _pyplot()
+    end = track.curves[min(n_curves, len(track.curves)) - 1].s_e if track.curves else track.finish_s
+    s = np.arange(track.start_s, end, 0.5)
+    c = track.centerline(s)
+    base = c[:, 2].min()
+    fig = plt.figure(figsize=(8, 6))
+    ax = fig.add_subplot(projection="3d")
+    ax.plot(c[:, 0], c[:, 1], np.full(len(s), base), color="0.4", lw=1.0, label="profile line p(s)")
+    ax.plot(c[:, 0], c[:, 1], c[:, 2], color="tab:blue", lw=1.5, label="centre line c(s)")
+    for k in range(0, len(s), 20):
+        ax.plot([c[k, 0]] * 2, [c[k, 1]] * 2, [base, c[k, 2]], color="0.75", lw=0.5)
+    span = np.ptp(c[:, :2], axis=0).max() / 2
+    mid = c[:, :2].mean(axis=0)
+    ax.set_xlim(mid[0] - span, mid[0] + span)
+    ax.set_ylim(mid[1] - span, mid[1] + span)
+    ax.set_zlim(base, c[:, 2].max())
+    ax.set_box_aspect((1, 1, 0.6))
+    ax.view_init(elev=18, azim=-35)
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("h [m]")
+    ax.legend(fontsize=8)
+    ax.set_title(f"{track.name}: profile line and centre line up to curve {n_curves} (heights not to scale)",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -126,9 +160,10 @@ def write_all(track, folder: str | os.PathLike) -> list[Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = [folder / f"{track.name}_plan.png", folder / f"{track.name}_height.png",
-           folder / f"{track.name}_sections.png"]
+           folder / f"{track.name}_sections.png", folder / f"{track.name}_profile3d.png"]
     plan_view(track, out[0])
     height_profile(track, out[1])
+    profile_3d(track, out[3])
     cu = track.curves[0] if track.curves else None
     stations = [track.start_s] + ([cu.s_c + cu.l_cl_en + 0.5 * cu.l_circ] if cu else [])
     sections(track, out[2], stations)

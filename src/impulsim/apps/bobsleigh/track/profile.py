@@ -90,7 +90,11 @@ class ProfileLine:
             rows.append((cu.s_c + cu.l_cl_en + cu.l_circ, cu.l_cl_ex, SegmentKind.EXIT_CLOTHOID, cu.c, cu.A2_ex))
             s = cu.s_curved_end
         rows.append((s, self.s_end - s, SegmentKind.STRAIGHT, 0, 0.0))
-        rows = [r for r in rows if r[1] > 0]
+        short = [r for r in rows if r[1] < 0]
+        if short:
+            raise ValueError(f"profile line: the segment starting at s = {short[0][0]:g} m has negative length "
+                             f"{short[0][1]:g} m (curves overlap or leave the profile)")
+        rows = [r for r in rows if r[1] > 0]            # absent clothoids and straights
         self.seg_s0 = np.array([r[0] for r in rows])
         self.seg_len = np.array([r[1] for r in rows])
         self.seg_kind = np.array([int(r[2]) for r in rows], np.int64)
@@ -117,20 +121,25 @@ class ProfileLine:
 
     def _evaluate(self, sigma: np.ndarray, i: np.ndarray) -> ProfilePoints:
         """Points at distance ``sigma`` into segments ``i``."""
+        kind = self.seg_kind[i]
+        kinds = np.unique(kind)
+        if len(kinds) == 1:                              # one kind (e.g. a single point): no masking
+            return self._evaluate_kind(int(kinds[0]), sigma, i)
         xy = np.empty((len(sigma), 2))
         beta, kappa = np.empty(len(sigma)), np.empty(len(sigma))
-        kind = self.seg_kind[i]
-        for k, fn in _SEGMENT_FUNCTIONS.items():
+        for k in kinds:
             m = kind == k
-            if np.any(m):
-                j = i[m]
-                dxy, db, kap = fn(sigma[m], self.seg_c[j], self.seg_param[j], self.seg_len[j])
-                b0 = self.seg_beta0[j]
-                t, n = tangent(b0), left(b0)
-                # local (forward, left) offsets turned into the segment's start frame
-                xy[m] = self.seg_xy0[j] + dxy[:, :1] * t + dxy[:, 1:] * n
-                beta[m], kappa[m] = b0 + db, kap
+            xy[m], beta[m], kappa[m] = self._evaluate_kind(int(k), sigma[m], i[m])
         return ProfilePoints(xy, beta, kappa)
+
+    def _evaluate_kind(self, k: int, sigma: np.ndarray, j: np.ndarray) -> ProfilePoints:
+        """Points in segments ``j``, all of kind ``k``."""
+        dxy, db, kap = _SEGMENT_FUNCTIONS[k](sigma, self.seg_c[j], self.seg_param[j], self.seg_len[j])
+        b0 = self.seg_beta0[j]
+        t, n = tangent(b0), left(b0)
+        # local (forward, left) offsets turned into the segment's start frame
+        xy = self.seg_xy0[j] + dxy[:, :1] * t + dxy[:, 1:] * n
+        return ProfilePoints(xy, b0 + db, np.broadcast_to(kap, sigma.shape).astype(float))
 
 
 def tangent(beta) -> np.ndarray:
@@ -186,5 +195,5 @@ def _exit_clothoid(sigma, c, A2, length):
     return local, -c * (db_h - length ** 2 / (2 * A2)), c * tau / A2
 
 
-_SEGMENT_FUNCTIONS = {SegmentKind.STRAIGHT: _straight, SegmentKind.ENTRY_CLOTHOID: _entry_clothoid,
-                      SegmentKind.ARC: _arc, SegmentKind.EXIT_CLOTHOID: _exit_clothoid}
+_SEGMENT_FUNCTIONS = (_straight, _entry_clothoid, _arc, _exit_clothoid)
+"""Evaluation per :class:`SegmentKind`, indexed by its value."""

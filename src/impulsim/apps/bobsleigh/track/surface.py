@@ -27,8 +27,6 @@ PIECES_ALONG = 3
 """Pieces per span between placed sections along the track (thesis §3.2)."""
 RING = sec.N_SEGMENTS * PIECES_ACROSS + 1
 """Vertices per ring across the running surface (36)."""
-BOUNDARY_SPACING = 2.0
-"""Spacing [m] of the coarse strips of boundary elements along the track."""
 
 
 class SectionTable:
@@ -161,7 +159,7 @@ class BoundaryElement:
     """A wall raised above the top edge of one side between s_from and s_to [m] by ``height`` [m].
 
     ``kind`` names what it stands for (an end stop or plank at the top of a curve, a raised wall, a
-    closed lower start entry); all are built alike, as coarse vertical strips.
+    closed lower start entry); all are built alike, as vertical strips of one quad per section span.
     """
     kind: str
     side: str          # "left" or "right" of travel
@@ -170,10 +168,18 @@ class BoundaryElement:
     height: float
 
 
-def boundary_strip(el: BoundaryElement, top_edge, first: int) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices and triangles of one element; ``top_edge(s, side)`` gives the section's top point [N, 3]."""
-    n = max(int(np.ceil((el.s_to - el.s_from) / BOUNDARY_SPACING)), 1) + 1
-    s = np.linspace(el.s_from, el.s_to, n)
+def boundary_strip(el: BoundaryElement, top_edge, stations: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices and triangles of one element; ``top_edge(s, side)`` gives the section's top point [N, 3].
+
+    The strip stands on the placed sections' top points at ``stations`` (the sections' spacing), from
+    the last station at or before ``s_from`` to the first at or after ``s_to``: the running surface's
+    top edge is straight between placed sections (the loft is linear there and end weights are 1), so
+    strip and surface meet without a gap.
+    """
+    i0 = max(int(np.searchsorted(stations, el.s_from, side="right")) - 1, 0)
+    i1 = min(int(np.searchsorted(stations, el.s_to, side="left")), len(stations) - 1)
+    s = stations[i0:i1 + 1]
+    n = len(s)
     bottom = top_edge(s, el.side)
     top = bottom + np.array([0.0, 0.0, el.height])
     verts = np.stack([bottom, top], axis=1).reshape(-1, 3)    # 2k: bottom, 2k+1: top
