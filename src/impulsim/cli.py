@@ -6,6 +6,7 @@ Subcommands::
     impulsim check SCENE             load and compile a scene file, print what it holds
     impulsim bench NAME [--quick]    run a registered benchmark
     impulsim view SCENE [--port N]   show a scene live in the browser (needs the viewer extra)
+    impulsim bob run TRACK           a bobsleigh run with the pilot model (splits, 100 Hz recording)
     impulsim track TRACK             build a bobsleigh track: summary, plots, glTF of its mesh
 
 Errors print one line (``impulsim: error: ...``) and exit with code 2; ``--debug`` shows the traceback.
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(sub, common)
     _add_bench(sub, common)
     _add_view(sub, common)
+    _add_bob(sub, common)
     _add_track(sub, common)
     return parser
 
@@ -77,6 +79,11 @@ def _add_bench(sub, common) -> None:
     p.add_argument("--json", metavar="PATH", help="also write the records as JSON")
     p.add_argument("--list", action="store_true", help="list the registered benchmarks")
     p.set_defaults(func=cmd_bench)
+
+
+def _add_bob(sub, common) -> None:
+    from impulsim.apps.bobsleigh.cli import add_bob_parser
+    add_bob_parser(sub, common)
 
 
 def _add_view(sub, common) -> None:

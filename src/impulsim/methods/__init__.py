@@ -10,6 +10,9 @@ from impulsim.methods.moreau import MoreauMethod
 METHODS = {"impulse": ImpulseMethod, "lagrange": LagrangeMethod, "masspoint": MassPointMethod,
            "moreau": MoreauMethod}
 METHODS["featherstone"] = FeatherstoneMethod
+from impulsim.methods.moreau_minimal.method import MoreauMinimalMethod  # noqa: E402
+
+METHODS["moreau_minimal"] = MoreauMinimalMethod
 
 
 def make(name: str, model, **options) -> Method:
