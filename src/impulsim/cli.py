@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_view(sub, common)
     _add_bob(sub, common)
     _add_track(sub, common)
+    _add_sweep(sub, common)
     return parser
 
 
@@ -106,7 +107,40 @@ def _add_track(sub, common) -> None:
     add_parser(sub, common)
 
 
+def _add_sweep(sub, common) -> None:
+    p = sub.add_parser("sweep", parents=[common], help="run a scene over a design of parameter values",
+                       description="Run every case of a parameter design (grid, list, random, Latin "
+                                   "hypercube) on Dask; each finished case is written at once to "
+                                   "OUT/cases/, and a rerun skips the cases already done.")
+    p.add_argument("scene", nargs="?", help="scene file (YAML); or give --file")
+    p.add_argument("--file", metavar="SWEEP", help="a sweep file (YAML) with scene, params, design, ...")
+    p.add_argument("--param", action="append", default=[], metavar="PATH=VALUES",
+                   help="a parameter: PATH=v1,v2 or PATH=low:high:n (or low:high for random/lhs)")
+    p.add_argument("--design", choices=("grid", "list", "random", "lhs"), help="design (default grid)")
+    p.add_argument("--samples", type=int, help="cases of a random or lhs design")
+    p.add_argument("--seed", type=int, help="seed of a random or lhs design (default 0)")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME",
+                   help="a metric of each case (repeatable), e.g. final.ball.z, energy.change")
+    p.add_argument("--method", help="solver method (default: the scene's)")
+    p.add_argument("-d", "--duration", type=float, help="simulated time per case [s] (default: the scene's)")
+    p.add_argument("--h", type=float, dest="h", help="step size [s] (default: the scene's)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a method option")
+    p.add_argument("--workers", type=int, help="Dask workers on this machine (default: cores; 0: no Dask)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler instead")
+    p.add_argument("-o", "--output", help="output directory (default out/sweep-<scene>)")
+    p.add_argument("--plot", metavar="METRIC", help="also plot METRIC over the first one or two parameters")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary")
+    p.set_defaults(func=cmd_sweep)
+
+
 # ------------------------------------------------------------------------------------------ commands
+
+
+def cmd_sweep(args) -> int:
+    """``impulsim sweep``: run a design of cases and write its table."""
+    from impulsim.sweep.cli import sweep_command
+    return sweep_command(args)
+
 
 
 def cmd_run(args) -> int:

@@ -1,0 +1,264 @@
+"""Running a sweep: the cases on Dask workers, each row written when its case finishes.
+
+:func:`run_sweep` is the whole sweep from Python and behind ``impulsim sweep``; :func:`run_case` is one
+case, the unit a worker runs. Cases are independent runs from the scene's initial state, so the rows do not
+depend on how many workers ran them or in which order.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+import pyarrow as pa
+import yaml
+
+from impulsim.errors import ImpulsimError
+from impulsim.sweep.cases import build_case, read_document, set_path
+from impulsim.sweep.design import Parameter, make_design, parameter_from, parse_parameter, DesignError
+from impulsim.sweep.metrics import DEFAULT_METRICS, StepStats, check_metric, evaluate
+from impulsim.sweep.store import Store, case_key, rows_table
+
+
+class SweepError(ImpulsimError):
+    """A sweep that cannot start (bad parameter, metric, design or sweep file); one line."""
+
+
+def run_case(file: str, base: dict, index: int, values: dict, run: dict, metric_fns: dict) -> dict:
+    """Run one case and return its row; any failure becomes the row's ``status``/``error``, never a raise."""
+    start = time.perf_counter()
+    row = {"case": index, **values}
+    stats = StepStats()
+    try:
+        scene = build_case(base, values, file)
+        duration = scene.settings.duration if run["duration"] is None else run["duration"]
+        sim = scene.simulation(h=run["h"], method=run["method"], **run["options"])
+        start_energy = _energy(scene.model, sim.state)
+        n = max(0, int(round(duration / sim.h)))
+        for _ in range(n):
+            stats.add(sim.step())
+        for name in run["metrics"]:
+            row[name] = evaluate(name, metric_fns.get(name), scene.model, sim.state, start_energy, stats)
+        row.update(status="ok", error="", steps=n)
+    except Exception as exc:             # the case failed: keep the reason in its row
+        for name in run["metrics"]:
+            row.setdefault(name, float("nan"))
+        row.update(status="failed", error=_first_line(exc), steps=len(stats.contacts))
+    row.update(run_time_s=time.perf_counter() - start, worker=f"{os.uname().nodename}:{os.getpid()}")
+    return row
+
+
+def _energy(model, state) -> float:
+    from impulsim.dynamics.diagnostics import total_energy
+    return total_energy(model, state)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+
+
+def _parameters(params) -> list[Parameter]:
+    """Parameters from a {path: values} mapping, ``PATH=VALUES`` strings or Parameter objects."""
+    if isinstance(params, dict):
+        return [parameter_from(path, values) for path, values in params.items()]
+    return [p if isinstance(p, Parameter) else parse_parameter(p) for p in params or ()]
+
+
+def _metrics(metrics) -> tuple[list[str], dict]:
+    """Metric names in order and the user functions among them."""
+    if metrics is None:
+        return list(DEFAULT_METRICS), {}
+    if isinstance(metrics, dict):
+        return list(metrics), {k: v for k, v in metrics.items() if callable(v)}
+    names, fns = [], {}
+    for m in metrics:
+        if isinstance(m, tuple):
+            names.append(m[0])
+            fns[m[0]] = m[1]
+        else:
+            names.append(m)
+    return names, fns
+
+
+def _check(file, base, cases, names, fns, method, options):
+    """Fail early, in one line, on what would make every case fail: a path, a metric, the method."""
+    try:
+        scene = build_case(base, cases[0], file)
+        for name in names:
+            if name not in fns:
+                check_metric(name, scene.model)
+        scene.make_method(method, **options)
+        for values in cases[1:]:              # every path must lead into the scene
+            doc = yaml.safe_load(yaml.safe_dump(base))
+            for path, value in values.items():
+                set_path(doc, path, value)
+    except (ValueError, ImpulsimError) as exc:
+        raise SweepError(str(exc).splitlines()[0]) from None
+    return scene
+
+
+def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", samples: int | None = None,
+              seed: int = 0, method: str | None = None, duration: float | None = None, h: float | None = None,
+              options: dict | None = None, metrics=None, out: str | os.PathLike | None = None,
+              workers: int | None = None, scheduler: str | None = None, progress: bool = False,
+              say: Callable[[str], None] | None = None) -> pa.Table:
+    """Run every case of a design over the scene file ``scene`` and return the table of rows.
+
+    ``params``: {path: values} (values as ``"0.1,0.2"``, ``"0.2:0.9:8"``, ``"0.2:0.9"``, a list or
+    ``{from, to, num}``) or a list of ``"PATH=VALUES"`` strings. ``metrics``: names (see
+    :mod:`impulsim.sweep.metrics`) or {name: f(model, state)}. ``out``: the directory the rows are written
+    to (default ``out/sweep-SCENE``); cases already there with the same key are not run again.
+    ``workers``: Dask worker processes on this machine (default: the number of cores; 0 runs the cases in
+    this process without Dask); ``scheduler``: the address of a running Dask scheduler to use instead.
+    """
+    say = say or (lambda line: None)
+    file = str(scene)
+    try:
+        text, base = read_document(file)
+        cases = make_design(_parameters(params), design, samples, seed)
+    except (DesignError, ValueError) as exc:
+        raise SweepError(str(exc).splitlines()[0]) from None
+    names, fns = _metrics(metrics)
+    options = dict(options or {})
+    scene_obj = _check(file, base, cases, names, fns, method, options)
+    run = {"method": method, "options": options, "duration": duration, "h": h, "metrics": names}
+    store = Store(out or Path("out") / f"sweep-{Path(file).stem}")
+    keys = [case_key(text, values, run) for values in cases]
+    rows, todo = {}, []
+    for i, (values, key) in enumerate(zip(cases, keys)):
+        row = store.done(i, key)
+        if row is None:
+            todo.append(i)
+        else:
+            rows[i] = row
+    store.write_manifest({"scene": file, "design": design, "samples": samples, "seed": seed,
+                          "parameters": sorted({p for c in cases for p in c}), "run": {**run, "metrics": names},
+                          "cases": len(cases)})
+    say(f"sweep of {Path(file).name}: {len(cases)} cases, {len(rows)} already done, writing to {store.out}")
+    if todo:
+        _warm_up(scene_obj, method, options, h, say)
+        for i, row in _execute(file, base, cases, todo, run, fns, workers, scheduler, progress, say):
+            row["key"] = keys[i]
+            store.write_case(i, row)
+            rows[i] = row
+    parameters = [p for p in cases[0]]
+    table = store.write_results(list(rows.values()), parameters, names)
+    failed = sum(1 for r in rows.values() if r.get("status") != "ok")
+    say(f"{len(rows)} cases, {failed} failed; table in {store.out / 'results.parquet'}")
+    return table
+
+
+def _warm_up(scene, method, options, h, say) -> None:
+    """One step of the base scene here, so that Numba's on-disk cache holds the kernels before workers
+    start: every worker on this machine then loads them instead of compiling them again."""
+    start = time.perf_counter()
+    try:
+        scene.simulation(h=h, method=method, **options).step()
+    except Exception:            # the cases will report it
+        return
+    seconds = time.perf_counter() - start
+    if seconds > 1.0:
+        say(f"compiled the kernels once in {seconds:.1f} s (cached for the workers)")
+
+
+def _execute(file, base, cases, todo, run, fns, workers, scheduler, progress, say) -> Iterable:
+    """(case index, row) as each case finishes: in this process, or on Dask."""
+    bar = _bar(len(todo), progress)
+    if workers == 0 and scheduler is None:
+        for i in todo:
+            yield i, run_case(file, base, i, cases[i], run, fns)
+            bar and bar.update(1)
+        bar and bar.close()
+        return
+    from distributed import as_completed
+    with _client(workers, scheduler, say) as client:
+        futures = {client.submit(run_case, file, base, i, cases[i], run, fns, key=f"case-{i}-{os.getpid()}",
+                                 pure=False): i for i in todo}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+            bar and bar.update(1)
+    bar and bar.close()
+
+
+class _client:
+    """A Dask client on a new LocalCluster (closed afterwards) or on the scheduler at ``address``."""
+
+    def __init__(self, workers, address, say):
+        self.workers, self.address, self.say = workers, address, say
+        self.cluster = None
+
+    def __enter__(self):
+        import logging
+        from distributed import Client, LocalCluster
+        if self.address:
+            self.client = Client(self.address, timeout="30s")
+        else:
+            n = self.workers or os.cpu_count() or 1
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0" if _has_bokeh() else None,
+                                        silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        link = getattr(self.client, "dashboard_link", None) if _has_bokeh() else None
+        self.say(f"Dask: {len(self.client.scheduler_info()['workers'])} workers"
+                 + (f", dashboard {link}" if link else ""))
+        return self.client
+
+    def __exit__(self, *exc):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _has_bokeh() -> bool:
+    try:
+        import bokeh  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def _bar(n, enabled):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=n, unit="case", leave=False)
+
+
+def read_sweep(out: str | os.PathLike) -> pa.Table:
+    """Every finished case's row of the sweep in ``out`` (also while it runs, or after it was killed)."""
+    import json
+    import pyarrow.parquet as pq
+    cases = sorted((Path(out) / "cases").glob("case-*.parquet"))
+    manifest = Path(out) / "manifest.json"
+    info = json.loads(manifest.read_text()) if manifest.exists() else {}
+    return rows_table([row for path in cases for row in pq.read_table(path).to_pylist()],
+                      info.get("parameters", ()), info.get("run", {}).get("metrics", ()))
+
+
+def load_sweep_file(path: str | os.PathLike) -> dict:
+    """A sweep file (YAML) as keyword arguments of :func:`run_sweep`; relative scene paths resolve from the
+    sweep file's folder. Keys: scene, params, design, samples, seed, method, duration, h, options, metrics,
+    out, workers, scheduler."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SweepError(f"{path}: no such sweep file") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise SweepError(f"{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
+    allowed = {"scene", "params", "design", "samples", "seed", "method", "duration", "h", "options", "metrics",
+               "out", "workers", "scheduler"}
+    if not isinstance(doc, dict) or "scene" not in doc:
+        raise SweepError(f"{path}: a sweep file is a mapping with at least 'scene' and 'params'")
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise SweepError(f"{path}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+    kwargs = dict(doc)
+    kwargs["scene"] = str((path.parent / doc["scene"]).resolve())
+    if "out" in kwargs:
+        kwargs["out"] = str(path.parent / kwargs["out"])
+    return kwargs
