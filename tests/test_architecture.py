@@ -11,8 +11,8 @@ PAGE = ROOT / "docs" / "architecture.md"
 
 # the tiers of docs/architecture.md; "impulsim" is the facade, src/impulsim/__init__.py
 TIERS = {"errors": 0, "math": 0, "geometry": 1, "model": 2, "collision": 2, "dynamics": 3, "contact": 4,
-         "methods": 5, "simulation": 6, "impulsim": 7, "experiments": 8, "io": 8, "bench": 9, "viewer": 9,
-         "sweep": 9, "apps": 10, "cli": 11}
+         "methods": 5, "simulation": 6, "impulsim": 7, "experiments": 8, "io": 8, "editing": 9, "bench": 10,
+         "viewer": 10, "sweep": 10, "apps": 11, "cli": 12}
 # imports between two methods' packages that the page declares
 ALLOWED_BETWEEN_METHODS = {("moreau", "lagrange"), ("moreau_minimal", "moreau"), ("moreau_minimal", "featherstone")}
 

@@ -35,6 +35,9 @@ anchor_b``. Loads: ``body, force`` [N, world, at the centre of mass], ``torque``
 ``start``, ``end`` [s]; each step applies a load's mean over the step, so its impulse is exact.
 A body with ``point: true`` is a point mass (``mass`` only; joints act at the point; see docs/masspoint.md).
 
+Any element of the list sections (bodies, joints, motors, limits, servos, springs, loads) may say
+``active: false``: it stays in the file but is left out of the model (switched off while editing).
+
 Every error is one line ``file:line: element: problem``; model-compiler errors carry the same prefix.
 """
 from __future__ import annotations
@@ -45,12 +48,12 @@ from pathlib import Path
 from typing import Optional
 
 import numpy as np
-from yaml.nodes import Node
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from impulsim.errors import ModelError
 from impulsim.io import elements
 from impulsim.io.settings import Settings, check_options, read_settings
-from impulsim.io.yamlnodes import Element, Mapping, SceneError, compose, number, sequence, string, vector
+from impulsim.io.yamlnodes import Element, Mapping, SceneError, boolean, compose, number, sequence, string, vector
 from impulsim.methods import Method, make
 from impulsim.model.builder import ModelBuilder
 from impulsim.model.model import Model
@@ -146,6 +149,21 @@ def scene_from_string(text: str, name: str = "<scene>", default_name: Optional[s
     return Scene(scene_name, name, builder, model, state, settings, loads, description)
 
 
+def active_element(file: str, node: Node, section: str, index: int) -> Optional[Node]:
+    """An element of a list section without its ``active`` key, or None when it says ``active: false``
+    (switched off: kept in the file, left out of the model)."""
+    if not isinstance(node, MappingNode):
+        return node
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and key.value == "active":
+            el = Element(file, node, f"{section}[{index}]")
+            if not boolean(el, value, "active"):
+                return None
+            return MappingNode(node.tag, [(k, v) for k, v in node.value if k is not key], node.start_mark,
+                               node.end_mark, node.flow_style)
+    return node
+
+
 def _fill_builder(builder: ModelBuilder, file: str, top: Mapping) -> None:
     if "materials" in top:
         elements.add_materials(builder, file, top.value("materials"))
@@ -153,7 +171,9 @@ def _fill_builder(builder: ModelBuilder, file: str, top: Mapping) -> None:
         if section in top:
             for i, node in enumerate(sequence(Element(file, top.value(section), ""), top.value(section),
                                               section)):
-                add(builder, file, node, i)
+                node = active_element(file, node, section, i)
+                if node is not None:
+                    add(builder, file, node, i)
     if "collisions" in top:
         elements.add_collision_rules(builder, file, top.value("collisions"))
 
@@ -178,6 +198,9 @@ def _read_loads(builder: ModelBuilder, file: str, node: Optional[Node]) -> list:
     known = elements.body_names(builder)
     loads = []
     for i, item in enumerate(sequence(Element(file, node, ""), node, "loads")):
+        item = active_element(file, item, "loads", i)
+        if item is None:
+            continue
         el = Element(file, item, f"loads[{i}]")
         m = Mapping(el, item, "a load")
         m.check_keys(_LOAD_KEYS, ("body",))
