@@ -174,24 +174,41 @@ class _Importer:
         m, d = self.m, self.d
         members = self.groups[root]
         if root == 0:
-            pos, R = np.zeros(3), np.eye(3)
-        else:
-            pos, R = d.xipos[root].copy(), d.ximat[root].reshape(3, 3).copy()
+            self.frames[0] = (np.zeros(3), np.eye(3))
+            self.frames_by_name["world"] = self.frames[0]
+            self._add_static(0, "worldbody")
+            for b in members:
+                if b != 0:
+                    self._add_static(b, self.body_name(b))
+            return
+        pos, R = d.xipos[root].copy(), d.ximat[root].reshape(3, 3).copy()
         self.frames[root] = (pos, R)
-        self.frames_by_name["world" if root == 0 else self.body_name(root)] = (pos, R)
+        self.frames_by_name[self.body_name(root)] = (pos, R)
         shapes = []
         for b in members:
-            for gi in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
-                shapes += self._geom(gi, pos, R, static=root == 0)
-        if root == 0:
-            if shapes:
-                self.b.add_body("worldbody", shapes=shapes, static=True, where=self.file)
-            return
+            shapes += self._geoms_of(b, pos, R, static=False)
         mass, com, inertia = self._mass_properties(members, pos, R)
         name = self.body_name(root)
         self.b.add_body(name, shapes=shapes, mass=mass, inertia=inertia, com=com, position=pos,
                         orientation=quat_from_matrix(np.ascontiguousarray(R)),
                         where=self.at("body", name).split(": ")[0])
+
+    def _add_static(self, b, name):
+        """A body welded to the world (or the world's own geoms) as a static body in its own frame."""
+        pos, R = self.d.xpos[b].copy(), self.d.xmat[b].reshape(3, 3).copy()
+        shapes = self._geoms_of(b, pos, R, static=True)
+        if b == 0 and not shapes:
+            return
+        self.b.add_body(name, shapes=shapes, static=True, position=pos,
+                        orientation=quat_from_matrix(np.ascontiguousarray(R)),
+                        where=self.at("body", name).split(": ")[0])
+
+    def _geoms_of(self, b, pos, R, static):
+        m = self.m
+        shapes = []
+        for gi in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+            shapes += self._geom(gi, pos, R, static=static)
+        return shapes
 
     def _mass_properties(self, members, pos, R):
         m, d = self.m, self.d
@@ -248,8 +265,7 @@ class _Importer:
         except (ValueError, ModelError) as exc:
             raise FormatError(f"{self.at('geom', gname)}: {' '.join(str(exc).split())}") from None
         if m.geom_contype[gi] == 0 and m.geom_conaffinity[gi] == 0:
-            self.report.visuals.append((None, shape))      # body filled in below by the caller's group
-            self.report.visuals[-1] = (self.group_body(int(m.geom_bodyid[gi])), shape)
+            self.report.visuals.append((self.group_body(int(m.geom_bodyid[gi])), shape))
             return []
         return [shape]
 
@@ -432,15 +448,18 @@ class _Importer:
 
     def _exclusions(self):
         m = self.m
+        names = {s.name for s in self.b.bodies}
         for sig in np.asarray(m.exclude_signature).reshape(-1):
-            b1, b2 = int(sig) >> 16, int(sig) & 0xFFFF
-            a, b = self.group_body(b1), self.group_body(b2)
-            if a != b and "world" not in (a, b):
+            a, b = self._shape_body(int(sig) >> 16), self._shape_body(int(sig) & 0xFFFF)
+            if a != b and a in names and b in names:
                 self.b.exclude_collision(a, b)
-            elif a != b:
-                other = b if a == "world" else a
-                if "worldbody" in [s.name for s in self.b.bodies]:
-                    self.b.exclude_collision("worldbody", other)
+
+    def _shape_body(self, i):
+        """Impulsim body that carries MuJoCo body ``i``'s geoms."""
+        w = int(self.weld[i])
+        if w == 0:
+            return "worldbody" if i == 0 else self.body_name(i)
+        return self.body_name(w)
 
     def _actuators(self):
         m, mj = self.m, self.mj
