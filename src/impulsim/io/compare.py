@@ -126,7 +126,7 @@ def run_mujoco(m, names_body, names_joint, duration, sample_every=1) -> Trajecto
     joints = {}
     for n in names_joint:
         j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, n)
-        if j >= 0 and m.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+        if j >= 0 and int(m.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
             joints[n] = int(m.jnt_qposadr[j])
     mujoco.mj_forward(m, d)
     traj = Trajectory()
