@@ -115,3 +115,59 @@ class VisualMesh:
     scale: np.ndarray
     position: np.ndarray
     orientation: np.ndarray
+
+
+def scene_mesh(file=None, scale=1.0, vertices=None, triangles=None, **pose):
+    """The ``mesh`` shape of a scene file: inline ``vertices`` + ``triangles``, or a mesh ``file`` (path
+    already made relative to the scene file) times ``scale``. A file's mesh is read as a triangle mesh and
+    remembers its file, so that a moving body can trade it for convex pieces (:func:`convex_pieces`)."""
+    if file is None:
+        if vertices is None or triangles is None:
+            raise ValueError("a mesh needs file, or vertices and triangles")
+        return TriangleMesh(vertices=vertices, triangles=triangles, **pose)
+    if vertices is not None or triangles is not None:
+        raise ValueError("a mesh takes file or vertices and triangles, not both")
+    verts, tris = read_mesh(file, scale)
+    mesh = TriangleMesh(vertices=verts, triangles=tris, **pose)
+    mesh.source_file = str(file)
+    return mesh
+
+
+def convex_pieces(shapes, convex: str = "decompose", notes=None) -> list:
+    """``shapes`` with every mesh read from a file replaced by its convex piece(s), for a moving body:
+    one hull if the mesh is convex, else CoACD's parts (or the hull when coacd is missing)."""
+    out = []
+    for s in shapes:
+        if getattr(s, "source_file", None) is None:
+            out.append(s)
+            continue
+        local = []
+        hull = _hull_points(s.vertices)
+        if is_convex(s.vertices, s.triangles):
+            out.append(ConvexHull(points=hull, position=s.position, orientation=s.orientation, material=s.material))
+            continue
+        parts = decompose(s.vertices, s.triangles) if convex == "decompose" else None
+        name = Path(s.source_file).name
+        if parts:
+            local = [ConvexHull(points=v, position=s.position, orientation=s.orientation, material=s.material)
+                     for v, _ in parts]
+            if notes is not None:
+                notes.append(f"mesh {name} is not convex: {len(parts)} convex parts (CoACD)")
+        else:
+            local = [ConvexHull(points=hull, position=s.position, orientation=s.orientation, material=s.material)]
+            if notes is not None:
+                notes.append(f"mesh {name} is not convex: its convex hull collides"
+                             + ("" if convex == "hull" else " (coacd is not installed)"))
+        out.extend(local)
+    return out
+
+
+def moving_body_shapes(shapes, where: str) -> list:
+    """:func:`convex_pieces` for a scene file's moving body; each approximation warned in one line."""
+    import warnings
+    from impulsim.io.formats import FormatWarning
+    notes = []
+    out = convex_pieces(shapes, notes=notes)
+    for n in notes:
+        warnings.warn(f"{where}: {n}", FormatWarning, stacklevel=2)
+    return out
