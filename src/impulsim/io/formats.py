@@ -90,3 +90,17 @@ def load_model_file(path: str | os.PathLike, **options):
     if h:
         settings.h = float(h)
     return Scene(builder.name, str(path), builder, model, state, settings)
+
+
+def load_model_file_reporting(path, stream=None):
+    """:func:`load_model_file` for the command line: each unmapped element printed as one line
+    ``impulsim: not mapped: file:line: element: what`` on ``stream`` (stderr) instead of a Python warning."""
+    import sys
+    stream = sys.stderr if stream is None else stream
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FormatWarning)
+        scene = load_model_file(path)
+    report = getattr(scene.builder, "import_report", None)
+    for line in (report.unmapped if report else []):
+        print(f"impulsim: not mapped: {line}", file=stream)
+    return scene
