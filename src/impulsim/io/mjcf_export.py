@@ -196,7 +196,8 @@ def _geom(model, s, meshes):
         return f'<geom type="ellipsoid" size="{_f(par)}" {common}/>'
     if kind == ShapeKind.HALFSPACE:
         return f'<geom type="plane" size="0 0 1" {common}/>'
-    return f'<geom type="mesh" mesh="{meshes[s]}" {common}/>'
+    # the model keeps hull and mesh vertices in the body's frame already: the geom sits at the body frame
+    return f'<geom type="mesh" mesh="{meshes[s]}" pos="0 0 0" quat="1 0 0 0" friction="{mu:.17g} 0.005 0.0001"/>'
 
 
 def _equalities(model, cuts):
