@@ -106,6 +106,8 @@ def _add_compare(sub, common) -> None:
                    help="comma-separated methods (default: impulse,lagrange,featherstone,moreau)")
     p.add_argument("-d", "--duration", type=float, default=1.0, help="simulated time [s] (default 1)")
     p.add_argument("--h", type=float, dest="h", default=1e-3, help="step size [s] (default 0.001)")
+    p.add_argument("--contacts", action="store_true", help="keep MuJoCo's contacts on (default off)")
+    p.add_argument("--no-limits", action="store_true", help="remove joint limits on both sides")
     p.set_defaults(func=cmd_compare)
 
 
@@ -114,7 +116,8 @@ def cmd_compare(args) -> int:
     from impulsim.io.compare import compare_file, format_rows
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
     h, duration = _positive(args.h, "--h"), _positive(args.duration, "--duration")
-    rows = compare_file(args.model, methods, h=h, duration=duration)
+    rows = compare_file(args.model, methods, h=h, duration=duration, contacts=args.contacts,
+                        limits=not args.no_limits)
     print("\n".join(format_rows(rows, args.model, h, duration)))
     return EXIT_OK
 

@@ -103,18 +103,47 @@ def run_impulsim(scene, method: str, h: float, duration: float, sample_every: in
     return traj
 
 
-def mujoco_model(path, scene, h):
-    """MuJoCo's model of the file (URDF or MJCF read by MuJoCo; a scene exported to MJCF), RK4 at ``h``."""
+def mujoco_model(path, scene, h, contacts: bool = True):
+    """MuJoCo's model of the file (URDF or MJCF read by MuJoCo; a scene exported to MJCF), RK4 at ``h``;
+    ``contacts=False`` turns MuJoCo's contacts off."""
     import mujoco
     from impulsim.io.formats import model_kind
-    if model_kind(path) == "scene":
+    kind = model_kind(path)
+    if kind == "scene":
         from impulsim.io.mjcf_export import to_mjcf
         m = mujoco.MjModel.from_xml_string(to_mjcf(scene.model, scene.state, h=h))
+    elif kind == "urdf":
+        m = mujoco.MjModel.from_xml_string(_urdf_with_mesh_paths(path))
     else:
         m = mujoco.MjModel.from_xml_path(str(path))
     m.opt.timestep = h
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    if not contacts:
+        m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     return m
+
+
+def mujoco_model_from_xml(xml: str, h, contacts: bool = True):
+    """MuJoCo's model of MJCF text, RK4 at ``h``, contacts on or off."""
+    import mujoco
+    m = mujoco.MjModel.from_xml_string(xml)
+    m.opt.timestep = h
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    if not contacts:
+        m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    return m
+
+
+def _urdf_with_mesh_paths(path) -> str:
+    """The URDF text with ``package://`` and relative mesh names replaced by the files impulsim resolves
+    (MuJoCo's URDF reader knows no packages)."""
+    from lxml import etree
+    from impulsim.io.urdf import resolve_mesh
+    root = etree.parse(str(path)).getroot()
+    for mesh in root.iter("mesh"):
+        if mesh.get("filename"):
+            mesh.set("filename", str(resolve_mesh(mesh.get("filename"), Path(path).parent).resolve()))
+    return etree.tostring(root, encoding="unicode")
 
 
 def run_mujoco(m, names_body, names_joint, duration, sample_every=1) -> Trajectory:
@@ -169,24 +198,44 @@ class Row:
 
 
 def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau"), *, h: float = 1e-3,
-                 duration: float = 1.0, sample_every: int = 10, options: dict | None = None) -> list[Row]:
+                 duration: float = 1.0, sample_every: int = 10, options: dict | None = None,
+                 contacts: bool = False, limits: bool = True) -> list[Row]:
     """Run the model in ``path`` under each method and under MuJoCo; differences are to MuJoCo's run
-    (to the first method's when MuJoCo is not installed)."""
+    (to the first method's when MuJoCo is not installed). MuJoCo's contacts are off unless ``contacts``
+    (the methods' own defaults leave contacts within a jointed tree off too). ``limits=False`` removes the
+    joint limits from both sides (MuJoCo's are soft constraints, impulsim's are stops: they differ by design)."""
     from impulsim.io.formats import load_model_file
     from impulsim.bench.mujoco_peer import available
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scene = load_model_file(path)
+    if not limits and scene.builder.limits:
+        from impulsim.io.scene import Scene
+        scene.builder.limits.clear()
+        model, state = scene.builder.build()
+        scene = Scene(scene.name, scene.file, scene.builder, model, state, scene.settings)
     runs = {}
     for name in methods:
         runs[name] = run_impulsim(scene, name, h, duration, sample_every, **(options or {}).get(name, {}))
     reference = None
     rows = []
     if available():
-        m = mujoco_model(path, scene, h)
+        source = "the file"
+        try:
+            m = mujoco_model(path, scene, h, contacts)
+        except ValueError as exc:       # MuJoCo cannot read it (ASCII STL, ...): it runs impulsim's export
+            from impulsim.io.mjcf_export import to_mjcf
+            import mujoco
+            m = mujoco_model_from_xml(to_mjcf(scene.model, scene.state, h=h), h, contacts)
+            source = f"impulsim's MJCF export (MuJoCo cannot read the file: {' '.join(str(exc).split())[:80]})"
+        if not limits:
+            m.jnt_limited[:] = 0
         ref = run_mujoco(m, scene.model.body_names, scene.model.joint_names, duration, sample_every)
         reference = ref
-        rows.append(Row("mujoco", 0.0, 0.0, ref.step_time, "reference: RK4, same step, the file's other options"))
+        rows.append(Row("mujoco", 0.0, 0.0, ref.step_time,
+                        f"reference: RK4 at the same step, contacts {'on' if contacts else 'off'}, joint limits "
+                        f"{'on' if limits else 'off'}, the file's "
+                        f"other options; model from {source}"))
     for name, traj in runs.items():
         if traj.error:
             rows.append(Row(name, note=traj.error))
