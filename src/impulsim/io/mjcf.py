@@ -150,7 +150,7 @@ class _Importer:
     def run(self):
         m = self.m
         self.weld = np.asarray(m.body_weldid)
-        self.groups = {}
+        self.groups = {0: []}               # the world's own geoms, even when no body is welded to it
         for i in range(1, m.nbody):
             self.groups.setdefault(int(self.weld[i]), []).append(i)
         self.frames, self.frames_by_name = {}, {}
