@@ -187,6 +187,14 @@ def differences(a: Trajectory, b: Trajectory) -> tuple[float, float, int, int]:
     return (max(com) if com else float("nan"), max(crd) if crd else float("nan"), len(com), len(crd))
 
 
+def _takes_option(method: str, option: str) -> bool:
+    from impulsim.io.settings import method_options
+    try:
+        return option in method_options(method)
+    except Exception:
+        return False
+
+
 @dataclass
 class Row:
     """One line of the comparison: a method (or MuJoCo) and what it measured."""
@@ -202,7 +210,7 @@ def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau")
                  contacts: bool = False, limits: bool = True) -> list[Row]:
     """Run the model in ``path`` under each method and under MuJoCo; differences are to MuJoCo's run
     (to the first method's when MuJoCo is not installed). MuJoCo's contacts are off unless ``contacts``
-    (the methods' own defaults leave contacts within a jointed tree off too). ``limits=False`` removes the
+    and then also for the methods that have a ``contacts`` option. ``limits=False`` removes the
     joint limits from both sides (MuJoCo's are soft constraints, impulsim's are stops: they differ by design)."""
     from impulsim.io.formats import load_model_file
     from impulsim.bench.mujoco_peer import available
@@ -216,7 +224,10 @@ def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau")
         scene = Scene(scene.name, scene.file, scene.builder, model, state, scene.settings)
     runs = {}
     for name in methods:
-        runs[name] = run_impulsim(scene, name, h, duration, sample_every, **(options or {}).get(name, {}))
+        opts = dict((options or {}).get(name, {}))
+        if not contacts and _takes_option(name, "contacts"):
+            opts.setdefault("contacts", False)          # as MuJoCo's: contacts off on both sides
+        runs[name] = run_impulsim(scene, name, h, duration, sample_every, **opts)
     reference = None
     rows = []
     if available():
