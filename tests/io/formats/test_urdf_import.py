@@ -117,3 +117,44 @@ def test_urdf_reports_what_it_does_not_map():
     lines = builder.import_report.unmapped
     assert any("transmission" in l for l in lines)
     assert all(l.startswith(str(urdf_path("ur_description/urdf/ur5_robot.urdf"))) for l in lines)
+
+
+KINDS_URDF = """<?xml version="1.0"?>
+<robot name="kinds">
+  <link name="base"><inertial><mass value="3"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+  <link name="cart"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  <link name="puck"><inertial><mass value="0.5"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.02"/></inertial></link>
+  <link name="drone"><inertial><mass value="2"/><inertia ixx="0.2" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>
+  <link name="sensor"/>
+  <joint name="rail" type="prismatic">
+    <parent link="base"/><child link="cart"/><origin xyz="1 0 0" rpy="0 0 1.5707963267948966"/>
+    <axis xyz="1 0 0"/><limit lower="-0.2" upper="0.5" effort="0" velocity="0"/>
+  </joint>
+  <joint name="table" type="planar"><parent link="base"/><child link="puck"/><axis xyz="0 0 1"/></joint>
+  <joint name="fly" type="floating"><parent link="base"/><child link="drone"/><origin xyz="0 0 2"/></joint>
+  <joint name="mount" type="fixed"><parent link="drone"/><child link="sensor"/></joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_urdf_joint_kinds_limits_and_floating_base(tmp_path, floating):
+    from impulsim.model.builder import ModelBuilder
+    from impulsim.model.kinds import JointKind
+    p = tmp_path / "kinds.urdf"
+    p.write_text(KINDS_URDF)
+    model, state = ModelBuilder.from_urdf(p, floating_base=floating).build()
+    kinds = {n: JointKind(int(k)).name for n, k in zip(model.joint_names, model.joint_kind)}
+    assert kinds == {"rail": "SLIDER", "table": "POINT_ON_PLANE", "table/normal": "DIRECTION"}
+    # the slider's axis is the joint frame's x turned by the origin's yaw: world y
+    j = model.joint("rail")
+    k = int(model.joint_body_b[j])
+    assert np.allclose(quat_to_matrix(state.body_quat[k]) @ model.joint_axis_b[j], [0, 1, 0], atol=1e-15)
+    assert model.limit_names == ("rail/limit",) and (model.limit_lower[0], model.limit_upper[0]) == (-0.2, 0.5)
+    # "drone" is free (floating joint), "sensor" (massless, fixed to it) is part of it
+    assert "sensor" not in model.body_names and model.body_mass[model.body("drone")] == 2.0
+    assert all(model.body_names[model.joint_body_b[j]] != "drone" for j in range(model.n_joints))
+    base = model.body("base")
+    assert bool(model.body_static[base]) != floating
+    if floating:
+        assert model.body_mass[base] == 3.0
