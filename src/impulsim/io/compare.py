@@ -236,7 +236,6 @@ def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau")
             m = mujoco_model(path, scene, h, contacts)
         except ValueError as exc:       # MuJoCo cannot read it (ASCII STL, ...): it runs impulsim's export
             from impulsim.io.mjcf_export import to_mjcf
-            import mujoco
             m = mujoco_model_from_xml(to_mjcf(scene.model, scene.state, h=h), h, contacts)
             source = f"impulsim's MJCF export (MuJoCo cannot read the file: {' '.join(str(exc).split())[:80]})"
         if not limits:

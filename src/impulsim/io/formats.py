@@ -84,7 +84,8 @@ def load_model_file(path: str | os.PathLike, **options):
     except FormatError:
         raise
     except ModelError as exc:
-        raise FormatError(f"{path}: {' '.join(str(exc).split())}") from None
+        msg = " ".join(str(exc).split())
+        raise FormatError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
     settings = Settings(where=str(path))
     h = getattr(builder, "import_timestep", None)
     if h:

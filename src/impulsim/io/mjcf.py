@@ -116,7 +116,6 @@ def load_mjcf(path, *, gravity=None, name: str | None = None):
     builder = ModelBuilder(name or _model_name(m) or Path(path).stem, gravity=g)
     builder.import_report = report
     builder.import_timestep = float(m.opt.timestep)
-    builder.mj_model = m
     _Importer(m, d, report, builder, str(path)).run()
     return builder
 
@@ -443,7 +442,7 @@ class _Importer:
                     self.b.add_fixed(name, a, b, anchor=anchor, where=line)
             except ModelError as exc:
                 raise FormatError(f"{where}: {exc}") from None
-            if np.any(m.eq_solref[e] != m.eq_solref[e] * 0 + np.array([0.02, 1.0])):
+            if np.any(m.eq_solref[e] != (0.02, 1.0)):
                 self.report.note(f"{where}: solref (soft constraint) not mapped: the joint is rigid")
 
     def _exclusions(self):
@@ -509,7 +508,7 @@ class _Importer:
         if m.ngeom and (np.any(m.geom_solref != m.geom_solref[0]) or np.any(m.geom_solref[:, 0] != 0.02)
                         or np.any(m.geom_solimp[:, :3] != np.array([0.9, 0.95, 0.001]))):
             self.report.note(f"{f}: geom solref/solimp (soft contact) not mapped: impulsim contacts are rigid")
-        if m.ngeom and np.any((m.geom_contype != 1) & ~((m.geom_contype == 0) & (m.geom_conaffinity == 0))) or \
-                np.any((m.geom_conaffinity != 1) & ~((m.geom_contype == 0) & (m.geom_conaffinity == 0))):
+        display = (m.geom_contype == 0) & (m.geom_conaffinity == 0)
+        if m.ngeom and (np.any((m.geom_contype != 1) & ~display) or np.any((m.geom_conaffinity != 1) & ~display)):
             self.report.note(f"{f}: contype/conaffinity bits other than 1 not mapped (every colliding geom "
                              f"may touch every other one that no joint or exclusion pairs it with)")

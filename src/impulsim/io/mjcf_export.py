@@ -41,7 +41,6 @@ def _tree(model):
     parent = {}
     seen = set()
     used = set()
-    order = []
     for roots in (fixed, range(nb)):
         for r in roots:
             if r in seen:
@@ -49,7 +48,6 @@ def _tree(model):
             seen.add(r)
             queue = [r]
             for k in queue:
-                order.append(k)
                 for j, other in adjacency[k]:
                     if other in seen or model.body_inv_mass[other] == 0:
                         continue
@@ -58,7 +56,7 @@ def _tree(model):
                     used.add(j)
                     queue.append(other)
     cuts = [j for j in range(model.n_joints) if j not in used]
-    return parent, cuts, order
+    return parent, cuts
 
 
 def _on(model, j, k, what):
@@ -70,7 +68,7 @@ def _on(model, j, k, what):
 def to_mjcf(model, state, h: float | None = None, integrator: str = "RK4") -> str:
     """MJCF text of ``model`` at ``state`` (its qpos0 is that state; velocities are not exported)."""
     _check(model)
-    parent, cuts, _ = _tree(model)
+    parent, cuts = _tree(model)
     children = {}
     for c, (j, p) in parent.items():
         children.setdefault(p, []).append(c)
