@@ -212,7 +212,7 @@ def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau")
     (to the first method's when MuJoCo is not installed). MuJoCo's contacts are off unless ``contacts``
     and then also for the methods that have a ``contacts`` option. ``limits=False`` removes the
     joint limits from both sides (MuJoCo's are soft constraints, impulsim's are stops: they differ by design)."""
-    from impulsim.io.formats import load_model_file
+    from impulsim.io.formats import load_model_file, model_kind
     from impulsim.bench.mujoco_peer import available
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -231,7 +231,7 @@ def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau")
     reference = None
     rows = []
     if available():
-        source = "the file"
+        source = "impulsim's MJCF export" if model_kind(path) == "scene" else "the file"
         try:
             m = mujoco_model(path, scene, h, contacts)
         except ValueError as exc:       # MuJoCo cannot read it (ASCII STL, ...): it runs impulsim's export
