@@ -60,3 +60,42 @@ def test_missing_mesh_file_in_a_scene_names_file_and_line(tmp_path):
     with pytest.raises(SceneError, match=r'scene.yaml:4: bodies\[0\] "part": shapes\[0\] \(mesh\): mesh file .*nothere.stl'
                                          r".* does not exist"):
         load_scene(tmp_path / "scene.yaml")
+
+
+URDF_MESH = """<?xml version="1.0"?>
+<robot name="meshy">
+  <link name="base">
+    <collision><geometry><mesh filename="package://mypkg/meshes/l.stl"/></geometry></collision>
+  </link>
+  <link name="arm">
+    <inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
+    <collision><geometry><mesh filename="../meshes/l.stl" scale="0.5 0.5 0.5"/></geometry></collision>
+    <visual><geometry><mesh filename="package://mypkg/meshes/l.stl"/></geometry></visual>
+  </link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("convex", ["hull", "decompose"])
+def test_urdf_mesh_paths_and_non_convex_collision_meshes(tmp_path, convex):
+    if convex == "decompose":
+        pytest.importorskip("coacd")
+    from impulsim.io.urdf import load_urdf
+    from impulsim.io.meshfiles import VisualMesh
+    (tmp_path / "mypkg" / "meshes").mkdir(parents=True)
+    (tmp_path / "mypkg" / "urdf").mkdir()
+    _l_shape().export(tmp_path / "mypkg" / "meshes" / "l.stl")
+    p = tmp_path / "mypkg" / "urdf" / "meshy.urdf"
+    p.write_text(URDF_MESH)
+    with pytest.warns(FormatWarning, match=r'meshy.urdf:6: link "arm": collision\[0\]: mesh l.stl is not convex'):
+        builder = load_urdf(p, convex=convex)
+    base, arm = builder.bodies
+    assert base.static and len(base.shapes) == 1 and isinstance(base.shapes[0], TriangleMesh)   # package://
+    assert all(isinstance(s, ConvexHull) for s in arm.shapes)                                  # ../ relative
+    assert (len(arm.shapes) == 1) == (convex == "hull")
+    # the scale 0.5 halves the L: every hull point within the scaled L's bounds (0.5 × [-0.5, 0.5] in x)
+    pts = np.vstack([s.points for s in arm.shapes])
+    assert np.max(np.abs(pts[:, 0])) <= 0.25 + 1e-6
+    (body, visual), = builder.import_report.visuals
+    assert body == "arm" and isinstance(visual, VisualMesh) and visual.file.endswith("l.stl")
