@@ -144,6 +144,9 @@ def add_body(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
     el, m, name = _element(file, node, "bodies", index, "a body")
     m.check_keys(BODY_READERS, ("name",))
     kwargs = _read_all(el, m, BODY_READERS)
+    if not (kwargs.get("static") or kwargs.get("kinematic")) and "shapes" in kwargs:
+        from impulsim.io.meshfiles import moving_body_shapes     # mesh files on moving bodies: convex pieces
+        kwargs["shapes"] = moving_body_shapes(kwargs["shapes"], f"{el.where}: {el.label}")
     if not (kwargs.get("static") or kwargs.get("kinematic") or kwargs.get("point") or "inertia" in kwargs):
         _check_shape_volumes(el, m, kwargs.get("shapes", []))
     _call(el, builder.add_body, name, where=el.where, **kwargs)

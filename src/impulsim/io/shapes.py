@@ -10,6 +10,7 @@ A body's ``shapes`` list holds one-key mappings, the key naming the kind::
       - ellipsoid: {semi_axes: [0.2, 0.05, 0.04]}     # along the shape's x, y, z
       - convex_hull: {points: [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]}
       - mesh: {vertices: [[x, y, z], ...], triangles: [[0, 1, 2], ...]}   # counter-clockwise from outside
+      - mesh: {file: part.stl, scale: 0.001}          # OBJ, STL, PLY, glTF/GLB; path relative to the scene
       - half_space:                                   # everything below z = 0 of the shape frame
 
 Every kind also takes ``position`` [m], ``orientation`` (see :mod:`impulsim.io.rotations`) in the
@@ -84,7 +85,9 @@ SHAPE_TYPES: dict[str, ShapeType] = {
     "capsule": ShapeType(Capsule, {"radius": positive, "length": nonnegative}, ("radius", "length")),
     "ellipsoid": ShapeType(Ellipsoid, {"semi_axes": positive_vector}, ("semi_axes",)),
     "convex_hull": ShapeType(ConvexHull, {"points": points}, ("points",)),
-    "mesh": ShapeType(TriangleMesh, {"vertices": points, "triangles": triangles}, ("vertices", "triangles")),
+    "mesh": ShapeType(lambda **kw: _scene_mesh(**kw), {"vertices": points, "triangles": triangles,
+                                                     "file": lambda el, node, what: _mesh_file(el, node, what),
+                                                     "scale": lambda el, node, what: _mesh_scale(el, node, what)}),
     "half_space": ShapeType(HalfSpace, {}),
 }
 
@@ -93,6 +96,24 @@ _POSE_READERS: dict[str, Reader] = {
     "orientation": orientation,
     "material": string,
 }
+
+
+def _scene_mesh(**kw):
+    from impulsim.io.meshfiles import scene_mesh
+    return scene_mesh(**kw)
+
+
+def _mesh_file(el: Element, node: Node, what: str) -> str:
+    """A mesh file (OBJ, STL, PLY, glTF/GLB) named relative to the scene file."""
+    from pathlib import Path
+    return str(Path(el.file).parent / string(el, node, what))
+
+
+def _mesh_scale(el: Element, node: Node, what: str):
+    """A mesh scale: one factor or three per-axis factors."""
+    if node.tag == "tag:yaml.org,2002:seq":
+        return vector(el, node, what)
+    return number(el, node, what)
 
 
 def register_shape_type(key: str, cls: type, params: dict, required: tuple = ()) -> None:

@@ -226,6 +226,18 @@ class ModelBuilder:
                                    t0, t1, where))
         return len(self.loads) - 1
 
+    @classmethod
+    def from_urdf(cls, path, **options) -> "ModelBuilder":
+        """A builder filled from a URDF file (see :mod:`impulsim.io.urdf`; needs the formats extra)."""
+        from impulsim.io.urdf import load_urdf
+        return load_urdf(path, **options)
+
+    @classmethod
+    def from_mjcf(cls, path, **options) -> "ModelBuilder":
+        """A builder filled from an MJCF file compiled by MuJoCo (see :mod:`impulsim.io.mjcf`)."""
+        from impulsim.io.mjcf import load_mjcf
+        return load_mjcf(path, **options)
+
     def build(self):
         """Validate and compile into an immutable :class:`Model` and its initial :class:`State`."""
         from impulsim.model.compile import compile_model

@@ -1,0 +1,107 @@
+"""What the robot-format importers share: the import report, the error type and the suffix dispatch.
+
+``load_model_file(path)`` reads a scene file (``.yaml``/``.yml``), a URDF file (``.urdf``) or an MJCF file
+(``.xml``/``.mjcf``) into a :class:`~impulsim.io.scene.Scene`; the command line uses it for ``run``,
+``check`` and ``compare``. Elements an importer cannot map are never dropped silently: each one is a line
+in :attr:`ImportReport.unmapped`, and each line is also issued once as a :class:`FormatWarning`.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from impulsim.errors import ModelError
+
+
+class FormatError(ModelError):
+    """A robot or mesh file is invalid; the message is one line ``file:line: element: problem``."""
+
+
+class FormatWarning(UserWarning):
+    """An element of an imported file has no counterpart in impulsim (one line: file, line, element, what)."""
+
+
+@dataclass
+class ImportReport:
+    """What an import did not map, and what it keeps for display only.
+
+    ``unmapped`` holds one line per element (or per kind of attribute) that the model does not carry;
+    ``visuals`` holds ``(body name, shape)`` pairs of display geometry in the body's user frame (URDF
+    ``<visual>``, MJCF geoms that never collide), for viewers.
+    """
+    file: str
+    unmapped: list = field(default_factory=list)
+    visuals: list = field(default_factory=list)
+
+    def note(self, line: str) -> None:
+        """Record one unmapped element and warn about it."""
+        self.unmapped.append(line)
+        warnings.warn(line, FormatWarning, stacklevel=3)
+
+    @property
+    def complete(self) -> bool:
+        """True if every element of the file was mapped."""
+        return not self.unmapped
+
+
+MODEL_SUFFIXES = {".urdf": "urdf", ".xml": "mjcf", ".mjcf": "mjcf"}
+
+
+def model_kind(path) -> str:
+    """"urdf", "mjcf" or "scene" by the file's suffix."""
+    return MODEL_SUFFIXES.get(Path(path).suffix.lower(), "scene")
+
+
+def builder_from_file(path, **options):
+    """A :class:`~impulsim.model.builder.ModelBuilder` filled from a URDF or MJCF file (by suffix)."""
+    kind = model_kind(path)
+    if kind == "urdf":
+        from impulsim.io.urdf import load_urdf
+        return load_urdf(path, **options)
+    if kind == "mjcf":
+        from impulsim.io.mjcf import load_mjcf
+        return load_mjcf(path, **options)
+    raise FormatError(f"{path}: not a URDF (.urdf) or MJCF (.xml, .mjcf) file")
+
+
+def load_model_file(path: str | os.PathLike, **options):
+    """A :class:`~impulsim.io.scene.Scene` from a scene, URDF or MJCF file, chosen by the suffix.
+
+    Imported models get the default settings (see :class:`~impulsim.io.settings.Settings`); an MJCF
+    file's ``<option timestep>`` becomes the step size.
+    """
+    from impulsim.io.scene import Scene, load_scene
+    from impulsim.io.settings import Settings
+    if model_kind(path) == "scene":
+        return load_scene(path)
+    if not Path(path).is_file():
+        raise FormatError(f"{path}: no such file")
+    builder = builder_from_file(path, **options)
+    try:
+        model, state = builder.build()
+    except FormatError:
+        raise
+    except ModelError as exc:
+        msg = " ".join(str(exc).split())
+        raise FormatError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
+    settings = Settings(where=str(path))
+    h = getattr(builder, "import_timestep", None)
+    if h:
+        settings.h = float(h)
+    return Scene(builder.name, str(path), builder, model, state, settings)
+
+
+def load_model_file_reporting(path, stream=None):
+    """:func:`load_model_file` for the command line: each unmapped element printed as one line
+    ``impulsim: not mapped: file:line: element: what`` on ``stream`` (stderr) instead of a Python warning."""
+    import sys
+    stream = sys.stderr if stream is None else stream
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FormatWarning)
+        scene = load_model_file(path)
+    report = getattr(scene.builder, "import_report", None)
+    for line in (report.unmapped if report else []):
+        print(f"impulsim: not mapped: {line}", file=stream)
+    return scene
