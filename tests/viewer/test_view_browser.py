@@ -1,6 +1,7 @@
 """End to end: ``impulsim view`` served by viser, driven in headless Chromium through Playwright.
 
-Skipped (with the reason) where viser, Playwright or a Chromium binary is missing.
+Skipped (with the reason) where viser, Playwright or a Chromium binary is missing; in CI (CI=true) a
+missing Chromium fails them instead (.ci/run installs it).
 """
 import re
 import time
@@ -12,8 +13,8 @@ import pytest
 viser = pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
 playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
 
-from tests.viewer.browser import (CHROMIUM, NO_CHROMIUM, PIXEL_CHANGE, canvas_png as _canvas_png,
-                                  changed_pixels, free_port, launch)
+from tests.viewer.browser import (PIXEL_CHANGE, canvas_png as _canvas_png, changed_pixels, free_port,
+                                  launch, needs_chromium)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
@@ -23,7 +24,7 @@ FIRST_WAIT = 120.0
 """Longest wait [s] for the first page: its canvas and control panel, which may wait for the viewer's
 simulation thread to compile its kernels on a cold machine."""
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+pytestmark = needs_chromium()     # skipped without Chromium, except in CI (CI=true), where it fails
 
 
 @pytest.fixture(scope="module")

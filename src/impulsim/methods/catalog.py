@@ -1,0 +1,56 @@
+"""What each method is for, in one line, and which methods can step a scene file's rigid-body model.
+
+Used by the command line (``--method`` help, errors) and the viewer's method chooser;
+docs/choose_a_method.md has the measured accuracy and cost behind these lines.
+"""
+from __future__ import annotations
+
+SUMMARIES = {
+    "impulse": "impulse-based (Bender): joints kept to eps_d at every step by impulses, no drift; "
+               "contacts, friction, motors, servos, springs",
+    "lagrange": "Lagrange multipliers (Wagner): accelerations from a linear system, Baumgarte "
+                "stabilization; dense or linear-time solve",
+    "featherstone": "reduced coordinates (Featherstone, Holck): joints exact by construction; trees of "
+                    "revolute, prismatic and spherical joints",
+    "moreau": "Moreau midpoint time-stepping (Rempfler): nonsmooth contacts and friction as prox "
+              "functions, robust with large steps",
+    "masspoint": "mass points held by distance links (Schmitt & Thuering); only for mass-point systems "
+                 "built in Python",
+}
+"""One line per method (``impulsim run --help`` shows them)."""
+
+MASSPOINT_ONLY_IN_PYTHON = (
+    "the masspoint method steps mass-point systems built in Python "
+    "(impulsim.methods.masspoint.MassPointBuilder, see docs/masspoint.md), not scene files of rigid "
+    "bodies; choose one of: {choices}")
+
+
+def scene_methods() -> tuple[str, ...]:
+    """The registered methods that step the rigid-body model of a scene file, sorted."""
+    from impulsim.methods import METHODS
+    return tuple(sorted(name for name in METHODS if name != "masspoint"))
+
+
+def check_scene_method(name: str, flag: str = "--method") -> str:
+    """``name`` if it can run a scene file; otherwise ValueError saying which can."""
+    choices = ", ".join(scene_methods())
+    if name == "masspoint":
+        raise ValueError(f"{flag}: " + MASSPOINT_ONLY_IN_PYTHON.format(choices=choices))
+    if name not in scene_methods():
+        raise ValueError(f"{flag}: unknown method {name!r} (available: {choices})")
+    return name
+
+
+def method_help() -> str:
+    """``--method``'s help: the methods that run scene files."""
+    return f"solver method: {', '.join(scene_methods())} (default: the scene's; see 'methods' below)"
+
+
+def method_epilog() -> str:
+    """The methods with their one-line summaries, one per line (the end of ``--help``)."""
+    names = scene_methods()
+    width = max(map(len, names))
+    import textwrap
+    lines = [textwrap.fill(SUMMARIES.get(name, ""), 96, initial_indent=f"  {name:<{width}}  ",
+                           subsequent_indent=" " * (width + 4)) for name in names]
+    return "methods:\n" + "\n".join(lines) + "\n(masspoint runs mass-point systems built in Python only)"

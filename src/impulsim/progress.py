@@ -1,0 +1,9 @@
+"""The progress bar of long runs (``Simulation.run(progress=True)``, ``impulsim run``)."""
+from __future__ import annotations
+
+
+def progress_bar(total: int, desc: str = ""):
+    """A tqdm bar over ``total`` steps on stderr; it appears only after a second, so short runs show none,
+    and it is removed when closed."""
+    from tqdm import tqdm
+    return tqdm(total=total, desc=desc, unit="step", mininterval=0.5, delay=1.0, leave=False)
