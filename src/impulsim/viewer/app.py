@@ -256,6 +256,8 @@ class Viewer:
         self.method_names = scene_methods()
         chooser = gui.add_dropdown("Method", self.method_names, initial_value=method)
         chooser.on_update(lambda _: self._choose_method(chooser, method))
+        self.inputs = {"speed": speed, "h": step_size, "method": chooser, "run": buttons, "frame": frame}
+        """The panel's inputs by name (tests drive them through the page's own messages)."""
         bodies = gui.add_checkbox("Show bodies", True)
         bodies.on_update(lambda _: self.show_bodies(bodies.value))
         self.manipulator = None
@@ -268,7 +270,7 @@ class Viewer:
         frames = gui.add_checkbox("Joint frames", False)
         frames.on_update(lambda _: self.show_joint_frames(frames.value))
         self.selected = gui.add_markdown("Click a body to see its state.")
-        add_parameter_panel(gui, self.model, self.engine, self.report)
+        self.inputs.update(add_parameter_panel(gui, self.model, self.engine, self.report))
         self.plots = LivePlots(gui)
 
     def report(self, message: str) -> None:

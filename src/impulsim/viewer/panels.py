@@ -12,11 +12,12 @@ PLOT_POINTS = 400
 """Samples shown in the live plots (the newest ones)."""
 
 
-def add_parameter_panel(gui, model, engine, report=lambda message: None) -> None:
+def add_parameter_panel(gui, model, engine, report=lambda message: None) -> dict:
     """Gravity, springs, servo gains and set-points, motor efforts, each as an input that sends a command.
 
     Every value a browser sends is checked on the server against :data:`~impulsim.viewer.guard.LIMITS`
-    (a value outside is refused, the input reset and ``report(message)`` called)."""
+    (a value outside is refused, the input reset and ``report(message)`` called). Returns the gravity
+    input as ``{"gravity": handle}``."""
     with gui.add_folder("Parameters", expand_by_default=False):
         lim = LIMITS["gravity"]
         g = gui.add_number("Gravity z [m/s²]", initial_value=float(model.gravity[2]), step=0.01,
@@ -37,6 +38,7 @@ def add_parameter_panel(gui, model, engine, report=lambda message: None) -> None
         with gui.add_folder("Servo set-points"):
             for s, name in enumerate(model.servo_names):
                 _setpoint_slider(gui, model, engine, report, s, name)
+    return {"gravity": g}
 
 
 def _array_input(gui, engine, report, label: str, key: str, index: int, value: float) -> None:
