@@ -140,7 +140,10 @@ def column_units(columns) -> dict:
     out = {}
     for name in columns:
         head, _, tail = name.rpartition(".")
-        out[name] = UNITS.get(name, UNITS.get(tail, UNITS.get(head, "")))
+        if head in ("momentum", "angular_momentum"):       # vector columns: the unit of the vector
+            out[name] = UNITS[head]
+        else:                                             # B.x, J.angle, S.effort or a plain column
+            out[name] = UNITS.get(name, UNITS.get(tail, ""))
     return out
 
 

@@ -24,11 +24,14 @@ def replay_html(model, table, static_state, fps: float = 30.0, dark_mode: bool =
     """The HTML text of a self-contained page replaying ``table`` (a recording of ``model``)."""
     import viser
 
+    from impulsim.cli_extras import quiet_stdout
+
     t, pos, quat = recording_poses(model, table, static_state)
     if len(t) == 0:
         raise ValueError("the recording has no rows")
     rows = resample(t, fps)
-    server = viser.ViserServer(host="127.0.0.1", port=_free_port(), verbose=False)
+    with quiet_stdout():       # no server banner: this server only ever serves this function
+        server = viser.ViserServer(host="127.0.0.1", port=_free_port(), verbose=False)
     try:
         server.scene.set_up_direction("+z")
         frame_camera(server, model, pos[rows[0]], quat[rows[0]])

@@ -90,6 +90,19 @@ class ModelBuilder:
         ``angular_velocity`` [rad/s] is in the world frame. Static and kinematic bodies (infinite mass)
         keep the user frame as their body frame. Two bodies' shapes may collide only if each one's
         ``collision_group`` bits meet the other's ``collision_mask``.
+
+        Args:
+            name: the body's name (unique; ``"world"`` is taken).
+            shapes: shapes (``Box``, ``Sphere``, …) placed in the user frame; they collide and are drawn.
+            mass: mass [kg]. inertia: 3 principal moments or a 3×3 tensor [kg m²] about ``com``.
+            com: centre of mass [m] in the user frame (with ``mass`` and ``inertia``).
+            density: density [kg/m³] for mass from the shapes (default: the material's).
+            position: user-frame origin [m], world. orientation: quaternion (w, x, y, z), user to world.
+            velocity: of the user-frame origin [m/s], world. angular_velocity: [rad/s], world.
+            static: never moves. kinematic: infinite mass, moves with its velocity only.
+            material: name of a material from :meth:`add_material`.
+            collision_group, collision_mask: bit masks (see above).
+            where: source location for error messages (scene files set it).
         """
         label = f'bodies[{len(self.bodies)}] "{name}"'
         self.bodies.append(BodySpec(
