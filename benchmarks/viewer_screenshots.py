@@ -37,11 +37,8 @@ def sim_time(page) -> float:
 
 def _dismiss_notifications(page) -> None:
     """Close the page's notices (software WebGL), which would cover part of the picture."""
-    for button in page.locator(".mantine-Notification-closeButton").all():
-        try:
-            button.click(timeout=2000)
-        except Exception:     # gone already
-            pass
+    page.evaluate("""() => { for (const b of document.querySelectorAll('button')) {
+                                 if (b.closest('[class*="Notification"]')) b.click(); } }""")
 
 
 def measure(scene: str, seconds: float) -> dict:

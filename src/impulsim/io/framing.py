@@ -65,8 +65,40 @@ def scene_framing(model, pos: np.ndarray, quat: np.ndarray, meshes=None) -> Fram
     distance = MARGIN * radius / np.sin(0.5 * FOV)
     horizontal = float(np.max(hi[:2] - lo[:2]))
     grid_size = float(np.ceil(max(2.0 * horizontal, radius, 1.0)))
+    floor = min(lo[2], floor_height(model, pos, quat, meshes))
     return Framing(lo, hi, center, center + distance * VIEW_DIRECTION, not has_floor, grid_size,
-                   np.array([center[0], center[1], lo[2] - 1e-3]))
+                   np.array([center[0], center[1], floor - 1e-3]))
+
+
+def floor_height(model, pos: np.ndarray, quat: np.ndarray, meshes) -> float:
+    """The lowest height [m] a body hanging from the world can reach: for each body joined to the world
+    through a chain of joints, the world anchor's height minus the sum of the mesh diameters along the
+    chain (no point of a body gets farther than its diameter from its joint); +inf when no body hangs
+    from the world."""
+    from impulsim.math.quaternion import quat_rotate
+    diameter = np.zeros(model.n_bodies)
+    for mesh in meshes:
+        diameter[mesh.body] = 2.0 * float(np.linalg.norm(mesh.vertices, axis=1).max())
+    links = [(int(a), int(b), j) for j, (a, b) in enumerate(zip(model.joint_body_a, model.joint_body_b))]
+    lowest = np.inf
+    for a, b, j in links:
+        if bool(model.body_static[a]) == bool(model.body_static[b]):
+            continue                          # not a joint between the world (or a ground) and a body
+        root, first, anchor = (a, b, model.joint_anchor_a[j]) if model.body_static[a] else \
+            (b, a, model.joint_anchor_b[j])
+        z = float(pos[root][2] + np.asarray(quat_rotate(np.asarray(quat[root], float),
+                                                        np.asarray(anchor, float)))[2])
+        reach, frontier, seen = {first: diameter[first]}, [first], {root, first}
+        while frontier:                       # breadth first over the moving bodies below this anchor
+            k = frontier.pop(0)
+            for a2, b2, _ in links:
+                for u, v in ((a2, b2), (b2, a2)):
+                    if u == k and v not in seen and not model.body_static[v]:
+                        seen.add(v)
+                        reach[v] = reach[k] + diameter[v]
+                        frontier.append(v)
+        lowest = min(lowest, z - max(reach.values()))
+    return lowest
 
 
 def frame_camera(server, model, pos: np.ndarray, quat: np.ndarray | None = None, clients: bool = False):
