@@ -1,7 +1,8 @@
 """Where to put the camera and the floor grid so that a scene fills the view (viewer, replay page).
 
-The bounds are those of the moving bodies' meshes placed at their poses (world frame, metres), so a
-chain 20 m long and 10 cm thick is framed by its own length, not by a grid around its centre.
+The bounds are those of the moving bodies' meshes placed at their poses (world frame, metres), widened
+to the space below each world anchor that the bodies hanging from it can swing through, so that a
+pendulum stays in view and the grid lies under everything the bodies can reach.
 """
 from __future__ import annotations
 
@@ -60,45 +61,59 @@ def scene_framing(model, pos: np.ndarray, quat: np.ndarray, meshes=None) -> Fram
         shown = mesh_vertices_world(meshes, pos, quat)
         verts = np.concatenate(shown) if shown else np.asarray(pos, float)
     lo, hi = verts.min(axis=0), verts.max(axis=0)
+    for anchor, reach in hanging_reach(model, pos, quat, meshes):
+        # a body hanging from the world swings within its reach below the anchor: keep that in view
+        lo = np.minimum(lo, anchor - reach)
+        hi = np.maximum(hi, [anchor[0] + reach, anchor[1] + reach, anchor[2]])
     center = 0.5 * (lo + hi)
     radius = max(0.5 * float(np.linalg.norm(hi - lo)), MIN_SIZE)
     distance = MARGIN * radius / np.sin(0.5 * FOV)
     horizontal = float(np.max(hi[:2] - lo[:2]))
-    grid_size = float(np.ceil(max(2.0 * horizontal, radius, 1.0)))
-    floor = min(lo[2], floor_height(model, pos, quat, meshes))
+    grid_size = float(np.ceil(max(horizontal, 1.0)))
+    floor = lo[2]
     return Framing(lo, hi, center, center + distance * VIEW_DIRECTION, not has_floor, grid_size,
                    np.array([center[0], center[1], floor - 1e-3]))
 
 
-def floor_height(model, pos: np.ndarray, quat: np.ndarray, meshes) -> float:
-    """The lowest height [m] a body hanging from the world can reach: for each body joined to the world
-    through a chain of joints, the world anchor's height minus the sum of the mesh diameters along the
-    chain (no point of a body gets farther than its diameter from its joint); +inf when no body hangs
-    from the world."""
+def hanging_reach(model, pos: np.ndarray, quat: np.ndarray, meshes) -> list[tuple[np.ndarray, float]]:
+    """(anchor [m], reach [m]) for every joint between the world (or a static body) and a moving body.
+
+    Walking the joints away from the anchor, each body adds the largest distance from the joint point it
+    hangs by to any point of its mesh or to any of its other joint points (body frame), so no point of
+    the bodies below the anchor can get farther from it than the reach, however the joints turn."""
     from impulsim.math.quaternion import quat_rotate
-    diameter = np.zeros(model.n_bodies)
-    for mesh in meshes:
-        diameter[mesh.body] = 2.0 * float(np.linalg.norm(mesh.vertices, axis=1).max())
-    links = [(int(a), int(b), j) for j, (a, b) in enumerate(zip(model.joint_body_a, model.joint_body_b))]
-    lowest = np.inf
-    for a, b, j in links:
+    verts = {mesh.body: mesh.vertices for mesh in meshes}
+    links = [(int(a), int(b)) for a, b in zip(model.joint_body_a, model.joint_body_b)]
+    points = {k: [np.zeros((0, 3))] for k in range(model.n_bodies)}
+    for j, (a, b) in enumerate(links):       # every joint point of every body, in its body frame
+        points[a].append(np.asarray(model.joint_anchor_a[j], float)[None])
+        points[b].append(np.asarray(model.joint_anchor_b[j], float)[None])
+    cloud = {k: np.concatenate([verts.get(k, np.zeros((0, 3)))] + points[k]) for k in points}
+
+    def extent(k: int, at: np.ndarray) -> float:
+        return float(np.linalg.norm(cloud[k] - at, axis=1).max(initial=0.0))
+
+    out = []
+    for j, (a, b) in enumerate(links):
         if bool(model.body_static[a]) == bool(model.body_static[b]):
             continue                          # not a joint between the world (or a ground) and a body
-        root, first, anchor = (a, b, model.joint_anchor_a[j]) if model.body_static[a] else \
-            (b, a, model.joint_anchor_b[j])
-        z = float(pos[root][2] + np.asarray(quat_rotate(np.asarray(quat[root], float),
-                                                        np.asarray(anchor, float)))[2])
-        reach, frontier, seen = {first: diameter[first]}, [first], {root, first}
+        root, first = (a, b) if model.body_static[a] else (b, a)
+        local_root, local_first = (model.joint_anchor_a[j], model.joint_anchor_b[j]) if root == a else \
+            (model.joint_anchor_b[j], model.joint_anchor_a[j])
+        anchor = pos[root] + np.asarray(quat_rotate(np.asarray(quat[root], float),
+                                                    np.asarray(local_root, float)))
+        reach = {first: extent(first, np.asarray(local_first, float))}
+        frontier, seen = [first], {root, first}
         while frontier:                       # breadth first over the moving bodies below this anchor
             k = frontier.pop(0)
-            for a2, b2, _ in links:
-                for u, v in ((a2, b2), (b2, a2)):
+            for jj, (u0, v0) in enumerate(links):
+                for u, v, at in ((u0, v0, model.joint_anchor_b[jj]), (v0, u0, model.joint_anchor_a[jj])):
                     if u == k and v not in seen and not model.body_static[v]:
                         seen.add(v)
-                        reach[v] = reach[k] + diameter[v]
+                        reach[v] = reach[k] + extent(v, np.asarray(at, float))
                         frontier.append(v)
-        lowest = min(lowest, z - max(reach.values()))
-    return lowest
+        out.append((np.asarray(anchor, float), float(max(reach.values()))))
+    return out
 
 
 def frame_camera(server, model, pos: np.ndarray, quat: np.ndarray | None = None, clients: bool = False):
