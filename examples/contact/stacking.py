@@ -1,5 +1,5 @@
 """A tower of 20 boxes and a pyramid of 55 boxes left at rest on the ground (h = 10 ms): the largest drift of
-any box must stay below 1 mm (issue 5, experiment 6).
+any box must stay below 1 mm (contact experiment 6).
 
     python examples/contact/stacking.py [SECONDS]      (default 10)
 """

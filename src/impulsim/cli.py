@@ -10,6 +10,7 @@ Subcommands::
     impulsim track TRACK             build a bobsleigh track: summary, plots, glTF of its mesh
     impulsim compare MODEL           run a model under several methods and MuJoCo, print the differences
     impulsim sweep SCENE --param ... run a scene over a design of parameter values on Dask
+    impulsim export gltf|html SCENE RECORDING OUT   export a recording (glTF binary, HTML replay page)
 
 SCENE and MODEL may also be a URDF (.urdf) or MJCF (.xml, .mjcf) file (see docs/formats.md).
 
@@ -22,7 +23,9 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from impulsim import cli_extras
 from impulsim.errors import ImpulsimError
+from impulsim.methods.catalog import check_scene_method, method_epilog, method_help
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -39,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the full traceback on errors")
     parser = argparse.ArgumentParser(prog="impulsim", parents=[common],
                                      description="Impulse-based simulation of rigid multibody systems.")
+    parser.add_argument("--version", action="version", version=cli_extras.version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_run(sub, common)
     _add_check(sub, common)
@@ -48,17 +52,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_track(sub, common)
     _add_sweep(sub, common)
     _add_compare(sub, common)
+    cli_extras.add_export(sub, common)
     return parser
 
 
 def _add_run(sub, common) -> None:
     p = sub.add_parser("run", parents=[common], help="simulate a scene file",
                        description="Simulate a scene file; write recording.parquet and final_state.npz "
-                                   "(and plots with --plot) to the output directory.")
+                                   "(and plots with --plot) to the output directory.",
+                       epilog=method_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scene", help="scene file (YAML)")
     p.add_argument("-d", "--duration", type=float, help="simulated time [s] (default: the scene's)")
     p.add_argument("--h", type=float, dest="h", help="step size [s] (default: the scene's)")
-    p.add_argument("--method", help="solver method (default: the scene's)")
+    p.add_argument("--method", help=method_help())
     for key, flag in OPTION_FLAGS.items():
         p.add_argument(flag, dest=key, metavar="VALUE", help=f"method option {key}")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -83,7 +89,7 @@ def _add_bench(sub, common) -> None:
     p.add_argument("name", nargs="?", help="benchmark name (omit with --list)")
     p.add_argument("--quick", action="store_true", help="short version, for smoke tests")
     p.add_argument("--json", metavar="PATH", help="also write the records as JSON")
-    p.add_argument("--list", action="store_true", help="list the registered benchmarks")
+    p.add_argument("--list", action="store_true", help="list the registered benchmarks with what each measures")
     p.set_defaults(func=cmd_bench)
 
 
@@ -95,12 +101,15 @@ def _add_bob(sub, common) -> None:
 def _add_view(sub, common) -> None:
     p = sub.add_parser("view", parents=[common], help="show a scene live in the browser",
                        description="Simulate a scene in its own thread and show it live in the browser, "
-                                   "with play, pause, step, reset, real-time factor, step size and method.")
+                                   "with play, pause, step, reset, real-time factor, step size and method.",
+                       epilog=method_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scene", help="scene file (YAML)")
     p.add_argument("--port", type=int, default=8080, help="HTTP port of the view (default 8080)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser window")
     p.add_argument("--h", type=float, dest="h", help="step size [s] (default: the scene's)")
-    p.add_argument("--method", help="solver method (default: the scene's)")
+    p.add_argument("--method", help=method_help())
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: all networks)")
     p.add_argument("--replay", metavar="RECORDING",
                    help="replay a recording of the scene instead of simulating")
     p.add_argument("--ghost", metavar="RECORDING", help="with --replay: a second recording shown as a ghost")
@@ -203,7 +212,8 @@ def cmd_run(args) -> int:
         from impulsim.io.plots import plot_recording
         written += plot_recording(recorder.table(), out, eps_d=getattr(sim.method, "eps_d", None))
     if not args.quiet:
-        for line in runner.summary(result, scene.name, getattr(sim.method, "eps_d", None)):
+        for line in runner.summary(result, scene.name, getattr(sim.method, "eps_d", None),
+                                   ["timed loads"] if scene.loads else []):
             print(line)
         print("wrote " + ", ".join(str(p) for p in written))
     if result.error is not None:
@@ -215,11 +225,8 @@ def cmd_run(args) -> int:
 def _method_and_options(scene, args) -> tuple[str, dict]:
     """The method to run and its options: the scene's, then the command line's on top."""
     from impulsim.io.settings import check_options, parse_option
-    from impulsim.methods import METHODS
 
-    method = args.method or scene.settings.method
-    if method not in METHODS:
-        raise ValueError(f"--method: unknown method {method!r} (available: {', '.join(sorted(METHODS))})")
+    method = check_scene_method(args.method or scene.settings.method)
     options = dict(scene.settings.options) if method == scene.settings.method else {}
     given = [(key, getattr(args, key)) for key in OPTION_FLAGS if getattr(args, key) is not None]
     for item in args.set:
@@ -262,7 +269,7 @@ def cmd_bench(args) -> int:
     """``impulsim bench``: run one registered benchmark, or list them."""
     from impulsim import bench
     if args.list or not args.name:
-        print("\n".join(sorted(bench.REGISTRY)) or "(no benchmarks registered)")
+        print(cli_extras.bench_list())
         return EXIT_OK if args.list else EXIT_ERROR
     bench.run(args.name, quick=args.quick, json_path=args.json)
     return EXIT_OK
@@ -284,16 +291,19 @@ def cmd_view(args) -> int:
     if args.replay:
         from impulsim.viewer.replay import replay_scene
         viewer = replay_scene(args.scene, args.replay, args.ghost, port=args.port,
-                              open_browser=not args.no_browser)
+                              open_browser=not args.no_browser, host=args.host)
     else:
         viewer = view_scene(args.scene, port=args.port, open_browser=not args.no_browser, h=h,
-                            method=args.method)
-    print(f"impulsim view: http://localhost:{viewer.port} (Ctrl+C to stop)", flush=True)
+                            method=args.method, host=args.host)
+    print(f"impulsim view: {viewer.url} (Ctrl+C to stop)", flush=True)
     try:
         while True:
             time.sleep(1.0)
+    except KeyboardInterrupt:     # the way to stop the view: not an error
+        print("impulsim view: stopped", flush=True)
     finally:
         viewer.stop()
+    return EXIT_OK
 
 
 # ------------------------------------------------------------------------------------------ helpers

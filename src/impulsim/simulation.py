@@ -93,7 +93,8 @@ class Simulation:
             observer: Optional[Callable] = None) -> int:
         """Advance by ``duration`` [s] (rounded to whole steps); returns the number of steps taken.
 
-        ``observer(sim, info)`` is called every ``every`` steps (e.g. a recorder).
+        ``observer(sim, info)`` is called every ``every`` steps, e.g. ``observer=recorder.record`` with an
+        :class:`impulsim.io.recording.Recorder` (record the initial state first: ``recorder.record(sim)``).
         """
         n = max(0, int(math.floor(duration / self.h + 0.5)))
         bar = _progress(n, progress, self.model.name)
@@ -109,10 +110,8 @@ class Simulation:
 
 
 def _progress(n, enabled, name):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-    return tqdm(total=n, desc=name, unit="step", mininterval=0.5, leave=False)
+    from impulsim.progress import progress_bar
+    return progress_bar(n, name) if enabled else None
 
 
 def _replace_model(method, old: Model, new: Model) -> None:

@@ -44,7 +44,7 @@ def test_cradle_impact_happens_at_the_bottom_of_the_swing():
 
 REST_SECONDS = 0.5
 """Fifty steps of 10 ms (the issue's 10 s take ~10 min per scene at today's speed: see the benchmark)."""
-REST_TOL = C.REST_DRIFT_GOAL    # issue 5: 1 mm
+REST_TOL = C.REST_DRIFT_GOAL    # the goal: 1 mm
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ import pytest
 import impulsim as ims
 from impulsim.io import scene_from_string
 from impulsim.io import runner
-from impulsim.io.recording import BODY_SUFFIXES, Recorder, read_metadata, read_recording
+from impulsim.io.recording import BODY_SUFFIXES, Recorder, column_units, read_metadata, read_recording
 
 SCENE = """
 settings: {h: 0.002}
@@ -79,5 +79,7 @@ def test_pandas_and_polars_read_the_parquet_file(scene, tmp_path):
     assert list(frame.columns) == polars_frame.columns == arrow.column_names == rec.columns
     np.testing.assert_array_equal(frame["arm.z"].to_numpy(), arrow.column("arm.z").to_numpy())
     np.testing.assert_array_equal(polars_frame["energy"].to_numpy(), arrow.column("energy").to_numpy())
-    assert read_metadata(path) == {"scene": "rec", "h": 0.002}
+    meta = read_metadata(path)
+    assert meta.pop("units") == column_units(rec.columns)      # every column's unit
+    assert meta == {"scene": "rec", "h": 0.002}
     assert pq.read_metadata(path).num_rows == 6

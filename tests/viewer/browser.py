@@ -12,6 +12,22 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 NO_CHROMIUM = "no chromium binary (apt-get install chromium, or set IMPULSIM_CHROMIUM)"
+IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+"""CI sets CI=true; there the browser tests must run (.ci/run installs chromium), never skip."""
+
+
+def needs_chromium():
+    """Mark for a browser test: skipped without Chromium on a developer's machine, failed loudly in CI."""
+    import pytest
+    if CHROMIUM is None and IN_CI:
+        return pytest.mark.usefixtures("chromium_required_in_ci")
+    return pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+
+
+def fail_without_chromium():
+    """Fail the calling test (CI without a Chromium binary)."""
+    import pytest
+    pytest.fail(f"{NO_CHROMIUM}: CI must run the browser tests (.ci/run installs chromium)")
 PIXEL_CHANGE = 30
 """Summed RGB difference (of 765) above which a pixel counts as changed (anti-aliasing noise is below)."""
 

@@ -1,4 +1,5 @@
 """The viewer's simulation thread: commands between steps, exact single steps, errors kept in the view."""
+import signal
 import subprocess
 import sys
 import time
@@ -65,7 +66,7 @@ def test_reset_restores_the_initial_state_and_method_switch_keeps_the_state(engi
 
 def test_bad_commands_are_reported_and_the_thread_keeps_running(engine):
     engine.send("speed", -1.0, wait=True)
-    assert "real-time factor must be positive" in engine.snapshot().error
+    assert "real-time factor must be between" in engine.snapshot().error
     engine.send("h", 0.0, wait=True)
     assert "step size" in engine.snapshot().error
     engine.send("method", "nonsense", wait=True)
@@ -111,17 +112,24 @@ def test_view_command_serves_the_page(tmp_path):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "impulsim.cli", "view", str(EXAMPLES / "pendulum.yaml"),
-                             "--port", str(port), "--no-browser"], stdout=subprocess.PIPE, text=True)
+                             "--port", str(port), "--no-browser"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         lines = []
-        while not any(f"impulsim view: http://localhost:{port}" in line for line in lines):
+        while not any(f"impulsim view: http://127.0.0.1:{port}" in line for line in lines):
             lines.append(proc.stdout.readline())     # viser prints its own banner first
             assert lines[-1] and len(lines) < 50, f"no address printed: {lines}"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
             assert b"<html" in page.read().lower()
+        # Ctrl+C is how the view is stopped: exit code 0, a word on stdout, nothing on stderr
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, (out, err)
+        assert "impulsim view: stopped" in out and "error" not in err.lower(), (out, err)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def _pendulum_engine():

@@ -11,7 +11,7 @@ pytest.importorskip("viser", reason="the replay page is viser's player (pip inst
 playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
 
 from impulsim.io.replay_html import write_replay_html  # noqa: E402
-from tests.viewer.browser import CHROMIUM, NO_CHROMIUM, canvas_png, changed_pixels, launch  # noqa: E402
+from tests.viewer.browser import canvas_png, changed_pixels, launch, needs_chromium  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -33,7 +33,7 @@ def test_page_is_one_self_contained_file(page_file):
     assert text.lstrip().lower().startswith("<!doctype html")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
+@needs_chromium()
 def test_page_plays_offline_without_any_request(page_file):
     requests = []
     with playwright_api.sync_playwright() as p:

@@ -23,18 +23,18 @@ from impulsim.methods.impulse.method import ContactImpulseMethod
 CRADLE_THESIS = {1: (1.106e-6, 1.054e-6), 2: (1.451e-6, 2.049e-6), 3: (1.691e-6, 3.273e-6),
                  4: (1.975e-6, 3.506e-6)}
 """Table 5.3: balls deflected -> (energy deviation [J], angular-velocity deviation [rad/s])."""
-CRADLE_GOAL = 2e-6              # issue 5: both deviations
+CRADLE_GOAL = 2e-6              # goal: both deviations
 FUNNEL_THESIS = dict(max_collisions=332, max_contacts=2813, avg_collisions=38, avg_contacts=879,
                      max_collision_ms=61.02, max_contact_ms=69.87, avg_collision_ms=2.02, avg_contact_ms=10.02)
 """Table 5.1 (Pentium 4, 3.4 GHz; times without collision detection)."""
-FUNNEL_GOAL_MS = 3.0            # issue 5: average step, detection included
+FUNNEL_GOAL_MS = 3.0            # goal: average step, detection included
 MUJOCO_FUNNEL_BUDGET_S = 600.0
 """Wall-clock cap [s] on MuJoCo's funnel run: with its default solver it takes ~2.6 s per step once the
 cubes reach the funnel (t ≈ 1.5 s), hours for the 8 s; it reports how far it got."""
 WALL_THESIS_S = dict(shock=91.0, plain=998.0)   # Sec. 5.5.1.2: wall-clock for 5 s [s]
 WALL_GOAL_S = 9.0
-REST_DRIFT_GOAL = 1e-3          # issue 5: stacks and the wall before the impact [m]
-INCLINE_GOAL = 2e-3             # issue 5: braking distance deviation [m]
+REST_DRIFT_GOAL = 1e-3          # goal: stacks and the wall before the impact [m]
+INCLINE_GOAL = 2e-3             # goal: braking distance deviation [m]
 RATTLEBACK_THESIS_S = 2.854     # Sec. 5.5.3: time of the spin reversal
 
 

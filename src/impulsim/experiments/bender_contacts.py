@@ -50,7 +50,7 @@ def cradle(n_deflected: int):
     return b.build()
 
 
-# Stacking (issue 5, experiment 6) --------------------------------------------------------------------------
+# Stacking (experiment 6) --------------------------------------------------------------------------
 STACK_BOX = 1.0                 # edge [m] (the issue gives none: the thesis's unit cubes)
 STACK_MASS = 1.0                # [kg]
 STACK_FRICTION = 0.25

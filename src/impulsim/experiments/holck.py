@@ -1,8 +1,8 @@
-"""Holck's test scenes (digest 002_holck.md, ch. 5) for the Featherstone method.
+"""Holck's test scenes (Holck 2005, ch. 5) for the Featherstone method.
 
 Each builder returns ``(model, state, options)``: ``options`` are the method options the scene needs (joint
-limits are part of the model, ``ModelBuilder.add_limit``). Dimensions and masses are the thesis's where the
-digest keeps them; where the extraction lost a value the choice made here is stated.
+limits are part of the model, ``ModelBuilder.add_limit``). Dimensions and masses are the thesis's where it
+gives them; where it does not, the choice made here is stated.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def limit_arm(kind="hinge", restitution=1.0, speed=1.0):
 
     Hinge: the link turns about z through its end at 1 rad/s between −2 and 2 rad. Slider: the link slides
     along x at 1 m/s between −0.18 and 0.09 m (the thesis's "18" and "9" in its scaled units, minus signs
-    restored as the digest suggests).
+    restored).
     """
     b = ims.ModelBuilder(f"{kind} limit", gravity=(0, 0, 0))
     half = 0.5 * LINK[2]

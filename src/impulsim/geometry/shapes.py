@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 
@@ -68,7 +67,7 @@ class Shape:
     """Base class: local pose of the shape in its body's user frame."""
     position: np.ndarray = field(default_factory=lambda: np.zeros(3))
     orientation: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
-    material: Optional[str] = None
+    material: str | None = None
     """Material name; None takes the body's material."""
 
     kind = None  # set by subclasses

@@ -12,12 +12,17 @@ Columns (all float64 unless noted; vectors in the world frame):
 * ``momentum.x/y/z`` [kg m/s], ``angular_momentum.x/y/z`` about the origin [kg m²/s]
 * ``constraint_error`` largest position error of any primitive [m or rad], ``velocity_error``
   largest velocity error [m/s or rad/s], both measured on the recorded state
-* ``iters_pos``, ``iters_vel``, ``clamped``, ``n_contacts``, ``n_collisions`` (int64) and
-  ``residual_pos``, ``residual_vel`` from the step's :class:`~impulsim.methods.StepInfo` (zero in the row
-  of the initial state)
+* from the step's :class:`~impulsim.methods.StepInfo` (zero in the row of the initial state):
+  ``iters_pos``, ``iters_vel`` (int64) passes of the position and velocity corrections;
+  ``residual_pos`` [m or rad], ``residual_vel`` [m/s or rad/s] the largest errors seen in the last
+  sweeps; ``clamped`` (int64) corrections cut short by the per-step impulse clamp; ``n_contacts``
+  (int64) contact points detected at the start of the step (0 without collision shapes);
+  ``n_collisions`` (int64) of those, the points approaching faster than the collision threshold
+  ``eps_rc`` and so resolved as collisions
 
 The run's description (scene, method, options, h, …) is stored as JSON in the schema metadata under
-``impulsim``; :func:`read_metadata` returns it. The model's ``body_frame_offset``/``body_frame_quat``
+``impulsim``; :func:`read_metadata` returns it. Its ``units`` entry maps every column to its unit
+(:func:`column_units`; "" for counts and quaternion components). The model's ``body_frame_offset``/``body_frame_quat``
 map the recorded principal frames back to the frames the scene defined the bodies in.
 """
 from __future__ import annotations
@@ -48,6 +53,7 @@ class Recorder:
         self.coordinates = [(j, c) for j in range(model.n_joints)
                             for c in JOINT_COORDINATES.get(JointKind(int(model.joint_kind[j])), ())]
         self.columns = self._column_names()
+        self.metadata.setdefault("units", column_units(self.columns))
         self._rows: list[np.ndarray] = []
 
     def _column_names(self) -> list[str]:
@@ -71,8 +77,12 @@ class Recorder:
     def record(self, state, info=None) -> None:
         """Append one row for ``state`` and the :class:`StepInfo` of the step that produced it.
 
-        A state on its way to overflow is recorded as it is (inf), without numpy warnings.
+        ``state`` may also be a :class:`~impulsim.Simulation` (its current state is recorded), so that
+        ``sim.run(duration, observer=recorder.record)`` records every step. A state on its way to
+        overflow is recorded as it is (inf), without numpy warnings.
         """
+        if hasattr(state, "state") and hasattr(state, "step"):     # a Simulation, as observers get it
+            state = state.state
         with np.errstate(all="ignore"):
             self._rows.append(self._row(state, info))
 
@@ -113,6 +123,28 @@ class Recorder:
     def write(self, path: str | os.PathLike) -> None:
         """Write the recording as a Parquet file."""
         pq.write_table(self.table(), path)
+
+
+UNITS = {"step": "", "t": "s", "x": "m", "y": "m", "z": "m", "qw": "", "qx": "", "qy": "", "qz": "",
+         "vx": "m/s", "vy": "m/s", "vz": "m/s", "wx": "rad/s", "wy": "rad/s", "wz": "rad/s",
+         "angle": "rad", "position": "m", "effort": "N m or N", "energy_kinetic": "J",
+         "energy_potential": "J", "energy": "J", "momentum": "kg m/s", "angular_momentum": "kg m^2/s",
+         "constraint_error": "m or rad", "velocity_error": "m/s or rad/s", "iters_pos": "",
+         "iters_vel": "", "residual_pos": "m or rad", "residual_vel": "m/s or rad/s", "clamped": "",
+         "n_contacts": "", "n_collisions": ""}
+"""Unit of each column kind: by the full name, else by what follows the last dot ("link1.vx")."""
+
+
+def column_units(columns) -> dict:
+    """``{column: unit}`` for recording columns (SI; "" for counts and quaternion components)."""
+    out = {}
+    for name in columns:
+        head, _, tail = name.rpartition(".")
+        if head in ("momentum", "angular_momentum"):       # vector columns: the unit of the vector
+            out[name] = UNITS[head]
+        else:                                             # B.x, J.angle, S.effort or a plain column
+            out[name] = UNITS.get(name, UNITS.get(tail, ""))
+    return out
 
 
 def read_recording(path: str | os.PathLike) -> pa.Table:

@@ -24,14 +24,17 @@ def replay_html(model, table, static_state, fps: float = 30.0, dark_mode: bool =
     """The HTML text of a self-contained page replaying ``table`` (a recording of ``model``)."""
     import viser
 
+    from impulsim.progress import quiet_stdout
+
     t, pos, quat = recording_poses(model, table, static_state)
     if len(t) == 0:
         raise ValueError("the recording has no rows")
     rows = resample(t, fps)
-    server = viser.ViserServer(host="127.0.0.1", port=_free_port(), verbose=False)
+    with quiet_stdout():       # no server banner: this server only ever serves this function
+        server = viser.ViserServer(host="127.0.0.1", port=_free_port(), verbose=False)
     try:
         server.scene.set_up_direction("+z")
-        frame_camera(server, model, pos[rows[0]])
+        frame_camera(server, model, pos[rows[0]], quat[rows[0]])
         serializer = server.get_scene_serializer()
         handles = _add_meshes(server, model, pos[rows[0]], quat[rows[0]])
         for prev, row in zip(rows[:-1], rows[1:]):
@@ -41,7 +44,9 @@ def replay_html(model, table, static_state, fps: float = 30.0, dark_mode: bool =
                     handle.position, handle.wxyz = pos[row, k], quat[row, k]
         return serializer.as_html(dark_mode=dark_mode)
     finally:
-        server.stop()
+        from impulsim.progress import quiet_stdout
+        with quiet_stdout():      # no server banner: this server only ever served this function
+            server.stop()
 
 
 def _add_meshes(server, model, pos: np.ndarray, quat: np.ndarray) -> dict:
@@ -54,20 +59,11 @@ def _add_meshes(server, model, pos: np.ndarray, quat: np.ndarray) -> dict:
     return handles
 
 
-def frame_camera(server, model, pos: np.ndarray) -> None:
-    """Look at the moving bodies (centres ``pos`` [m]) from the front right; a grid under them."""
-    moving = [k for k in range(model.n_bodies) if not model.body_static[k]] or [0]
-    lo, hi = pos[moving].min(axis=0), pos[moving].max(axis=0)
-    reach = max([float(np.linalg.norm(m.vertices, axis=1).max()) for m in body_meshes(model)
-                 if m.body in moving] or [0.0])
-    center, size = 0.5 * (lo + hi), max(float(np.max(hi - lo)) + 2.0 * reach, 0.5)
-    extent = float(np.ceil(2.0 * size + 2.0))
-    server.scene.add_grid("/grid", width=extent, height=extent, plane="xy",
-                          position=(center[0], center[1], -1e-3))
-    cam = server.initial_camera
-    cam.look_at = tuple(center)
-    cam.position = tuple(center + 1.5 * size * np.array([1.0, -1.2, 0.6]))
-    cam.up = (0.0, 0.0, 1.0)
+def frame_camera(server, model, pos: np.ndarray, quat: Optional[np.ndarray] = None) -> None:
+    """Look at the moving bodies (centres ``pos`` [m], orientations ``quat``) from the front right; a
+    grid under them where the scene has no floor of its own (see :mod:`impulsim.io.framing`)."""
+    from impulsim.io.framing import frame_camera as _frame
+    _frame(server, model, pos, quat)
 
 
 def _free_port() -> int:

@@ -8,12 +8,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
 from impulsim.errors import SimulationError
+from impulsim.io.energy import energy_line, energy_sources
 from impulsim.io.recording import Recorder
+from impulsim.progress import progress_bar
 from impulsim.simulation import Simulation
 
 
@@ -54,7 +56,7 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     result = RunResult(0, n, times, it_pos, it_vel, 0.0, recorder)
     if recorder is not None and recorder.last_step() != sim.state.step_count:
         recorder.record(sim.state)
-    bar = _progress_bar(n, desc) if progress else None
+    bar = progress_bar(n, desc) if progress else None
     start = time.perf_counter()
     try:
         for i in range(n):
@@ -83,14 +85,13 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     return result
 
 
-def _progress_bar(n: int, desc: str):
-    from tqdm import tqdm
-    # delay: short runs finish before a bar would appear
-    return tqdm(total=n, desc=desc, unit="step", mininterval=0.5, delay=1.0, leave=False)
 
 
-def summary(result: RunResult, name: str, eps_d: Optional[float] = None) -> list[str]:
-    """A few lines: steps and time per step, energy drift, largest constraint error, iterations."""
+def summary(result: RunResult, name: str, eps_d: Optional[float] = None,
+            nonconservative: Sequence[str] = ()) -> list[str]:
+    """A few lines: steps and time per step, energy drift (or change, where the scene does not conserve
+    energy: see :mod:`impulsim.io.energy`; ``nonconservative`` names what the model does not hold, e.g.
+    loads), largest constraint error, iterations."""
     lines = [f"{name}: {result.steps} steps in {result.wall_time:.3g} s"]
     if result.steps:
         lines[0] += f", {_ms_per_step(result.step_times)}"
@@ -100,11 +101,8 @@ def summary(result: RunResult, name: str, eps_d: Optional[float] = None) -> list
         energy = table.column("energy").to_numpy()
         kinetic = table.column("energy_kinetic").to_numpy()
         error = table.column("constraint_error").to_numpy()
-        drift = energy[-1] - energy[0]
-        scale = float(kinetic.max())
-        rel = (f" ({drift / scale:.3g} of the peak kinetic energy)"
-               if 0 < scale < np.inf and np.isfinite(drift) else "")
-        lines.append(f"energy drift: {drift:.3g} J{rel}")
+        sources = energy_sources(rec.model, table, nonconservative)
+        lines.append(energy_line(float(energy[-1] - energy[0]), float(kinetic.max()), sources))
         tol = f" (eps_d {eps_d:g})" if eps_d is not None else ""
         lines.append(f"max constraint error: {error.max():.3g}{tol} over {len(rec)} recorded states")
     if result.steps:

@@ -12,7 +12,7 @@ or per body in that body's user frame (``anchor_a=``/``anchor_b=``, ``axis_a=``/
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -22,6 +22,14 @@ from impulsim.model.specs import (BodySpec, JointSpec, LimitSpec, LoadSpec, Moto
                                   Material)
 
 WORLD = "world"
+
+Vec3 = Sequence[float]
+"""Three numbers (x, y, z): a tuple, a list or a numpy array."""
+
+
+def _given(**kw) -> dict:
+    """The keyword arguments that were given (not None): the joint's defaults apply to the others."""
+    return {k: v for k, v in kw.items() if v is not None}
 
 
 def _vec(v, what, n=3):
@@ -50,9 +58,19 @@ class ModelBuilder:
         self.collision_rules: list[tuple[str, str, bool]] = []   # (body_a, body_b, exclude?)
 
     # bodies ---------------------------------------------------------------------------------------
-    def add_material(self, name: str, **props) -> str:
-        """Define a material (restitution, static_friction, dynamic_friction, density)."""
-        mat = Material(name=name, **props)
+    def add_material(self, name: str, *, restitution: float = 0.0, static_friction: float = 0.0,
+                     dynamic_friction: float = 0.0, density: float = 1000.0) -> str:
+        """Define a material that bodies name with ``material=``; returns the name.
+
+        Args:
+            restitution: Newton's coefficient of restitution e (0: plastic, 1: elastic) of its contacts.
+            static_friction, dynamic_friction: Coulomb friction coefficients μ_s ≥ μ_d (dimensionless).
+            density: density [kg/m³] of bodies that take their mass from their shapes.
+
+        For a contact of two materials the coefficients are combined (see docs/contacts.md).
+        """
+        mat = Material(name=name, restitution=restitution, static_friction=static_friction,
+                       dynamic_friction=dynamic_friction, density=density)
         for key in ("restitution", "static_friction", "dynamic_friction", "density"):
             v = getattr(mat, key)
             if not (np.isfinite(v) and v >= 0):
@@ -76,6 +94,20 @@ class ModelBuilder:
         keep the user frame as their body frame. Two bodies' shapes may collide only if each one's
         ``collision_group`` bits meet the other's ``collision_mask``. ``point=True`` makes a point mass
         (``mass`` only: no inertia, shapes or angular velocity; see :meth:`add_point`).
+
+        Args:
+            name: the body's name (unique; ``"world"`` is taken).
+            shapes: shapes (``Box``, ``Sphere``, …) placed in the user frame; they collide and are drawn.
+            mass: mass [kg]. inertia: 3 principal moments or a 3×3 tensor [kg m²] about ``com``.
+            com: centre of mass [m] in the user frame (with ``mass`` and ``inertia``).
+            density: density [kg/m³] for mass from the shapes (default: the material's).
+            position: user-frame origin [m], world. orientation: quaternion (w, x, y, z), user to world.
+            velocity: of the user-frame origin [m/s], world. angular_velocity: [rad/s], world.
+            static: never moves. kinematic: infinite mass, moves with its velocity only.
+            material: name of a material from :meth:`add_material`.
+            collision_group, collision_mask: bit masks (see above).
+            point: a point mass (mass only; see :meth:`add_point`).
+            where: source location for error messages (scene files set it).
         """
         label = f'bodies[{len(self.bodies)}] "{name}"'
         self.bodies.append(BodySpec(
@@ -127,47 +159,164 @@ class ModelBuilder:
         self.joints.append(spec)
         return name
 
-    def add_ball(self, name, body_a, body_b, **kw):
-        """Ball (spherical) joint: removes the three relative translations at the anchor."""
-        return self.add_joint(JointKind.BALL, name, body_a, body_b, **kw)
+    # Each joint kind below takes its frame as keywords, either once in world coordinates at the initial
+    # pose (anchor, axis) or per body in that body's user frame (anchor_a/anchor_b, axis_a/axis_b).
 
-    def add_distance(self, name, body_a, body_b, **kw):
-        """Distance joint: |b − a| = length (default: the initial distance)."""
-        return self.add_joint(JointKind.DISTANCE, name, body_a, body_b, **kw)
+    def add_ball(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                 anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None, where: str = "") -> str:
+        """Ball (spherical) joint: removes the three relative translations at the anchor.
 
-    def add_hinge(self, name, body_a, body_b, **kw):
-        """Hinge (revolute): ball + direction; one rotation about ``axis`` remains."""
-        return self.add_joint(JointKind.HINGE, name, body_a, body_b, **kw)
+        Args:
+            name: the joint's name (unique).
+            body_a, body_b: the two bodies' names; ``"world"`` for the ground.
+            anchor: the joint point [m], world frame, at the initial pose.
+            anchor_a, anchor_b: the joint point [m] in A's and in B's user frame (instead of ``anchor``).
+            where: source location for error messages (scene files set it).
 
-    def add_slider(self, name, body_a, body_b, **kw):
-        """Slider (prismatic): point-on-line + rotation lock; one translation along ``axis`` remains."""
-        return self.add_joint(JointKind.SLIDER, name, body_a, body_b, **kw)
+        Returns the name.
+        """
+        return self.add_joint(JointKind.BALL, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b))
 
-    def add_cylindrical(self, name, body_a, body_b, **kw):
-        """Cylindrical: point-on-line + direction; translation along and rotation about ``axis``."""
-        return self.add_joint(JointKind.CYLINDRICAL, name, body_a, body_b, **kw)
+    def add_distance(self, name: str, body_a: str, body_b: str, *, anchor_a: Optional[Vec3] = None,
+                     anchor_b: Optional[Vec3] = None, anchor: Optional[Vec3] = None,
+                     length: Optional[float] = None, where: str = "") -> str:
+        """Distance joint: |b − a| = length between a point a on A and a point b on B.
 
-    def add_universal(self, name, body_a, body_b, **kw):
-        """Universal (cardan): ball + double rotation; rotations about ``axis_a`` and ``axis_b`` remain."""
-        return self.add_joint(JointKind.UNIVERSAL, name, body_a, body_b, **kw)
+        Args:
+            anchor_a, anchor_b: the two points [m] in A's and B's user frames (default: the frames' origins).
+            anchor: one world point [m] used for both (then the length is 0 unless given).
+            length: the distance [m] to keep (default: the initial distance).
+            where: source location for error messages.
+        """
+        return self.add_joint(JointKind.DISTANCE, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, length=length))
 
-    def add_fixed(self, name, body_a, body_b, **kw):
-        """Fixed: ball + rotation lock; no relative motion."""
-        return self.add_joint(JointKind.FIXED, name, body_a, body_b, **kw)
+    def add_hinge(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                  axis: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None,
+                  axis_a: Optional[Vec3] = None, axis_b: Optional[Vec3] = None, where: str = "") -> str:
+        """Hinge (revolute): ball + direction; one rotation about ``axis`` remains.
 
-    def add_thread(self, name, body_a, body_b, **kw):
-        """Thread: |b − a| ≤ length (default: the initial distance); massless and inextensible, it pulls
-        only when taut."""
-        return self.add_joint(JointKind.THREAD, name, body_a, body_b, **kw)
+        Args:
+            anchor: a point on the hinge axis [m], world frame, at the initial pose.
+            axis: the hinge axis (any length, not zero), world frame.
+            anchor_a, anchor_b, axis_a, axis_b: the same per body, in A's and B's user frames.
+            where: source location for error messages.
 
-    def add_velocity_joint(self, name, body_a, body_b, **kw):
-        """Velocity-only joint: B's point (and/or rotation) moves with A's plus a prescribed velocity."""
-        return self.add_joint(JointKind.VELOCITY, name, body_a, body_b, **kw)
+        The joint coordinate (``diagnostics.joint_coordinate``) is B's angle about the axis relative to A
+        [rad], counted from the initial pose.
+        """
+        return self.add_joint(JointKind.HINGE, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                                       axis_a=axis_a, axis_b=axis_b))
+
+    def add_slider(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                   axis: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None,
+                   anchor_b: Optional[Vec3] = None, axis_a: Optional[Vec3] = None,
+                   axis_b: Optional[Vec3] = None, where: str = "") -> str:
+        """Slider (prismatic): point-on-line + rotation lock; one translation along ``axis`` remains.
+
+        Args:
+            anchor: a point on the line [m], world frame, at the initial pose.
+            axis: the direction of the line, world frame.
+            anchor_a, anchor_b, axis_a, axis_b: the same per body, in A's and B's user frames.
+            where: source location for error messages.
+
+        The joint coordinate is B's displacement along the axis relative to A [m] from the initial pose.
+        """
+        return self.add_joint(JointKind.SLIDER, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                                       axis_a=axis_a, axis_b=axis_b))
+
+    def add_cylindrical(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                        axis: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None,
+                        anchor_b: Optional[Vec3] = None, axis_a: Optional[Vec3] = None,
+                        axis_b: Optional[Vec3] = None, where: str = "") -> str:
+        """Cylindrical: point-on-line + direction; translation along and rotation about ``axis`` remain.
+
+        Args:
+            anchor: a point on the axis [m], world frame, at the initial pose.
+            axis: the axis direction, world frame.
+            anchor_a, anchor_b, axis_a, axis_b: the same per body, in A's and B's user frames.
+            where: source location for error messages.
+
+        Two joint coordinates: the angle [rad] and the position [m] along the axis.
+        """
+        return self.add_joint(JointKind.CYLINDRICAL, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                                       axis_a=axis_a, axis_b=axis_b))
+
+    def add_universal(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                      axis_a: Optional[Vec3] = None, axis_b: Optional[Vec3] = None,
+                      anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None,
+                      axis: Optional[Vec3] = None, where: str = "") -> str:
+        """Universal (cardan): ball + double rotation; rotations about ``axis_a`` and ``axis_b`` remain.
+
+        Args:
+            anchor: the centre of the cross [m], world frame, at the initial pose.
+            axis_a: the first axis, fixed in A (A's user frame); axis_b: the second, fixed in B (B's frame).
+            anchor_a, anchor_b: the centre per body, in A's and B's user frames.
+            axis: one world axis for both (rarely what you want: the two axes should be perpendicular).
+            where: source location for error messages.
+        """
+        return self.add_joint(JointKind.UNIVERSAL, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                                       axis_a=axis_a, axis_b=axis_b))
+
+    def add_fixed(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                  anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None, where: str = "") -> str:
+        """Fixed: ball + rotation lock; no relative motion (the relative pose of the start is kept).
+
+        Args:
+            anchor: the joint point [m], world frame, at the initial pose (default: B's frame origin).
+            anchor_a, anchor_b: the joint point per body, in A's and B's user frames.
+            where: source location for error messages.
+        """
+        return self.add_joint(JointKind.FIXED, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b))
+
+    def add_thread(self, name: str, body_a: str, body_b: str, *, anchor_a: Optional[Vec3] = None,
+                   anchor_b: Optional[Vec3] = None, anchor: Optional[Vec3] = None,
+                   length: Optional[float] = None, where: str = "") -> str:
+        """Thread: |b − a| ≤ length; massless and inextensible, it pulls only when taut.
+
+        Args:
+            anchor_a, anchor_b: the two points [m] in A's and B's user frames (default: the frames' origins).
+            anchor: one world point [m] used for both.
+            length: the thread's length [m] (default: the initial distance).
+            where: source location for error messages.
+        """
+        return self.add_joint(JointKind.THREAD, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, length=length))
+
+    def add_velocity_joint(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
+                           anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None,
+                           velocity: Optional[Vec3] = None, angular_velocity: Optional[Vec3] = None,
+                           where: str = "") -> str:
+        """Velocity-only joint: B's point (and/or rotation) moves with A's plus a prescribed velocity.
+
+        Args:
+            anchor, anchor_a, anchor_b: the joint point [m] (world at the initial pose, or per body).
+            velocity: prescribed velocity of B's point minus A's [m/s], world frame (None: not held).
+            angular_velocity: prescribed angular velocity of B minus A [rad/s], world (None: not held).
+            where: source location for error messages.
+
+        Only velocities are kept, never positions: the viewer's mouse grab is built from it.
+        """
+        return self.add_joint(JointKind.VELOCITY, name, body_a, body_b, where=where,
+                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, velocity=velocity,
+                                       angular_velocity=angular_velocity))
 
     # actuators ------------------------------------------------------------------------------------
     def add_motor(self, name: str, joint: str, effort: float = 0.0, coordinate: str = "auto",
                   where: str = "") -> str:
-        """A motor applying ``effort`` (torque [N m] or force [N]) along the joint axis, + to B, − to A."""
+        """A motor applying ``effort`` (torque [N m] or force [N]) along the joint axis, + to B, − to A.
+
+        Args:
+            joint: the joint's name (hinge, slider or cylindrical).
+            effort: the constant torque [N m] (rotations) or force [N] (translations).
+            coordinate: "angle" or "position" for a cylindrical joint; "auto" picks the joint's only one.
+        """
         self.motors.append(MotorSpec(name, joint, _coordinate(coordinate), float(effort), where))
         return name
 
@@ -179,6 +328,14 @@ class ModelBuilder:
         effort = kp e + ki ∫e dt + kd de/dt, clamped to ±limit; with Bender's form
         sg = K_r (e + (1/T_N) ∫e + T_V ė) use kp = K_r, ki = K_r/T_N, kd = K_r T_V.
         ``setpoints`` is a sequence of (time [s], value) pairs, held (or interpolated) over time.
+
+        Args:
+            joint: the joint's name; mode: "angle" [rad], "position" [m], "angular_velocity" [rad/s] or
+                "velocity" [m/s], the quantity the set-points give.
+            kp, ki, kd: the gains, effort per error [N m/rad, N/m, …], per integrated error and per error
+                rate.
+            limit: the largest effort magnitude [N m or N].
+            interpolate: interpolate linearly between set-points instead of holding each.
         """
         try:
             mode_kind = ServoMode[mode.upper()]
@@ -194,7 +351,13 @@ class ModelBuilder:
                   restitution: float = 0.0, coordinate: str = "auto", where: str = "") -> str:
         """Keep a joint coordinate within [lower, upper]: a hinge's angle [rad, in (−π, π)] or a slider's
         position [m] (cylindrical joints: ``coordinate`` "angle" or "position"). The stops act like contacts
-        with restitution ``restitution`` (Newton's law on the coordinate's rate, 0 … 1)."""
+        with restitution ``restitution`` (Newton's law on the coordinate's rate, 0 … 1).
+
+        Args:
+            joint: the joint's name; lower, upper: the bounds [rad or m] (±inf: none).
+            restitution: 0 (the stop absorbs the impact) … 1 (elastic).
+            coordinate: "angle" or "position" for cylindrical joints, "auto" otherwise.
+        """
         self.limits.append(LimitSpec(name, joint, _coordinate(coordinate), float(lower), float(upper),
                                      float(restitution), where))
         return name
@@ -205,6 +368,11 @@ class ModelBuilder:
         """A spring-damper between body points (user frames; default: the centres of the user frames).
 
         Force on A: (D (|d| − l) + c ḋ) d̂ with d = b − a; the opposite force acts on B.
+
+        Args:
+            stiffness: D [N/m]; damping: c [N s/m].
+            rest_length: l [m] (default: the initial distance).
+            anchor_a, anchor_b: the attachment points [m] in A's and B's user frames.
         """
         self.springs.append(SpringSpec(name, body_a, body_b, _vec(anchor_a, "spring anchor_a"),
                                        _vec(anchor_b, "spring anchor_b"), float(stiffness),

@@ -11,11 +11,12 @@ from typing import Optional
 
 import numpy as np
 
-from impulsim.io.replay_html import frame_camera
+from impulsim.io.framing import frame_camera
 from impulsim.io.shape_meshes import body_meshes
-from impulsim.methods import METHODS
+from impulsim.methods.catalog import check_scene_method, scene_methods
 from impulsim.model.kinds import Prim
 from impulsim.viewer.engine import SimulationThread
+from impulsim.viewer.guard import LIMITS, Limit, OriginGuard, checked, guarded_input
 from impulsim.viewer.panels import LivePlots, add_parameter_panel
 
 FRAME_INTERVAL = 1.0 / 60.0
@@ -28,6 +29,15 @@ COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220,
 STATIC_COLOR = (150, 150, 150)
 _LINKS = (int(Prim.DISTANCE), int(Prim.THREAD))
 """Basic constraints drawn as lines when they hold a point mass."""
+PICK_THICKNESS = 0.04
+"""Smallest thickness of a body's click target, as a share of the scene's size: thinner bodies get an
+invisible, thicker box around them that takes their clicks and drags (and shows the hover outline)."""
+PICK_OPACITY = 0.0
+RUN_BUTTONS = ("Play", "Pause", "Step", "Reset")
+REFUSAL_SHOWN = 5.0
+"""Wall time [s] a refused input's message stays in the panel."""
+CONTACT_MARKER = 0.5
+"""Length of a contact normal's line as a share of the smaller body's size (dots are a quarter of it)."""
 
 
 class Viewer:
@@ -37,17 +47,23 @@ class Viewer:
                  host: str = "127.0.0.1", title: str = "impulsim", builder=None, options=None):
         import viser
 
-        self.model = model
+        self.model, self.host = model, host
         self.engine = SimulationThread(make_sim, h, method, builder=builder, options=options)
         self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
+        self.guard = OriginGuard(self.server)
         self.server.scene.set_up_direction("+z")
+        self.meshes = body_meshes(model)
+        self.body_size = body_sizes(model, self.meshes)
         self.handles: dict[int, object] = {}
         self.frames_sent = 0
+        self.refusals: list[str] = []
+        """Inputs refused so far (out of range, not a number, not offered), newest last."""
+        self._refused_at = -np.inf
         self._last_snapshot = None
         self._stop = threading.Event()
         self._add_bodies()
         self.joint_frames = self._add_joint_frames()
-        self._frame_camera()
+        self.framing = self.frame_camera(clients=False)
         self._add_controls(h, method)
         self._pusher = threading.Thread(target=self._push_loop, name="impulsim-view", daemon=True)
 
@@ -55,6 +71,11 @@ class Viewer:
     def port(self) -> int:
         """The port the server listens on."""
         return self.server.get_port()
+
+    @property
+    def url(self) -> str:
+        """The page's address."""
+        return page_url(self.host, self.port)
 
     def start(self) -> "Viewer":
         """Start the simulation thread (paused) and the pose updates."""
@@ -64,25 +85,39 @@ class Viewer:
 
     def stop(self) -> None:
         """Stop both threads and the server."""
+        from impulsim.progress import quiet_stdout
         self._stop.set()
         self.engine.stop()
         self._pusher.join(timeout=5.0)
-        self.server.stop()
+        with quiet_stdout():     # viser prints "Server stopped"; the command says it itself
+            self.server.stop()
 
     # scene ------------------------------------------------------------------------------------
     def _add_bodies(self) -> None:
         """One mesh node per body, placed at the body's principal frame."""
         state = self.engine.snapshot()
-        for i, mesh in enumerate(body_meshes(self.model)):
+        thick = PICK_THICKNESS * _scene_size(state.body_pos)
+        self.pick_targets = {}
+        for i, mesh in enumerate(self.meshes):
             k = mesh.body
             static = bool(self.model.body_static[k])
             handle = self.server.scene.add_mesh_simple(
                 f"/bodies/{mesh.name}", mesh.vertices.astype(np.float32), mesh.faces,
                 color=STATIC_COLOR if static else COLORS[i % len(COLORS)], flat_shading=True,
                 position=state.body_pos[k], wxyz=state.body_quat[k])
-            if not static and self.model.body_inv_mass[k] > 0:
-                self._make_draggable(handle, k)
-            handle.on_click(lambda event, k=k: self._select(k))
+            targets = [handle]
+            lo, hi = mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)
+            if not static and float(np.min(hi - lo)) < thick:
+                proxy = self.server.scene.add_box(
+                    f"/bodies/{mesh.name}/pick", color=(255, 255, 255), opacity=PICK_OPACITY,
+                    dimensions=tuple(np.maximum(hi - lo, thick)), position=tuple(0.5 * (lo + hi)),
+                    cast_shadow=False, receive_shadow=False)
+                targets.append(proxy)
+                self.pick_targets[k] = proxy
+            for target in targets:
+                if not static and self.model.body_inv_mass[k] > 0:
+                    self._make_draggable(target, k)
+                target.on_click(lambda event, k=k: self._select(k))
             self.handles[k] = handle
 
     def _add_joint_frames(self) -> list:
@@ -117,9 +152,9 @@ class Viewer:
         if len(snap.contact_points) == 0:
             self.server.scene.remove_by_name("/contacts")
             return
-        length = 0.1 * _scene_size(snap.body_pos)
+        length = contact_marker_length(self.body_size, snap.contact_bodies)
         p, n = snap.contact_points.astype(np.float32), snap.contact_normals.astype(np.float32)
-        self.server.scene.add_point_cloud("/contacts/points", p, (220, 30, 30), point_size=0.2 * length,
+        self.server.scene.add_point_cloud("/contacts/points", p, (220, 30, 30), point_size=0.25 * length,
                                           point_shape="circle")
         self.server.scene.add_line_segments("/contacts/normals", np.stack([p, p + length * n], axis=1),
                                             (220, 30, 30), thickness=0.1 * length)
@@ -142,9 +177,12 @@ class Viewer:
         for frame in self.joint_frames:
             frame.visible = bool(visible)
 
-    def _frame_camera(self) -> None:
-        """Look at the moving bodies from the front right, far enough to see them all."""
-        frame_camera(self.server, self.model, self.engine.snapshot().body_pos)
+    def frame_camera(self, clients: bool = True):
+        """Look at the moving bodies' meshes as they are now, from the front right, near enough that they
+        fill the view; with ``clients`` also move the camera of every open page (the "Frame scene"
+        button). Returns the :class:`~impulsim.io.framing.Framing`."""
+        snap = self.engine.snapshot()
+        return frame_camera(self.server, self.model, snap.body_pos, snap.body_quat, clients=clients)
 
     def _make_draggable(self, handle, body: int) -> None:
         """Left-drag on a body: impulse on release; shift + left-drag: grab through a velocity joint."""
@@ -218,15 +256,26 @@ class Viewer:
     def _add_controls(self, h: float, method: str) -> None:
         gui = self.server.gui
         self.status = gui.add_text("Time", _status_text(self.engine.snapshot()), disabled=True)
-        buttons = gui.add_button_group("Run", ("Play", "Pause", "Step", "Reset"))
-        buttons.on_click(lambda event: self.engine.send(event.target.value.lower()))
-        speed = gui.add_slider("Real-time factor", min=0.05, max=4.0, step=0.05, initial_value=1.0)
-        speed.on_update(lambda _: self.engine.send("speed", float(speed.value)))
-        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=1e-6, max=max(0.1, float(h)),
-                                    step=1e-4)   # the scene's own h may exceed 0.1 s (the mass-point cube: 0.16 s)
-        step_size.on_update(lambda _: self.engine.send("h", float(step_size.value)))
-        chooser = gui.add_dropdown("Method", tuple(sorted(METHODS)), initial_value=method)
-        chooser.on_update(lambda _: self.engine.send("method", chooser.value))
+        buttons = gui.add_button_group("Run", RUN_BUTTONS)
+        buttons.on_click(lambda event: self._run_button(event.target.value))
+        frame = gui.add_button("Frame scene", hint="point the camera at the bodies as they are now")
+        frame.on_click(lambda _: self.frame_camera(clients=True))
+        self.message = gui.add_markdown("")
+        lim_speed, lim_h = LIMITS["speed"], LIMITS["h"]
+        speed = gui.add_slider("Real-time factor", min=lim_speed.lo, max=lim_speed.hi, step=0.05,
+                               initial_value=1.0)
+        guarded_input(speed, "speed", lambda x: self.engine.send("speed", x), self.report)
+        # the scene's own h may exceed the panel's usual range (the mass-point cube: 0.16 s)
+        lim_h = Limit(lim_h.lo, max(lim_h.hi, float(h)), lim_h.unit, lim_h.what)
+        h = checked("h", h, lim_h)
+        step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=lim_h.lo, max=lim_h.hi,
+                                   step=1e-4)
+        guarded_input(step_size, "h", lambda x: self.engine.send("h", x), self.report, lim_h)
+        self.method_names = scene_methods()
+        chooser = gui.add_dropdown("Method", self.method_names, initial_value=method)
+        chooser.on_update(lambda _: self._choose_method(chooser, method))
+        self.inputs = {"speed": speed, "h": step_size, "method": chooser, "run": buttons, "frame": frame}
+        """The panel's inputs by name (tests drive them through the page's own messages)."""
         bodies = gui.add_checkbox("Show bodies", True)
         bodies.on_update(lambda _: self.show_bodies(bodies.value))
         self.manipulator = None
@@ -238,10 +287,29 @@ class Viewer:
         contacts.on_update(lambda _: self._toggle_contacts(contacts.value))
         frames = gui.add_checkbox("Joint frames", False)
         frames.on_update(lambda _: self.show_joint_frames(frames.value))
-        self.message = gui.add_markdown("")
         self.selected = gui.add_markdown("Click a body to see its state.")
-        add_parameter_panel(gui, self.model, self.engine)
+        self.inputs.update(add_parameter_panel(gui, self.model, self.engine, self.report))
         self.plots = LivePlots(gui)
+
+    def report(self, message: str) -> None:
+        """Show a refused input in the panel until the next snapshot says otherwise."""
+        self.refusals.append(message)
+        self._refused_at = time.perf_counter()
+        self.message.content = f"**Refused:** {message}"
+
+    def _run_button(self, label: str) -> None:
+        if label not in RUN_BUTTONS:
+            self.report(f"unknown button {label!r}")
+            return
+        self.engine.send(label.lower())
+
+    def _choose_method(self, chooser, last: str) -> None:
+        """Switch the method if the browser chose one of the offered ones; otherwise put it back."""
+        if chooser.value not in self.method_names:
+            self.report(f"method {chooser.value!r} is not one of {', '.join(self.method_names)}")
+            chooser.value = self.engine.snapshot().method
+            return
+        self.engine.send("method", chooser.value)
 
     def show_bodies(self, visible: bool) -> None:
         """Show or hide every body (the grid stays)."""
@@ -270,7 +338,10 @@ class Viewer:
             self.status.value = _status_text(snap)
             self._show_contacts(snap)
             self._show_links(snap)
-            self.message.content = f"**Error:** {snap.error}" if snap.error else ""
+            if snap.error:
+                self.message.content = f"**Error:** {snap.error}"
+            elif time.perf_counter() - self._refused_at > REFUSAL_SHOWN:
+                self.message.content = ""
         self._last_snapshot = snap
         self.frames_sent += 1
 
@@ -307,6 +378,26 @@ def _quat_mul(p, q):
     return np.asarray(quat_mul(np.asarray(p, float), np.asarray(q, float)))
 
 
+def body_sizes(model, meshes) -> np.ndarray:
+    """A size [m] per body: the middle edge of its mesh's bounding box (so a rod's size is its thickness
+    times a few, a plate's its width); inf for bodies without shapes."""
+    size = np.full(model.n_bodies, np.inf)
+    for mesh in meshes:
+        edges = np.sort(mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0))
+        size[mesh.body] = float(edges[1])
+    return size
+
+
+def contact_marker_length(body_size: np.ndarray, bodies: Optional[np.ndarray]) -> float:
+    """Length [m] of the contact normals drawn: CONTACT_MARKER times the median over the contacts of the
+    smaller of the two bodies' sizes (a ground has no size of its own; its partner's counts)."""
+    if bodies is None or len(bodies) == 0:
+        return CONTACT_MARKER * float(np.min(body_size[np.isfinite(body_size)], initial=1.0))
+    smaller = np.min(body_size[np.asarray(bodies, int)], axis=1)
+    smaller = smaller[np.isfinite(smaller)]
+    return CONTACT_MARKER * (float(np.median(smaller)) if len(smaller) else 1.0)
+
+
 def _scene_size(pos: np.ndarray) -> float:
     """Extent [m] of the body centres, at least 0.5 m."""
     return max(float(np.max(pos.max(axis=0) - pos.min(axis=0))), 0.5)
@@ -319,22 +410,31 @@ def _status_text(snap) -> str:
 
 
 def view_scene(path: str, *, port: int = 8080, open_browser: bool = True, h: Optional[float] = None,
-               method: Optional[str] = None) -> Viewer:
-    """Load a scene file and show it; returns the started :class:`Viewer`."""
+               method: Optional[str] = None, host: str = "127.0.0.1") -> Viewer:
+    """Load a scene file and show it at ``viewer.url``; returns the started :class:`Viewer`.
+
+    The server listens on ``host`` (default 127.0.0.1: this machine only; "0.0.0.0" for every network
+    interface) and accepts only pages it served itself (see :mod:`impulsim.viewer.guard`)."""
     from impulsim.io import load_scene
 
     scene = load_scene(path)
     h = scene.settings.h if h is None else h
     method = method or scene.settings.method
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r} (available: {', '.join(sorted(METHODS))})")
+    check_scene_method(method)
 
     def make_sim(state, step, name):
         return scene.simulation(state=None if state is None else state.copy(), h=step, method=name)
 
-    viewer = Viewer(make_sim, scene.model, h=h, method=method, port=port, title=scene.name,
+    viewer = Viewer(make_sim, scene.model, h=h, method=method, port=port, host=host, title=scene.name,
                     builder=scene.builder, options=scene.settings.options).start()
     if open_browser:
         import webbrowser
-        webbrowser.open(f"http://localhost:{viewer.port}")
+        webbrowser.open(viewer.url)
     return viewer
+
+
+def page_url(host: str, port: int) -> str:
+    """The address to open for a server listening on ``host``:``port``."""
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -17,6 +17,8 @@ import numpy as np
 from impulsim.dynamics import diagnostics
 from impulsim.math.linalg import inertia_world
 from impulsim.math.quaternion import quat_to_matrix
+from impulsim.methods.catalog import scene_methods
+from impulsim.viewer.guard import checked
 
 MAX_BATCH_WALL = 0.05
 """Longest wall time [s] the thread steps before publishing, so the view stays fresh under load."""
@@ -47,6 +49,8 @@ class Snapshot:
     """Contact points (midway between the two surfaces) [m], world, shape [n, 3]; None when not shown."""
     contact_normals: Optional[np.ndarray] = None
     """Unit contact normals, world, shape [n, 3]."""
+    contact_bodies: Optional[np.ndarray] = None
+    """The two bodies of each contact, shape [n, 2], int."""
     steps_per_second: float = 0.0
 
 
@@ -179,21 +183,22 @@ class SimulationThread:
     def _take_snapshot(self, rate: float) -> Snapshot:
         s, m, info = self.sim.state, self.sim.model, self.sim.last_info
         err = diagnostics.constraint_errors(m, s)
-        points, normals = self._contacts() if self.contacts_on else (None, None)
+        points, normals, pairs = self._contacts() if self.contacts_on else (None, None, None)
         return Snapshot(s.t, s.step_count, s.body_pos.copy(), s.body_quat.copy(), self.playing, self.speed,
                         self.sim.h, self.method_name, diagnostics.total_energy(m, s),
                         float(err.max(initial=0.0)), 0 if info is None else int(info.iters_pos),
                         error=self.error, steps_per_second=rate,
                         momentum=float(np.linalg.norm(diagnostics.linear_momentum(m, s))),
-                        contact_points=points, contact_normals=normals)
+                        contact_points=points, contact_normals=normals, contact_bodies=pairs)
 
-    def _contacts(self) -> tuple[np.ndarray, np.ndarray]:
-        """Contacts of the current state from a detector of our own (the same for every method)."""
+    def _contacts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Contacts of the current state from a detector of our own (the same for every method): points,
+        normals and the two bodies of each."""
         from impulsim.collision import Detector
         if self._detector is None or self._detector.model is not self.sim.model:
             self._detector = Detector(self.sim.model)
         c = self._detector.detect(self.sim.state)
-        return 0.5 * (c.point_a + c.point_b), c.normal.copy()
+        return 0.5 * (c.point_a + c.point_b), c.normal.copy(), np.stack([c.body_a, c.body_b], axis=1)
 
     # command handlers (run in the simulation thread, between steps) ---------------------------
     def _do_play(self) -> None:
@@ -214,19 +219,14 @@ class SimulationThread:
         self.error = None
 
     def _do_speed(self, factor: float) -> None:
-        if not factor > 0:
-            raise ValueError(f"the real-time factor must be positive, got {factor}")
-        self.speed = float(factor)
+        self.speed = checked("speed", factor)
 
     def _do_h(self, h: float) -> None:
-        if not (h > 0 and np.isfinite(h)):
-            raise ValueError(f"the step size must be a positive number of seconds, got {h}")
-        self.sim.h = float(h)
+        self.sim.h = checked("h", h)
 
     def _do_method(self, name: str) -> None:
-        from impulsim.methods import METHODS
-        if name not in METHODS:
-            raise ValueError(f"unknown method {name!r} (available: {', '.join(sorted(METHODS))})")
+        if name not in scene_methods():
+            raise ValueError(f"unknown method {name!r} (available: {', '.join(scene_methods())})")
         self._do_release()
         self.sim = self.make_sim(self.sim.state, self.sim.h, name)
         self.method_name = name
@@ -265,6 +265,8 @@ class SimulationThread:
         self.contacts_on = bool(on)
 
     def _do_set_params(self, arrays: dict) -> None:
+        if "gravity" in arrays:
+            arrays = {**arrays, "gravity": [checked("gravity", g) for g in arrays["gravity"]]}
         self.sim.set_params(**arrays)
 
     def _do_call(self, fn: Callable) -> None:

@@ -15,8 +15,9 @@ from typing import Optional
 import numpy as np
 
 from impulsim.io.gltf import recording_poses
-from impulsim.io.replay_html import frame_camera
+from impulsim.io.framing import frame_camera
 from impulsim.io.shape_meshes import body_meshes
+from impulsim.viewer.guard import OriginGuard, guarded_input
 
 GHOST_OPACITY = 0.35
 COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220, 200, 80), (120, 120, 220))
@@ -60,12 +61,15 @@ class ReplayViewer:
     def __init__(self, model, static_state, table, ghost_table=None, *, port: int = 8080,
                  host: str = "127.0.0.1", title: str = "impulsim replay"):
         import viser
+        self.host = host
         self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
+        self.guard = OriginGuard(self.server)
+        self.refusals: list[str] = []
         self.server.scene.set_up_direction("+z")
         self.main = Track(self.server, model, table, static_state, "bodies", None)
         self.ghost = None if ghost_table is None else Track(self.server, model, ghost_table, static_state,
                                                             "ghost", GHOST_OPACITY)
-        frame_camera(self.server, model, self.main.pos[0])
+        frame_camera(self.server, model, self.main.pos[0], self.main.quat[0])
         self._playing = threading.Event()
         self._stop = threading.Event()
         self._add_controls()
@@ -75,27 +79,38 @@ class ReplayViewer:
     def port(self) -> int:
         return self.server.get_port()
 
+    @property
+    def url(self) -> str:
+        """The page's address."""
+        from impulsim.viewer.app import page_url
+        return page_url(self.host, self.port)
+
     def start(self) -> "ReplayViewer":
         self._player.start()
         return self
 
     def stop(self) -> None:
+        from impulsim.progress import quiet_stdout
         self._stop.set()
         self._player.join(timeout=5.0)
-        self.server.stop()
+        with quiet_stdout():     # viser prints "Server stopped"; the command says it itself
+            self.server.stop()
 
     def _add_controls(self) -> None:
         gui, t = self.server.gui, self.main.t
         step = float(np.min(np.diff(t))) if len(t) > 1 else 1.0
         self.slider = gui.add_slider("Time [s]", min=float(t[0]), max=float(max(t[-1], t[0] + step)),
                                      step=step, initial_value=float(t[0]))
-        self.slider.on_update(lambda _: self.show_time(self.slider.value))
+        from impulsim.viewer.guard import Limit
+        guarded_input(self.slider, "time", self.show_time, self.refusals.append,
+                      Limit(self.slider.min, self.slider.max, "s"))
         buttons = gui.add_button_group("Replay", ("Play", "Pause"))
         buttons.on_click(lambda e: self._playing.set() if e.target.value == "Play" else self._playing.clear())
-        self.status = gui.add_text("Row", "", disabled=True)
+        # two lines (time and row; the ghost's row) so that nothing is cut off in the panel's width
+        self.status = gui.add_text("Row", "", disabled=True, multiline=True)
         if self.ghost is not None:
-            offset = gui.add_number("Ghost offset x [m]", initial_value=0.0, step=0.1)
-            offset.on_update(lambda _: self._set_ghost_offset(offset.value))
+            offset = gui.add_number("Ghost offset x [m]", initial_value=0.0, step=0.1, min=-1e3, max=1e3)
+            guarded_input(offset, "ghost_offset", self._set_ghost_offset, self.refusals.append)
         self.show_time(float(t[0]))
 
     def _set_ghost_offset(self, dx: float) -> None:
@@ -110,7 +125,7 @@ class ReplayViewer:
             text = f"t = {self.main.t[r]:.6f} s  row {r}"
             if self.ghost is not None:
                 g = self.ghost.show(t)
-                text += f"  ghost row {g}"
+                text += f"\nghost row {g}"
             self.status.value = text
 
     def _play_loop(self) -> None:
@@ -128,7 +143,7 @@ class ReplayViewer:
 
 
 def replay_scene(scene_path: str, recording: str, ghost: Optional[str] = None, *, port: int = 8080,
-                 open_browser: bool = True) -> ReplayViewer:
+                 open_browser: bool = True, host: str = "127.0.0.1") -> ReplayViewer:
     """Load a scene and its recording(s) and serve the replay view; returns the started viewer."""
     from impulsim.io import load_scene
     from impulsim.io.recording import read_recording
@@ -142,9 +157,9 @@ def replay_scene(scene_path: str, recording: str, ghost: Optional[str] = None, *
         tables.append(read_recording(path))
         recording_poses(scene.model, tables[-1], scene.state)      # fails early if from another scene
     table, ghost_table = tables[0], (tables[1] if len(tables) > 1 else None)
-    viewer = ReplayViewer(scene.model, scene.state, table, ghost_table, port=port,
+    viewer = ReplayViewer(scene.model, scene.state, table, ghost_table, port=port, host=host,
                           title=f"{scene.name} (replay)").start()
     if open_browser:
         import webbrowser
-        webbrowser.open(f"http://localhost:{viewer.port}")
+        webbrowser.open(viewer.url)
     return viewer

@@ -1,6 +1,6 @@
 """Time integration of the reduced state (q, q̇): classical Runge–Kutta 4 and semi-implicit Euler.
 
-Holck's Multi integrates with RK4 (digest §2.6); the semi-implicit (symplectic) Euler step is the cheap
+Holck's Multi integrates with RK4 (Holck §2.6); the semi-implicit (symplectic) Euler step is the cheap
 alternative he suggests for games. Quaternions in q are renormalized after each step (and at RK4's stages).
 The step runs in one compiled call (:mod:`.fused`).
 """

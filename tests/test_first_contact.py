@@ -1,0 +1,159 @@
+"""What a new user meets first: the command's help and version, exports as subcommands, the run summary's
+words for energy, the builder's signatures, the recording's units and the Recorder as an observer."""
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import impulsim as ims
+from impulsim.cli import build_parser, main
+from impulsim.io import scene_from_string
+from impulsim.io.energy import energy_sources
+from impulsim.io.recording import Recorder, column_units, read_metadata, read_recording
+from impulsim.methods import METHODS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ROD = """\
+settings: {h: 0.01, duration: 0.2}
+bodies:
+  - {name: rod, shapes: [box: {size: [0.05, 0.05, 1.0]}], density: 1000, position: [0, 0, -0.5]}
+joints:
+  - {name: pivot, type: hinge, bodies: [world, rod], anchor: [0, 0, 0], axis: [1, 0, 0]}
+"""
+SERVO = ROD + "servos:\n  - {name: hold, joint: pivot, mode: angle, kp: 50, kd: 5, setpoints: 0.5}\n"
+DAMPED = ROD.replace("{h: 0.01, duration: 0.2}", "{h: 0.01, duration: 0.2}") + \
+    "springs:\n  - {name: s, bodies: [world, rod], stiffness: 10, damping: 2, anchor_b: [0, 0, -0.5]}\n"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as ex:
+        main(["--version"])
+    assert ex.value.code == 0
+    assert capsys.readouterr().out.startswith(f"impulsim {ims.__version__} (Python ")
+
+
+def test_run_help_lists_every_scene_method_with_a_summary():
+    text = build_parser()._subparsers._group_actions[0].choices["run"].format_help()
+    for name in METHODS:
+        assert f"  {name} " in text, name
+
+
+def test_bench_list_describes_every_registered_benchmark(capsys):
+    from impulsim import bench
+    assert main(["bench", "--list"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert sorted(line.split()[0] for line in lines) == sorted(bench.REGISTRY)
+    assert all(len(line.split(None, 1)) == 2 and len(line.split(None, 1)[1]) > 20 for line in lines)
+
+
+def test_masspoint_on_a_rigid_body_scene_names_what_it_cannot_step(tmp_path, capsys):
+    path = tmp_path / "rod.yaml"
+    path.write_text(ROD)
+    assert main(["run", str(path), "--method", "masspoint", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "masspoint" in err and '"rod"' in err
+
+
+def _summary(tmp_path, capsys, text, name):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    assert main(["run", str(path), "-o", str(tmp_path / name)]) == 0
+    return capsys.readouterr().out
+
+
+def test_energy_drift_only_where_energy_should_be_conserved(tmp_path, capsys):
+    out = _summary(tmp_path, capsys, ROD, "rod")
+    assert "energy drift:" in out and "energy change" not in out
+    out = _summary(tmp_path, capsys, SERVO, "servo")
+    assert "energy change:" in out and "(servos)" in out and "energy drift" not in out
+    out = _summary(tmp_path, capsys, DAMPED, "damped")
+    assert "energy change:" in out and "damped springs" in out
+
+
+def test_energy_sources_see_contacts_in_the_recording():
+    scene = scene_from_string(ROD, "rod")
+    rec = Recorder(scene.model)
+    rec.record(scene.state)
+    assert energy_sources(scene.model, rec.table()) == []
+    info = ims.StepInfo(n_contacts=3)
+    rec.record(scene.state, info)
+    assert energy_sources(scene.model, rec.table()) == ["contacts"]
+
+
+def test_export_subcommands_write_files_and_html_prints_no_server_banner(tmp_path):
+    pytest.importorskip("viser", reason="the HTML export needs viser")
+    path = tmp_path / "rod.yaml"
+    path.write_text(ROD)
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 0
+    rec = str(tmp_path / "out" / "recording.parquet")
+    for kind, name in (("gltf", "rod.glb"), ("html", "rod.html")):
+        done = subprocess.run([sys.executable, "-m", "impulsim.cli", "export", kind, str(path), rec,
+                               str(tmp_path / name)], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == f"wrote {tmp_path / name}", done.stdout   # one line, no banner
+        assert (tmp_path / name).stat().st_size > 1000
+    assert (tmp_path / "rod.glb").read_bytes()[:4] == b"glTF"
+
+
+JOINT_HELPERS = ("add_ball", "add_distance", "add_hinge", "add_slider", "add_cylindrical", "add_universal",
+                 "add_fixed", "add_velocity_joint")
+
+
+@pytest.mark.parametrize("name", [n for n in dir(ims.ModelBuilder) if n.startswith("add_") and n != "add_joint"])
+def test_every_builder_helper_has_explicit_documented_parameters(name):
+    method = getattr(ims.ModelBuilder, name)
+    params = inspect.signature(method).parameters
+    assert not any(p.kind == p.VAR_KEYWORD for p in params.values()), f"{name} hides its parameters in **kw"
+    doc = inspect.getdoc(method) or ""
+    for p in params:
+        if p not in ("self", "where", "name", "body_a", "body_b", "joint"):
+            assert p in doc, f"{name}: parameter {p} is not in the docstring"
+
+
+def test_joint_helpers_build_the_same_model_as_add_joint():
+    """Same behaviour as before: a helper is add_joint with its kind (a hinge pendulum swings the same)."""
+    from impulsim.model.kinds import JointKind
+
+    def pendulum(use_helper):
+        b = ims.ModelBuilder()
+        b.add_body("rod", shapes=[ims.Box(size=(0.05, 0.05, 1.0))], density=1000, position=(0, 0.5, 0))
+        if use_helper:
+            b.add_hinge("pivot", "world", "rod", anchor=(0, 0, 0), axis=(1, 0, 0))
+        else:
+            b.add_joint(JointKind.HINGE, "pivot", "world", "rod", anchor=(0, 0, 0), axis=(1, 0, 0))
+        model, state = b.build()
+        sim = ims.Simulation(model, state, method="impulse", h=1e-3)
+        sim.run(0.2)
+        return sim.state.body_pos.copy()
+
+    assert np.array_equal(pendulum(True), pendulum(False))
+    with pytest.raises(TypeError):
+        ims.ModelBuilder().add_hinge("j", "world", "rod", anchr=(0, 0, 0))   # a typo is caught at the call
+
+
+def test_recording_units_and_recorder_as_observer(tmp_path):
+    scene = scene_from_string(SERVO, "servo")
+    sim = scene.simulation()
+    rec = Recorder(scene.model)
+    rec.record(sim)
+    sim.run(0.1, every=2, observer=rec.record)       # as Simulation.run's docstring says
+    rec.write(tmp_path / "r.parquet")
+    table = read_recording(tmp_path / "r.parquet")
+    assert table.column("step").to_pylist() == [0, 2, 4, 6, 8, 10]
+    units = read_metadata(tmp_path / "r.parquet")["units"]
+    assert set(units) == set(table.column_names)
+    assert (units["t"], units["rod.x"], units["rod.wz"], units["pivot.angle"], units["hold.effort"],
+            units["energy"], units["momentum.x"], units["n_contacts"], units["rod.qw"]) == \
+        ("s", "m", "rad/s", "rad", "N m or N", "J", "kg m/s", "", "")
+    assert column_units(["angular_momentum.z"])["angular_momentum.z"] == "kg m^2/s"
+
+
+def test_one_progress_bar_helper():
+    import impulsim.io.runner as runner
+    import impulsim.simulation as simulation
+    text = inspect.getsource(runner) + inspect.getsource(simulation)
+    assert "tqdm(" not in text and "progress_bar" in text
