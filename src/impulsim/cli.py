@@ -6,6 +6,7 @@ Subcommands::
     impulsim check SCENE             load and compile a scene file, print what it holds
     impulsim bench NAME [--quick]    run a registered benchmark
     impulsim view SCENE [--port N]   show a scene live in the browser (needs the viewer extra)
+    impulsim methods [--markdown]    what each method honours (the capability matrix)
 
 Errors print one line (``impulsim: error: ...``) and exit with code 2; ``--debug`` shows the traceback.
 """
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(sub, common)
     _add_bench(sub, common)
     _add_view(sub, common)
+    _add_methods(sub, common)
     return parser
 
 
@@ -90,6 +92,19 @@ def _add_view(sub, common) -> None:
                    help="replay a recording of the scene instead of simulating")
     p.add_argument("--ghost", metavar="RECORDING", help="with --replay: a second recording shown as a ghost")
     p.set_defaults(func=cmd_view)
+
+
+def _add_methods(sub, common) -> None:
+    p = sub.add_parser("methods", parents=[common], help="what each method honours",
+                       description="Print the capability matrix declared by the method classes.")
+    p.add_argument("--markdown", action="store_true", help="as the Markdown table of the docs")
+    p.set_defaults(func=lambda args: _print_methods(args.markdown))
+
+
+def _print_methods(markdown: bool) -> int:
+    from impulsim.methods.capabilities import matrix_markdown, matrix_text
+    print(matrix_markdown() if markdown else matrix_text(), end="")
+    return EXIT_OK
 
 
 # ------------------------------------------------------------------------------------------ commands

@@ -22,6 +22,7 @@ from impulsim.dynamics.forces import compute_loads
 from impulsim.errors import ModelError, UnsupportedFeatureError
 from impulsim.math import quat_rotate_inv
 from impulsim.methods.base import Method, StageTimer, StepInfo
+from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.moreau import bodies, prox
 from impulsim.methods.moreau.joints import JointRows
 from impulsim.methods.moreau.laws import FrictionLaw, N_PAR, RunnerFriction
@@ -66,6 +67,7 @@ class MoreauMethod(Method):
 
     name = "moreau"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
+    capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, contacts=("newton",))
 
     def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, joint_alpha: float = 1.8,
                  e_r: float = 1e-6,
@@ -73,8 +75,8 @@ class MoreauMethod(Method):
                  restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE,
                  tangential_restitution: float = 0.0, runners=None, gyroscopic: str = "implicit",
                  project: bool = True, eps_d: float = 1e-6, eps_v: float = 1e-6, max_projections: int = 10,
-                 warm_start: bool = True, contacts: bool | None = None):
-        super().__init__(model)
+                 warm_start: bool = True, contacts: bool | None = None, constraints=(), forces=(), ignore=()):
+        super().__init__(model, ignore=ignore, contacts=contacts, constraints=constraints, forces=forces)
         _check_bodies(model)
         _check_options(solver, alpha, e_r, e_a, max_iter, gyroscopic, eps_d, eps_v, tangential_restitution)
         if not 0 < joint_alpha < 2:
