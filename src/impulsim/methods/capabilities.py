@@ -23,6 +23,8 @@ from impulsim.model.model import Model
 
 ALL_JOINTS = frozenset(k.name.lower() for k in JointKind if k != JointKind.VELOCITY)
 
+IMPACT_LAWS = ("newton", "poisson", "stronge")
+
 IGNORABLE = ("contacts", "limits")
 """Features a method without them can run without when the user asks (``ignore=``)."""
 
@@ -133,7 +135,9 @@ def demands(model: Model, options: dict) -> list[tuple[str, str, int, object]]:
     if contacts or pair is not None:
         what = (f'shapes of "{model.body_names[pair[0]]}" and "{model.body_names[pair[1]]}" may collide'
                 if pair is not None else "contacts=True")
-        out.append(("contacts", what, int(len(np.unique(model.shape_body))), options.get("restitution")))
+        law = options.get("restitution")
+        law = str(law).lower() if str(law).lower() in IMPACT_LAWS else None   # others: the method names them
+        out.append(("contacts", what, int(len(np.unique(model.shape_body))), law))
     if model.n_limits:
         out.append(("limits", f'limit "{model.limit_names[0]}"', int(model.n_limits), None))
     for option, field in (("constraints", "constraints"), ("forces", "force_elements")):

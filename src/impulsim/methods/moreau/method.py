@@ -32,6 +32,10 @@ from impulsim.methods.moreau.warmstart import ContactMemory
 from impulsim.model.model import Model
 
 SOLVERS = ("gauss_seidel", "jacobi")
+GYRO_OUTER = 20
+"""Solves per step at most for the gyroscopic term at the end rate (see _consistent_gyroscopic)."""
+GYRO_TOL = 1e-12
+"""Free rates settled when they change by less than this times (1 + largest start rate) [rad/s]."""
 GYROSCOPIC = ("implicit", "explicit")
 
 
@@ -56,7 +60,9 @@ class MoreauMethod(Method):
     restitution_rule, friction_rule : how two materials combine (see impulsim.contact.materials).
     tangential_restitution : ε_f of the extended Newton law (default 0).
     runners : {body name: RunnerFriction} — contacts of these bodies use the runner law.
-    gyroscopic : "implicit" (midpoint ω, keeps a free body's energy) or "explicit" (ω_B, the thesis).
+    gyroscopic : "implicit" (midpoint ω of the step's start and end rates, joint and contact percussions
+        included: keeps a free body's energy, second order on a fast heavy top) or "explicit" (ω_B, the
+        thesis; first order in the rotation when joints or contacts turn a fast-spinning body).
     project : project onto the joints after each step; eps_d [m, rad], eps_v [m/s, rad/s] its bounds.
     warm_start : start the joint percussions from the previous step's, and each contact's from its own if
         the same features touched in the previous step (see :mod:`.warmstart`).
@@ -100,7 +106,7 @@ class MoreauMethod(Method):
         n = model.n_bodies
         self.minv = np.zeros((n, 6))
         bodies.generalized_inverse_mass(model.body_inv_mass, model.body_inv_inertia, self.minv)
-        self.u_b, self.u = np.zeros((n, 6)), np.zeros((n, 6))
+        self.u_b, self.u, self._u_free = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
         self.acc, self.torque = np.zeros((n, 3)), np.zeros((n, 3))
         self.body_sum = np.zeros(n)
         self.buf = RowBuffers(self.joints.n_rows + 3 * 16, self.joints.n_rows + 16)
@@ -124,6 +130,8 @@ class MoreauMethod(Method):
         n_joint, n_rows, n_blocks = self._assemble(mid, h, info)
         timer.lap("rows")
         self._solve(n_joint, n_rows, n_blocks, info)
+        if self.implicit_gyro and n_rows:
+            self._consistent_gyroscopic(s, mid, h, n_joint, n_rows, n_blocks, info)
         if self.warm_start:
             self.memory.store(self._contacts, self.buf.blk_contact[n_joint:n_blocks],
                               self.buf.lam[n_joint:n_rows].reshape(-1, 3))
@@ -159,6 +167,7 @@ class MoreauMethod(Method):
         self.last["gyro_iterations"] = bodies.free_velocities(
             m.body_inv_mass, m.body_inertia, m.body_inv_inertia, mid.body_quat, self.u_b, self.acc, self.torque,
             h, self.implicit_gyro, 1e-14, 50, self.u)
+        self._u_free[:] = self.u
 
     def _assemble(self, mid, h, info):
         """Joint rows, then contact rows, at the midpoint; r-factors; warm start. Returns row/block counts."""
@@ -189,6 +198,31 @@ class MoreauMethod(Method):
         self._r_factors(buf, n_rows, n_blocks)
         prox.apply_all(n_rows, buf.lam, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, self.u)
         return nj, n_rows, n_blocks
+
+    def _consistent_gyroscopic(self, s, mid, h, n_joint, n_rows, n_blocks, info):
+        """Re-evaluate the gyroscopic term at ω_M = (ω_B + ω_E)/2 with the end velocities the percussions
+        gave, and solve again from the last percussions, until the free velocities settle.
+
+        The free velocities take −ω × Θω at the midpoint of ω_B and the *free* end rate; when joints or
+        contacts change ω_E by O(h) (a heavy top: the tip's reaction turns the spin axis), that term is off
+        by O(h) and the step by O(h²), which makes the scheme first order in the rotation (measured on a
+        top spinning at 60 rad/s: order 1.2, 2.6° off after 2 s at h = 1 ms). With the end rate of the
+        solve the implicit midpoint rule holds for the whole step again (order 2)."""
+        m, buf = self.model, self.buf
+        free = self._u_free
+        tol = GYRO_TOL * (1.0 + float(np.abs(self.u_b[:, 3:]).max()))
+        sweeps = info.iters_vel
+        for it in range(GYRO_OUTER):
+            change = bodies.free_velocities_at(m.body_inv_mass, m.body_inv_inertia, m.body_inertia,
+                                               mid.body_quat, self.u_b, self.acc, self.torque, h, self.u, free)
+            if change <= tol:
+                break
+            self.u[:] = free
+            prox.apply_all(n_rows, buf.lam, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, self.minv, self.u)
+            self._solve(n_joint, n_rows, n_blocks, info)
+            sweeps += info.iters_vel
+        info.iters_vel = sweeps
+        self.last["gyro_outer"] = it + 1
 
     def _r_factors(self, buf, n_rows, n_blocks):
         if self.jacobi:
