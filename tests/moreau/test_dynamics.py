@@ -7,8 +7,8 @@ from impulsim.dynamics import diagnostics
 from impulsim.dynamics.diagnostics import joint_coordinate
 from impulsim.errors import UnsupportedFeatureError
 from impulsim.methods.moreau import MoreauMethod
-from impulsim.experiments.laws import rod_pendulum
-from tests.verification.test_pendulum import double_pendulum_error, downward_zero_crossings, exact_period
+from impulsim.experiments.laws import rod_pendulum, rod_pendulum_period as exact_period
+from tests.verification.test_pendulum import double_pendulum_error, downward_zero_crossings
 
 
 def spinning_box(omega_body=(0.05, 0.99, 0.05)):
