@@ -17,6 +17,7 @@ from impulsim.methods.lagrange.evaluate import Evaluator, pack, unpack
 from impulsim.methods.lagrange.forces import bind_all
 from impulsim.methods.lagrange.integrators import RungeKutta, normalize_quaternions
 from impulsim.methods.lagrange.kinds import VELOCITY_LEVEL
+from impulsim.methods.lagrange.limits import apply_limits
 from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
 from impulsim.methods.lagrange.system import block_residuals, constraint_loads
 from impulsim.methods.lagrange.table import build_table, check_extras
@@ -87,7 +88,7 @@ class LagrangeMethod(Method):
     name = "lagrange"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
     capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, constraints=True,
-                                force_elements=True)
+                                force_elements=True, limits=True)
 
     def __init__(self, model, *, solver: str = "baraff", integrator: str = "rk4",
                  stabilization: str = "baumgarte", alpha: float = 5.0, gamma: float = 1.0, svd_tol: float = 1e-9,
@@ -146,7 +147,21 @@ class LagrangeMethod(Method):
             raise SimulationError(self._singular_message(s, exc.row)) from None
         s.t += h
         s.step_count += 1
+        if self.model.n_limits and "limits" not in self.ignored:
+            self._stops(s)
         self._report(s, info)
+
+    def _stops(self, s):
+        """Joint limits reached at the end of the step: impulses and displacements (see .limits)."""
+        from impulsim.methods.lagrange.system import world_inertia
+        ev, m = self.eval, self.model
+
+        def refresh():
+            world_inertia(s.body_quat, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, ev.Iw, ev.Iw_inv)
+            ev.rows(s.t, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+        refresh()
+        if apply_limits(m, self.table, ev, s, ev.Iw_inv, refresh):
+            self.project_velocities(s)     # onto the joints at the displaced positions
 
     def _integrate(self, s, h):
         """The motion of s advanced by h with the integrator calling the evaluator stage by stage."""
