@@ -11,6 +11,21 @@ reference's at T = 2 s (nutation and precession together). Triple pendulum: thre
 References: SciPy DOP853 at tolerances 1e-12 (Euler's equations about the fixed point for the top, the
 reduced-coordinate Lagrange equations for the pendulum). The order is the slope of log(error) over
 h = 4, 2, 1 ms.
+
+Measured (shared 2-core machine; errors are deterministic):
+
+| method | top: axis error at 1 ms [deg] | top: order | triple pendulum: error at 1 ms [rad] | order |
+|---|---|---|---|---|
+| impulse (standard scheme) | 0.0284 | 2.01 | 1.59e-05 | 2.00 |
+| impulse, scheme="order2" | 0.0135 | 2.00 | 1.16e-05 | 2.01 |
+| lagrange (RK4) | 1.9e-05 | 4.00 | 1.2e-09 | 4.01 |
+| featherstone (RK4) | 3.14e-05 | 3.99 | 8.56e-10 | 4.01 |
+| moreau | 0.0115 | 1.99 | 8.82e-06 | 2.01 |
+| moreau, project=False | 0.0087 | 1.99 | 5.77e-06 | 2.00 |
+| moreau, gyroscopic="explicit" | 1.64 | 1.18 | 8.82e-06 | 2.01 |
+
+Before the Moreau method took the gyroscopic term at the end rate of its solve, its default measured
+2.64 deg and order 1.22 on the top (2.65 deg, 1.22 without projection).
 """
 from __future__ import annotations
 
