@@ -11,6 +11,7 @@ Subcommands::
     impulsim compare MODEL           run a model under several methods and MuJoCo, print the differences
     impulsim sweep SCENE --param ... run a scene over a design of parameter values on Dask
     impulsim export gltf|html SCENE RECORDING OUT   export a recording (glTF binary, HTML replay page)
+    impulsim methods [--markdown]    what each method honours (the capability matrix)
 
 SCENE and MODEL may also be a URDF (.urdf) or MJCF (.xml, .mjcf) file (see docs/formats.md).
 
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sweep(sub, common)
     _add_compare(sub, common)
     cli_extras.add_export(sub, common)
+    _add_methods(sub, common)
     return parser
 
 
@@ -170,6 +172,18 @@ def cmd_compare(args) -> int:
     rows = compare_file(args.model, methods, h=h, duration=duration, contacts=args.contacts,
                         limits=not args.no_limits)
     print("\n".join(format_rows(rows, args.model, h, duration)))
+
+
+def _add_methods(sub, common) -> None:
+    p = sub.add_parser("methods", parents=[common], help="what each method honours",
+                       description="Print the capability matrix declared by the method classes.")
+    p.add_argument("--markdown", action="store_true", help="as the Markdown table of the docs")
+    p.set_defaults(func=lambda args: _print_methods(args.markdown))
+
+
+def _print_methods(markdown: bool) -> int:
+    from impulsim.methods.capabilities import matrix_markdown, matrix_text
+    print(matrix_markdown() if markdown else matrix_text(), end="")
     return EXIT_OK
 
 
@@ -180,7 +194,6 @@ def cmd_sweep(args) -> int:
     """``impulsim sweep``: run a design of cases and write its table."""
     from impulsim.sweep.cli import sweep_command
     return sweep_command(args)
-
 
 
 def cmd_run(args) -> int:

@@ -13,7 +13,7 @@ H = 1e-3
 def two_spheres(e, offset=0.3):
     """Two spheres in space (no gravity) flying at each other, off-centre by ``offset`` [m]."""
     b = ims.ModelBuilder("spheres", gravity=(0, 0, 0))
-    b.add_material("m", restitution=np.sqrt(e))       # thesis rule: e = e1 · e2
+    b.add_material("m", restitution=e)       # both bodies of one material: e as given
     b.add_body("a", shapes=[ims.Sphere(radius=0.5, material="m")], mass=1.0, position=(-0.6, 0, 0),
                velocity=(1.0, 0, 0))
     b.add_body("b", shapes=[ims.Sphere(radius=0.5, material="m")], mass=3.0, position=(0.6, offset, 0),

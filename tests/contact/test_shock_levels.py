@@ -37,7 +37,7 @@ def _first_step_sweeps(level_iterations, shock_propagation=1):
     ``shock_propagation`` sweeps."""
     model, state = tower(6)
     method = make("impulse", model, eps_vc=1e-3, eps_d=1e-5, eps_v=1e-5, shock_propagation=shock_propagation,
-                  shock_level_iterations=level_iterations)
+                  shock_level_iterations=level_iterations, **S.BENDER_RULES)
     info = method.step(state, 0.005)
     return info.shock_sweeps
 

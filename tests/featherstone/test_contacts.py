@@ -107,8 +107,8 @@ def test_pendulum_striking_a_free_ball_follows_the_elastic_impact_law():
 def sliding_box_on_incline(angle_deg=20.0, mu=0.6, v0=2.0):
     """A 1 kg box (0.2 m) on a plane tilted by ``angle_deg`` about x, sliding down the slope at v0."""
     b = ims.ModelBuilder("incline")
-    for name in ("ground", "box"):     # friction coefficients add (the default rule): μ/2 each
-        b.add_material(name, restitution=0.0, static_friction=mu / 2, dynamic_friction=mu / 2)
+    for name in ("ground", "box"):     # equal materials: μ as given (the default rule)
+        b.add_material(name, restitution=0.0, static_friction=mu, dynamic_friction=mu)
     th = np.radians(angle_deg)
     tilt = np.array([np.cos(th / 2), np.sin(th / 2), 0.0, 0.0])
     R = quat_to_matrix(tilt)

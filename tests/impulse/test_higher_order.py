@@ -33,3 +33,9 @@ def test_extrapolated_schemes_gain_one_order(results, scheme):
 def test_higher_theoretical_order_gives_a_smaller_error(results):
     e2, e4, e6 = (results[s][1][-1] for s in ("order2", "order4", "order6"))
     assert e6 < e4 < e2
+
+
+def test_schemes_are_named_by_their_measured_order_and_the_thesis_names_remain():
+    from impulsim.methods.impulse import schemes
+    assert set(schemes.SCHEMES) == {"standard", "order2", "order3", "order3_precise"}
+    assert schemes.canonical("order4") == "order3" and schemes.canonical("order6") == "order3_precise"

@@ -141,7 +141,7 @@ def test_plain_loads_equal_compute_loads():
 @pytest.mark.parametrize("options, message", [
     (dict(solver="gauss"), "unknown solver 'gauss'"),
     (dict(solver="lgs", loops="magic"), "unknown loops 'magic'"),
-    (dict(scheme="order3"), "unknown scheme 'order3'"),
+    (dict(scheme="order5"), "unknown scheme 'order5'"),
     (dict(chain_solver={"nobody": "lgs"}), 'chain_solver: body "nobody" does not exist'),
     (dict(chain_solver={"world": "lgs"}), 'chain_solver: body "world" is not part of a chain'),
     (dict(chain_solver={"link0": "fast"}), 'unknown chain_solver for body "link0": solver \'fast\''),

@@ -39,6 +39,9 @@ def random_tree(n=12, seed=3):
         b.add_joint(kind, f"j{i}", parent, name, **kw)
         tops[name] = centre + np.array([0.0, 0.0, -0.2])
         names.append(name)
+    for i in range(n):                  # the shapes give mass only: a mechanism without contacts
+        for k in range(i + 1, n):
+            b.exclude_collision(f"b{i}", f"b{k}")
     return b.build()
 
 

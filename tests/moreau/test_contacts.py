@@ -107,7 +107,7 @@ def test_two_spheres_collide_by_newtons_law_and_keep_momentum(restitution):
     = 0 for a closed contact) and the total momentum is unchanged (the percussions are opposite and equal)."""
     import impulsim as ims
     b = ims.ModelBuilder("two spheres", gravity=(0, 0, 0))
-    b.add_material("m", restitution=float(np.sqrt(restitution)), static_friction=0.0, dynamic_friction=0.0)
+    b.add_material("m", restitution=float(restitution), static_friction=0.0, dynamic_friction=0.0)
     b.add_body("a", shapes=[ims.Sphere(radius=0.1, material="m")], mass=1.0, position=(-0.3, 0, 0),
                velocity=(2.0, 0, 0))
     b.add_body("b", shapes=[ims.Sphere(radius=0.1, material="m")], mass=3.0, position=(0.3, 0, 0),

@@ -49,7 +49,7 @@ SERVO_TARGET = 0.5          # [rad]
 SETTLE_TOL = 1e-3           # [rad], the issue's bound, within 2 s and held afterwards
 
 
-def servo_arm():
+def servo_arm(setpoints=((0.0, SERVO_TARGET),)):
     """A 1 m, 2 kg arm on a horizontal hinge, starting hanging down, with a PID servo on the angle.
 
     With J = m l²/3 ≈ 0.67 kg m² the gains place the closed-loop poles near s = −10 (J s³ + kd s² + kp s
@@ -59,8 +59,17 @@ def servo_arm():
     b.add_body("arm", shapes=[ims.Box(size=(0.05, 0.05, 1.0))], mass=2.0, position=(0, 0, -0.5))
     b.add_hinge("shoulder", "world", "arm", anchor=(0, 0, 0), axis=(1, 0, 0))
     b.add_servo("drive", "shoulder", "angle", kp=200.0, ki=700.0, kd=20.0, limit=60.0,
-                setpoints=[(0.0, SERVO_TARGET)])
+                setpoints=setpoints)
     return b.build()
+
+
+def test_a_scalar_set_point_is_a_constant_one():
+    """add_servo(..., setpoints=0.5) as a scene file's ``setpoints: 0.5``: the same set-point sequence."""
+    scalar, _ = servo_arm(setpoints=SERVO_TARGET)
+    pairs, _ = servo_arm()
+    for name in ("servo_sp_start", "servo_sp_time", "servo_sp_value", "servo_sp_linear"):
+        assert np.array_equal(getattr(scalar, name), getattr(pairs, name)), name
+    assert scalar.servo_sp_value[0] == SERVO_TARGET
 
 
 @pytest.mark.parametrize("method", methods_with("servos"))

@@ -8,10 +8,16 @@ def model_has_contacts(model) -> bool:
     connects may collide (groups and masks let them, the pair is not excluded, one body can move).
     An articulated system alone therefore runs without contact detection; ``contacts=True`` detects its
     self-collisions too. Static bodies do not connect the chains attached to them."""
+    return contact_pair(model) is not None
+
+
+def contact_pair(model):
+    """The first pair of bodies (a, b) whose shapes may collide under the ``contacts=None`` rule of
+    :func:`model_has_contacts`, or None."""
     movable = (model.body_static + model.body_kinematic) == 0
     shaped = np.unique(model.shape_body)
     if len(shaped) < 2 or not movable[shaped].any():
-        return False
+        return None
     chain = _joint_components(model, movable)
     excluded = {(int(a), int(b)) for a, b in model.collision_exclude}
     for i, a in enumerate(shaped):
@@ -19,8 +25,8 @@ def model_has_contacts(model) -> bool:
             if chain[a] == chain[b] or not (movable[a] or movable[b]) or (int(a), int(b)) in excluded:
                 continue
             if model.body_group[a] & model.body_mask[b] and model.body_group[b] & model.body_mask[a]:
-                return True
-    return False
+                return int(a), int(b)
+    return None
 
 
 def _joint_components(model, movable) -> np.ndarray:

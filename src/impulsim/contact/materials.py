@@ -1,8 +1,14 @@
 """How the materials of two touching shapes combine into one contact's coefficients.
 
+The default keeps what a user gives when both bodies share a material: the smaller restitution
+(e = min(e₁, e₂)) and the larger friction coefficient (μ = max(μ₁, μ₂)), so two bodies of μ = 0.3 and
+e = 0.7 collide with μ = 0.3 and e = 0.7, and a body on a ground of the default material (μ = e = 0) keeps
+its own friction and does not bounce.
+
 Bender (5.1.2) multiplies the restitution coefficients (e = e₁ e₂) and adds the friction coefficients
-(μ = μ₁ + μ₂), arguing that a rubber tyre grips on ice and on a road alike only if the coefficients add.
-The usual alternatives (minimum, maximum, arithmetic or geometric mean) are selectable.
+(μ = μ₁ + μ₂), arguing that a rubber tyre grips on ice and on a road alike only if the coefficients add;
+his experiments are set up for that rule, which stays selectable by name (``BENDER_RULES``), as do the
+arithmetic and geometric means.
 """
 import enum
 
@@ -20,8 +26,11 @@ class Combine(enum.IntEnum):
     GEOMETRIC = 5
 
 
-DEFAULT_RESTITUTION_RULE = Combine.PRODUCT   # Bender: e = e1 · e2
-DEFAULT_FRICTION_RULE = Combine.SUM          # Bender: μ = μ1 + μ2
+DEFAULT_RESTITUTION_RULE = Combine.MIN       # equal materials: e as given
+DEFAULT_FRICTION_RULE = Combine.MAX          # equal materials: μ as given
+
+BENDER_RULES = dict(restitution_rule="product", friction_rule="sum")
+"""The thesis's rules (e = e₁ e₂, μ = μ₁ + μ₂) as method options, for the experiments set up for them."""
 
 
 def parse_rule(rule, what: str) -> Combine:

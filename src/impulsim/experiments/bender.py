@@ -68,12 +68,14 @@ def quat_z_to(d):
     return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * axis / s])
 
 
-def tree_bodies(levels: int, spread_deg: float = TREE_SPREAD_DEG):
+def tree_bodies(levels: int, spread_deg: float = TREE_SPREAD_DEG, lengths_of: int | None = None):
     """(name, parent, depth, top point [m], unit direction, length [m]) of every tree body, root first.
 
     Each child leans ``spread_deg`` from its parent's direction, to one side and the other, in a plane that
-    alternates between x-z (odd depths) and y-z (even depths)."""
-    max_depth = levels - 1
+    alternates between x-z (odd depths) and y-z (even depths). Lengths are the thesis's
+    1.5^(maxDepth − depth) · 0.1 m with maxDepth = levels − 1, or, with ``lengths_of``, those of the tree
+    of that many levels (the top ``levels`` levels of the larger tree)."""
+    max_depth = (lengths_of or levels) - 1
     spread = math.radians(spread_deg)
     out = [("d0_0", "world", 0, np.zeros(3), np.array([0.0, 0.0, -1.0]),
             TREE_GROWTH ** max_depth * TREE_LEAF_LENGTH)]
@@ -89,10 +91,11 @@ def tree_bodies(levels: int, spread_deg: float = TREE_SPREAD_DEG):
     return out
 
 
-def tree(levels: int, spread_deg: float = TREE_SPREAD_DEG, name: str = "tree"):
-    """(model, state) of Bender's binary tree with ``levels`` levels (2^levels − 1 bodies), no torque yet."""
+def tree(levels: int, spread_deg: float = TREE_SPREAD_DEG, name: str = "tree", lengths_of: int | None = None):
+    """(model, state) of Bender's binary tree with ``levels`` levels (2^levels − 1 bodies), no torque yet;
+    ``lengths_of``: see :func:`tree_bodies`."""
     b = ims.ModelBuilder(f"{name} {2 ** levels - 1}")
-    for name, parent, _, top, d, length in tree_bodies(levels, spread_deg):
+    for name, parent, _, top, d, length in tree_bodies(levels, spread_deg, lengths_of):
         b.add_body(name, shapes=[ims.Box(size=(TREE_SECTION, TREE_SECTION, length))], density=TREE_DENSITY,
                    position=top + 0.5 * length * d, orientation=quat_z_to(d))
         b.add_ball(f"j_{name}", parent, name, anchor=top)

@@ -1,14 +1,16 @@
 """Holck's test scenes (Holck 2005, ch. 5) for the Featherstone method.
 
 Each builder returns ``(model, state, options)``: ``options`` are the method options the scene needs (joint
-limits are part of the model, ``ModelBuilder.add_limit``). Dimensions and masses are the thesis's where it
-gives them; where it does not, the choice made here is stated.
+limits are part of the model, ``ModelBuilder.add_limit``), with the thesis's rules of combining two
+materials (``BENDER_RULES``: e = e₁ e₂, μ = μ₁ + μ₂), for which the materials here are given. Dimensions
+and masses are the thesis's where it gives them; where it does not, the choice made here is stated.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import impulsim as ims
+from impulsim.contact.materials import BENDER_RULES
 
 LINK = (0.02, 0.02, 0.2)
 """Holck's standard link: a box 0.02 × 0.02 × 0.2 m [m]."""
@@ -39,7 +41,7 @@ def limit_arm(kind="hinge", restitution=1.0, speed=1.0):
         b.add_slider("joint", "world", "link", anchor=(half, 0, 0), axis=(1, 0, 0))
         b.add_limit("stops", "joint", -0.18, 0.09, restitution=restitution)
     model, state = b.build()
-    return model, state, {"contacts": False}
+    return model, state, {**BENDER_RULES, "contacts": False}
 
 
 def bouncing_cube(restitution=1.0, friction=0.0, height=0.5):
@@ -52,7 +54,7 @@ def bouncing_cube(restitution=1.0, friction=0.0, height=0.5):
     b.add_body("cube", shapes=[ims.Box(size=(0.2, 0.2, 0.2))], mass=2.0, position=(0, 0, height),
                orientation=q / np.linalg.norm(q), material="cube")
     model, state = b.build()
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 def spinning_top(friction=0.6, spin=26.6, restitution=0.7):
@@ -71,7 +73,7 @@ def spinning_top(friction=0.6, spin=26.6, restitution=0.7):
     b.add_body("top", shapes=[ims.Sphere(radius=0.05)], mass=3.0, position=(0, 0, 0.0505),
                angular_velocity=(0, spin, 0), material="ball")
     model, state = b.build()
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 def newtons_cradle(n_balls=6, angle_deg=30.3, gap=2e-3):
@@ -95,7 +97,7 @@ def newtons_cradle(n_balls=6, angle_deg=30.3, gap=2e-3):
         b.add_hinge(f"pivot{i}", "world", f"pendulum{i}", anchor=(x, 0, 0), axis=(0, 1, 0))
     model, state = b.build()
     # no resting contact here: every approach, however slow, is an elastic collision
-    return model, state, {"rest_speed": 0.0}
+    return model, state, {**BENDER_RULES, "rest_speed": 0.0}
 
 
 def serial_arm(b, name, n_links, base, direction, link=LINK, mass=1.0, axis=(1, 0, 0), parent="world",
@@ -131,7 +133,7 @@ def arm_against_bars(n_links=5):
                    position=(0, y, -0.25 - 0.1 * k))
     serial_arm(b, "link", n_links, base=(0, 0, 0), direction=(0, 1, 0), material="link")
     model, state = b.build()
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 def arm_and_ball(n_links=4):
@@ -146,7 +148,7 @@ def arm_and_ball(n_links=4):
     b.add_body("hand", shapes=[ims.Box(size=(0.04, 0.04, 0.04))], mass=1.0, position=tip, material="arm")
     b.add_fixed("wrist", last, "hand", anchor=tip - np.array([0.0, 0.02, 0.0]))
     model, state = b.build()
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 def merry_go_round(n_links=7, spin=0.5, speed_control=None):
@@ -173,7 +175,7 @@ def merry_go_round(n_links=7, spin=0.5, speed_control=None):
     for k in range(1, model.n_bodies):
         state.body_omega[k] = w
         state.body_vel[k] = np.cross(w, state.body_pos[k])
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 def prismatic_rotor(speed=1.1, effort=0.0):
@@ -190,7 +192,7 @@ def prismatic_rotor(speed=1.1, effort=0.0):
     b.add_motor("push", "slide", effort=effort)
     b.add_limit("slide stops", "slide", -0.15, 0.15, restitution=0.5)
     model, state = b.build()
-    return model, state, {"contacts": False}
+    return model, state, {**BENDER_RULES, "contacts": False}
 
 
 # --- Holck's tests 10–14 -------------------------------------------------------------------------------
@@ -238,7 +240,7 @@ def multitransarm(tilt_deg=45.0, restitution=0.5, speed=1.4):
     b.add_limit("L1 stops", "S1", -0.09, 0.09, restitution=restitution)
     b.add_limit("L2 stops", "S2", -0.18, 0.18, restitution=restitution)
     model, state = b.build()
-    return model, state, {"contacts": False}
+    return model, state, {**BENDER_RULES, "contacts": False}
 
 
 def robot2(q_min=(0.1, 0.3), restitution=0.3, damping=0.0, q0=0.5):
@@ -257,7 +259,7 @@ def robot2(q_min=(0.1, 0.3), restitution=0.3, damping=0.0, q0=0.5):
     b.add_limit("J2 stops", "J2", q_min[1], 1.5, restitution=restitution)
     model, state = b.build()
     set_joints(model, state, {"J1": q0, "J2": q0})
-    return model, state, {"contacts": False, "damping": damping}
+    return model, state, {**BENDER_RULES, "contacts": False, "damping": damping}
 
 
 def testcase12(n_links=7, q_min=-0.2, restitution=0.5, damping=0.0):
@@ -275,7 +277,7 @@ def testcase12(n_links=7, q_min=-0.2, restitution=0.5, damping=0.0):
         b.add_limit(f"J{i} stops", f"J{i}", q_min, 1.0, restitution=restitution)
         prev = f"L{i}"
     model, state = b.build()
-    return model, state, {"contacts": False, "damping": damping}
+    return model, state, {**BENDER_RULES, "contacts": False, "damping": damping}
 
 
 def complex_pendulum(restitution=0.7, friction=0.2, swing=0.4):
@@ -326,7 +328,7 @@ def complex_pendulum(restitution=0.7, friction=0.2, swing=0.4):
     assert count == 30
     model, state = b.build()
     set_joints(model, state, {"swing0_0": swing})
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 NICEARM_SETPOINTS = {"M1": 0.0, "M2": -0.5, "M3": -1.0, "M4": 1.2, "M5": 0.0, "M6": 0.0}
@@ -383,7 +385,7 @@ def nicearm(setpoints=None, ball=False):
         b.add_body("ball", shapes=[ims.Sphere(radius=0.05, material="arm")], mass=0.2,
                    position=(BALL[0], BALL[1], BALL[2] + 1e-4))
     model, state = b.build()
-    return model, state, {}
+    return model, state, dict(BENDER_RULES)
 
 
 BALL = (-0.73 * np.cos(0.5), -0.73 * np.sin(0.5), 0.24)

@@ -8,6 +8,7 @@ or option needs no change here.
 """
 from __future__ import annotations
 
+import enum
 import inspect
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,7 +78,10 @@ def read_settings(file: str, node: Node) -> Settings:
 
 
 def read_option(el: Element, node: Node, key: str, default: Any) -> Any:
-    """One method option, typed like its default (bool, int, float or text)."""
+    """One method option, typed like its default (bool, int, float or text; a named choice such as a
+    material rule as its name)."""
+    if isinstance(default, enum.Enum):
+        return string(el, node, key)
     if isinstance(default, bool):
         return boolean(el, node, key)
     if isinstance(default, int):
@@ -102,6 +106,8 @@ def parse_option(method: str, key: str, text: str) -> Any:
     if key not in defaults:
         raise ValueError(f"method {method!r} has no option {key!r} (options: {', '.join(defaults)})")
     default = defaults[key]
+    if isinstance(default, enum.Enum):
+        return text
     try:
         if isinstance(default, bool):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +49,8 @@ class StepInfo:
     """Contact patches solved in the step's position and velocity sweeps (shock passes not counted): the
     unit of a sweep's cost, fewer with skip_resolved."""
     timings: dict = field(default_factory=dict)
+    ignored: dict = field(default_factory=dict)
+    """Model elements this step ran without because the user asked (``ignore=``): {feature: number}."""
 
 
 class StageTimer:
@@ -75,13 +78,22 @@ class Method:
     #: whether the method steps point masses and threads (bodies without inertia, |b − a| ≤ length)
     point_masses: bool = False
 
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, *, ignore=(), **requested):
+        """Refuse what the class does not honour (``unsupported`` predicates, then the ``capabilities``
+        declaration checked against the model and the ``requested`` options: contacts, constraints,
+        forces, scheme, restitution); features named in ``ignore`` are dropped with one warning."""
+        from impulsim.methods.capabilities import refusals
         self.model = model
         for predicate, feature in self.unsupported:
             if predicate(model):
                 raise UnsupportedFeatureError(f"method {self.name!r} does not support {feature}")
         if not self.point_masses:
             _refuse_point_masses(self.name, model)
+        self.ignored = refusals(type(self), model, requested, ignore)
+        if self.ignored:
+            what = ", ".join(f"{n} {f}" for f, n in self.ignored.items())
+            warnings.warn(f"method {self.name!r} runs without {what} of model {model.name!r} (ignore=)",
+                          stacklevel=3)
         self._scratch: State | None = None
 
     def step(self, state: State, h: float) -> StepInfo:
@@ -97,6 +109,8 @@ class Method:
             m, s = self.model, self._scratch
             add_timed_loads(m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end, s.t, float(h),
                             s.body_force, s.body_torque)
+        if self.ignored:
+            info.ignored = dict(self.ignored)
         self._step(self._scratch, float(h), info)
         self._check_finite(self._scratch, state.step_count)
         state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step

@@ -327,7 +327,8 @@ class ModelBuilder:
 
         effort = kp e + ki ∫e dt + kd de/dt, clamped to ±limit; with Bender's form
         sg = K_r (e + (1/T_N) ∫e + T_V ė) use kp = K_r, ki = K_r/T_N, kd = K_r T_V.
-        ``setpoints`` is a sequence of (time [s], value) pairs, held (or interpolated) over time.
+        ``setpoints`` is a sequence of (time [s], value) pairs, held (or interpolated) over time, or one
+        number: a constant set-point (as in scene files).
 
         Args:
             joint: the joint's name; mode: "angle" [rad], "position" [m], "angular_velocity" [rad/s] or
@@ -337,6 +338,8 @@ class ModelBuilder:
             limit: the largest effort magnitude [N m or N].
             interpolate: interpolate linearly between set-points instead of holding each.
         """
+        if np.ndim(setpoints) == 0:
+            setpoints = ((0.0, setpoints),)
         try:
             mode_kind = ServoMode[mode.upper()]
         except KeyError:

@@ -14,9 +14,11 @@ import numpy as np
 from numba import njit
 
 from impulsim.contact.default import model_has_contacts
+from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE
 from impulsim.dynamics.forces import pid_effort, servo_error
 from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StageTimer, StepInfo
+from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.checks import largest_joint_error
 from impulsim.methods.featherstone.collisions import CollisionStage, parse_law
@@ -93,14 +95,17 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
 
     name = "featherstone"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
+    capabilities = Capabilities(joints=frozenset({"hinge", "slider", "cylindrical", "ball", "fixed"}),
+                                contacts=("newton", "poisson", "stronge"), limits=True)
 
     def __init__(self, model, *, integrator: str = "rk4", damping: float = 0.0, contacts=None,
                  eps_c: float = 1e-3, limits=None, eps_v: float = 1e-6, max_iter: int = 100,
                  rest_speed=None, slop: float = 1e-3, beta: float = 0.2, limit_envelope: float = 1e-9,
-                 measure_joints: bool = True, eps_d: float = 1e-6, restitution_rule="product",
-                 friction_rule="sum", restitution="newton", stronge_steps: int = DEFAULT_STEPS,
-                 slip_tol: float = DEFAULT_SLIP_TOL):
-        super().__init__(model)
+                 measure_joints: bool = True, eps_d: float = 1e-6, restitution_rule=DEFAULT_RESTITUTION_RULE,
+                 friction_rule=DEFAULT_FRICTION_RULE, restitution="newton", stronge_steps: int = DEFAULT_STEPS,
+                 slip_tol: float = DEFAULT_SLIP_TOL, constraints=(), forces=(), ignore=()):
+        super().__init__(model, ignore=ignore, contacts=contacts, constraints=constraints, forces=forces,
+                         restitution=restitution)
         if not (np.isfinite(damping) and damping >= 0):
             raise ValueError(f"damping must be non-negative, got {damping!r}")
         parse_law(restitution)                 # fail at construction on an unknown name

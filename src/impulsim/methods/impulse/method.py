@@ -8,6 +8,7 @@ import numpy as np
 from impulsim.dynamics.integrate import Integrator
 from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StepInfo, StageTimer
+from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.impulse import schemes
 from impulsim.methods.impulse.contact_step import ContactCoupling, CONTACT_OPTION_NAMES, contact_option_defaults
 from impulsim.methods.impulse.graph import find_chains, joint_prims
@@ -35,8 +36,10 @@ class ImpulseMethod(Method, ContactCoupling):
         of bodies coupled by joints; name any body of it); the others use ``solver``.
     loops : LGS treatment of closed loops: "drop" (default; redundant rows found and dropped during the
         factorization) or "cut" (loop-closing joints corrected iteratively after each solve).
-    scheme : "standard" (impulses at t0, Bender 3.2) or the higher-order schemes "order2", "order4",
-        "order6" (Bender 3.4: impulses at sub-step midpoints, results extrapolated).
+    scheme : "standard" (impulses at t0, Bender 3.2) or the higher-order schemes (Bender 3.4), named by the
+        global order they measure: "order2" (impulses at the step's midpoint), "order3" and
+        "order3_precise" (1+2 and 1+2+3 midpoint sub-step sequences extrapolated with the weights Bender
+        derived for orders 4 and 6, which are accepted as aliases "order4" and "order6").
     eps_d : position tolerance [m, rad] of the joint correction (default 1e-6).
     eps_v : velocity tolerance [m/s, rad/s] of the velocity correction (default 1e-6).
     max_iter_pos, max_iter_vel : caps on sweeps (iterative) or solves (LGS) per phase (anytime
@@ -56,19 +59,25 @@ class ImpulseMethod(Method, ContactCoupling):
     """
 
     name = "impulse"
+    capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True,
+                                contacts=("newton", "poisson", "stronge"), limits=True,
+                                schemes=tuple(schemes.SCHEMES)[1:])
 
     def __init__(self, model, *, solver: str = "iterative", chain_solver: dict | None = None, loops: str = "drop",
                  scheme: str = "standard", eps_d: float = 1e-6, eps_v: float = 1e-6, max_iter_pos: int = 10000,
                  max_iter_vel: int = 10000, max_correction_speed: float = 10.0, integrator: str = "rk4",
                  velocity_correction: bool = True, dependent_pivot: float = DEPENDENT_PIVOT,
-                 contacts: bool | None = None, fused: bool = True, **contact_options):
-        super().__init__(model)
+                 contacts: bool | None = None, fused: bool = True, constraints=(), forces=(), ignore=(),
+                 **contact_options):
         unknown = sorted(set(contact_options) - set(CONTACT_OPTION_NAMES))
         if unknown:
             raise ValueError(f"unknown option(s) of the impulse method: {', '.join(unknown)}")
         _check_choice("solver", solver, SOLVERS)
         _check_choice("loops", loops, LOOP_TREATMENTS)
-        _check_choice("scheme", scheme, tuple(schemes.SCHEMES))
+        _check_choice("scheme", scheme, tuple(schemes.SCHEMES) + tuple(schemes.ALIASES))
+        scheme = schemes.canonical(scheme)
+        super().__init__(model, ignore=ignore, contacts=contacts, scheme=scheme, constraints=constraints,
+                         forces=forces, restitution=contact_options.get("restitution"))
         for name, v in (("eps_d", eps_d), ("eps_v", eps_v), ("max_correction_speed", max_correction_speed),
                         ("dependent_pivot", dependent_pivot)):
             if not (v > 0 and np.isfinite(v)):

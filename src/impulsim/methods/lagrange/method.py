@@ -11,11 +11,13 @@ import numpy as np
 
 from impulsim.errors import ModelError, SimulationError
 from impulsim.methods.base import Method, StepInfo
+from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.lagrange.constraints import ExtraConstraint
 from impulsim.methods.lagrange.evaluate import Evaluator, pack, unpack
 from impulsim.methods.lagrange.forces import bind_all
 from impulsim.methods.lagrange.integrators import RungeKutta, normalize_quaternions
 from impulsim.methods.lagrange.kinds import VELOCITY_LEVEL
+from impulsim.methods.lagrange.limits import apply_limits
 from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
 from impulsim.methods.lagrange.system import block_residuals, constraint_loads
 from impulsim.methods.lagrange.table import build_table, check_extras
@@ -85,18 +87,22 @@ class LagrangeMethod(Method):
 
     name = "lagrange"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
+    capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, constraints=True,
+                                force_elements=True, limits=True)
 
     def __init__(self, model, *, solver: str = "baraff", integrator: str = "rk4",
                  stabilization: str = "baumgarte", alpha: float = 5.0, gamma: float = 1.0, svd_tol: float = 1e-9,
                  tolerance: float = 1e-8, constraints=(), forces=(), eps_d: float = 1e-6, eps_v: float = 1e-6,
-                 consistent_start: bool = False):
-        super().__init__(model)
+                 consistent_start: bool = False, contacts: bool | None = None, ignore=()):
+        super().__init__(model, ignore=ignore, contacts=contacts, constraints=constraints, forces=forces)
         self._check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v)
         self.extras = list(constraints)
         for c in self.extras:
             if not isinstance(c, ExtraConstraint):
                 raise ModelError(f"constraints must be ExtraConstraint objects, got {type(c).__name__}")
         check_extras(model, self.extras)
+        if not solver.endswith("_svd"):
+            _refuse_redundant_velocity_joints(model)
         self.elements = bind_all(model, forces)
         self.table = build_table(model, self.extras)
         self.solver_name = solver
@@ -130,7 +136,7 @@ class LagrangeMethod(Method):
         for key in ev.timed:
             ev.timed[key] = 0.0
         if self.consistent_start and s.step_count == 0:
-            self._project(s)
+            self.project_velocities(s)
         ev.begin_step(s, h)
         try:
             if ev.whole_step_in_one_kernel and not self.integrator.adaptive:
@@ -141,7 +147,21 @@ class LagrangeMethod(Method):
             raise SimulationError(self._singular_message(s, exc.row)) from None
         s.t += h
         s.step_count += 1
+        if self.model.n_limits and "limits" not in self.ignored:
+            self._stops(s)
         self._report(s, info)
+
+    def _stops(self, s):
+        """Joint limits reached at the end of the step: impulses and displacements (see .limits)."""
+        from impulsim.methods.lagrange.system import world_inertia
+        ev, m = self.eval, self.model
+
+        def refresh():
+            world_inertia(s.body_quat, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, ev.Iw, ev.Iw_inv)
+            ev.rows(s.t, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+        refresh()
+        if apply_limits(m, self.table, ev, s, ev.Iw_inv, refresh):
+            self.project_velocities(s)     # onto the joints at the displaced positions
 
     def _integrate(self, s, h):
         """The motion of s advanced by h with the integrator calling the evaluator stage by stage."""
@@ -240,3 +260,24 @@ class LagrangeMethod(Method):
 
 
 __all__ = ["LagrangeMethod", "ConstraintForces", "VELOCITY_LEVEL"]
+
+
+def _refuse_redundant_velocity_joints(model):
+    """A velocity joint between two bodies that another joint already connects repeats rows of that joint
+    (a drive about a hinge's axis prescribes the two rates the hinge fixes as well): only the SVD solvers
+    take such dependent rows."""
+    from impulsim.errors import UnsupportedFeatureError
+    from impulsim.model.kinds import JointKind
+    pairs = {}
+    for j in range(model.n_joints):
+        pair = frozenset((int(model.joint_body_a[j]), int(model.joint_body_b[j])))
+        pairs.setdefault(pair, []).append(j)
+    for joints in pairs.values():
+        velocity = [j for j in joints if model.joint_kind[j] == JointKind.VELOCITY]
+        other = [j for j in joints if model.joint_kind[j] != JointKind.VELOCITY]
+        if velocity and (other or len(velocity) > 1):
+            j, k = velocity[0], (other or velocity[1:])[0]
+            raise UnsupportedFeatureError(
+                f'method \'lagrange\': velocity joint "{model.joint_names[j]}" beside joint '
+                f'"{model.joint_names[k]}" between the same bodies gives dependent rows; use solver="baraff_svd" '
+                f'or "dense_svd" (or the impulse method, which takes them with either solver)')

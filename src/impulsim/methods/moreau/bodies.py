@@ -103,6 +103,27 @@ def free_velocities(body_inv_mass, body_inertia, body_inv_inertia, quat_m, u_b, 
 
 
 @njit(cache=True)
+def free_velocities_at(body_inv_mass, body_inv_inertia, body_inertia, quat_m, u_b, acc, torque_world, h, u_end,
+                       u_out):
+    """u_F = u_B + h M⁻¹ f with the gyroscopic term at ω_M = (ω_B + ω_E)/2 for given end velocities u_end
+    (the last solve's, joint and contact percussions included). Returns the largest change of a rate
+    [rad/s] against the u_F in ``u_out`` before the call (used to stop the outer iteration)."""
+    change = 0.0
+    for k in range(u_b.shape[0]):
+        if body_inv_mass[k] == 0.0:
+            continue
+        tau = qrot_inv(q4(quat_m[k]), v3(torque_world[k]))
+        wm = (0.5 * (u_b[k, 3] + u_end[k, 3]), 0.5 * (u_b[k, 4] + u_end[k, 4]), 0.5 * (u_b[k, 5] + u_end[k, 5]))
+        g = _gyroscopic(wm, body_inertia[k])
+        for i in range(3):
+            new = u_b[k, 3 + i] + h * body_inv_inertia[k, i] * (tau[i] + g[i])
+            change = max(change, abs(new - u_out[k, 3 + i]))
+            u_out[k, 3 + i] = new
+            u_out[k, i] = u_b[k, i] + h * acc[k, i]
+    return change
+
+
+@njit(cache=True)
 def generalized_inverse_mass(body_inv_mass, body_inv_inertia, minv_out):
     """Diagonal of M⁻¹ per body (1/m, 1/m, 1/m, 1/Θ₁, 1/Θ₂, 1/Θ₃) [n_bodies, 6]; 0 for infinite mass."""
     for k in range(body_inv_mass.shape[0]):
