@@ -21,7 +21,8 @@ from impulsim.errors import UnsupportedFeatureError
 from impulsim.model.kinds import JointKind
 from impulsim.model.model import Model
 
-ALL_JOINTS = frozenset(k.name.lower() for k in JointKind if k != JointKind.VELOCITY)
+ALL_JOINTS = frozenset(k.name.lower() for k in JointKind if k not in (JointKind.VELOCITY, JointKind.THREAD))
+"""The joint kinds of rigid bodies ("all" in the matrix); threads hold point masses (the mass-point method)."""
 
 IMPACT_LAWS = ("newton", "poisson", "stronge")
 
@@ -53,6 +54,8 @@ class Capabilities:
     servos: bool = True
     schemes: tuple = ()
     """Higher-order step schemes (option ``scheme``) beyond the standard step."""
+    point_masses: bool = False
+    """Point masses (bodies with mass only, ``point: true``), held by distances, threads and rails."""
 
 
 # the matrix's rows: (field, label)
@@ -60,7 +63,7 @@ ROWS = (("joints", "joint kinds"), ("velocity_joints", "velocity joints"), ("loo
         ("kinematic_bodies", "kinematic bodies"), ("contacts", "contacts (impact laws)"),
         ("limits", "joint limits"), ("constraints", "Wagner's constraints"),
         ("force_elements", "Wagner's force elements"), ("springs", "springs"), ("motors", "motors"),
-        ("servos", "PID servos"), ("schemes", "higher-order schemes"))
+        ("servos", "PID servos"), ("schemes", "higher-order schemes"), ("point_masses", "point masses"))
 
 
 def capabilities_of(cls) -> Capabilities | None:
@@ -127,6 +130,9 @@ def demands(model: Model, options: dict) -> list[tuple[str, str, int, object]]:
     j = _loop_joint(model)
     if j >= 0:
         out.append(("loops", f"{_joint(model, j)} closes a loop", 1, None))
+    points = np.nonzero(getattr(model, "body_point", np.zeros(0)))[0]
+    if len(points):
+        out.append(("point_masses", f'point mass "{model.body_names[points[0]]}"', len(points), None))
     kin = np.nonzero(model.body_kinematic)[0]
     if len(kin):
         out.append(("kinematic_bodies", f'kinematic body "{model.body_names[kin[0]]}"', len(kin), None))
@@ -211,8 +217,7 @@ def matrix() -> tuple[list[str], list[list[str]]]:
     """(method names, rows of [label, cell per method]) from the registered classes' declarations."""
     methods = _methods()
     names = sorted(methods)
-    rows = [["model"] + ["own (MassPointModel)" if capabilities_of(methods[n]) is None else "Model"
-                         for n in names]]
+    rows = []
     for field, label in ROWS:
         cells = []
         for n in names:
@@ -267,8 +272,10 @@ the others); *closed loops* are joints whose bodies are already connected throug
 ground; *contacts* lists the impact laws of collisions and resting contacts with Coulomb friction;
 *Wagner's constraints* are the path, function-of-time and velocity constraints passed as
 `constraints=`; *Wagner's force elements* those passed as `forces=`; *higher-order schemes* the step
-schemes selectable with `scheme=`. The mass-point method steps its own `MassPointModel` (points, links,
-threads, rails), not the rigid-body model.
+schemes selectable with `scheme=`; *point masses* are bodies with mass only (`point: true`), held by
+distances, threads and rails, which only the mass-point method steps (it honours nothing with rotation).
+Moreau in minimal coordinates steps trees of hinges and sliders on a free or fixed base; its contacts are
+the bob's segment contacts against a static mesh, not shape contacts.
 """
 
 

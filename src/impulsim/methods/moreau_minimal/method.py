@@ -14,6 +14,7 @@ from impulsim.contact.default import model_has_contacts
 from impulsim.errors import UnsupportedFeatureError
 from impulsim.math.quaternion import quat_to_matrix
 from impulsim.methods.base import Method, StageTimer, StepInfo
+from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.tree import TreeJoint, build_tree
 from impulsim.methods.moreau_minimal.segments import Segments
@@ -50,6 +51,8 @@ class MoreauMinimalMethod(Method):
     """
 
     name = "moreau_minimal"
+    capabilities = Capabilities(joints=frozenset({"hinge", "slider", "fixed"}), springs=False, motors=False,
+                                servos=False)
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
 
     def __init__(self, model, *, contacts=None, e_r=1e-6, e_a=1e-4, max_iter=500):
