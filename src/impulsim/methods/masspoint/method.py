@@ -55,8 +55,8 @@ class MassPointMethod(Method):
 
     name = "masspoint"
     point_masses = True
-    capabilities = Capabilities(joints=frozenset({"distance", "thread", "point_on_line", "point_on_plane"}), loops=True,
-                                springs=False, motors=False, servos=False, point_masses=True)
+    capabilities = Capabilities(joints=frozenset({"distance", "thread", "point_on_line", "point_on_plane"}),
+                                loops=True, springs=False, motors=False, servos=False, point_masses=True)
 
     def __init__(self, model, *, eps: float = 1e-5, weight: float = 1.0, max_iter_pos: int = 500,
                  velocity_correction: bool = True, eps_v: float = 1e-5, max_iter_vel: int = 200,
