@@ -98,7 +98,7 @@ def _add_view(sub, common) -> None:
 def cmd_run(args) -> int:
     """``impulsim run``: simulate, record, checkpoint, plot, summarize."""
     from impulsim.io import load_scene
-    from impulsim.io.checkpoint import load_checkpoint, save_checkpoint
+    from impulsim.io.checkpoint import load_checkpoint, restore_method_memory, save_checkpoint
     from impulsim.io.recording import Recorder
     from impulsim.io import runner
 
@@ -110,15 +110,19 @@ def cmd_run(args) -> int:
     every = scene.settings.record_every if args.record_every is None else args.record_every
     if every < 1:
         raise ValueError(f"--record-every must be at least 1, got {every}")
-    state = load_checkpoint(args.resume, scene.state) if args.resume else None
+    state = load_checkpoint(args.resume, scene.state, scene.model) if args.resume else None
     sim = scene.simulation(state=state, h=h, method=method, **options)
+    why = restore_method_memory(args.resume, sim.method) if args.resume else None
+    if why is not None:
+        print(f"impulsim: warning: method memory not restored ({why}); the run continues from the state "
+              f"alone, not bit for bit", file=sys.stderr)
     recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args))
     progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
     result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
     out = Path(args.output) if args.output else Path("out") / Path(args.scene).stem
     out.mkdir(parents=True, exist_ok=True)
     recorder.write(out / "recording.parquet")
-    checkpoint = save_checkpoint(sim.state, out / "final_state.npz")
+    checkpoint = save_checkpoint(sim.state, out / "final_state.npz", sim.method, scene.model)
     written = [out / "recording.parquet", checkpoint]
     if args.plot:
         from impulsim.io.plots import plot_recording

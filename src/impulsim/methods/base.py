@@ -15,6 +15,7 @@ from impulsim.dynamics.checks import all_finite
 from impulsim.errors import SimulationError, UnsupportedFeatureError
 from impulsim.model.model import Model
 from impulsim.model.state import State
+from impulsim.methods.memory import snapshot
 
 
 @dataclass
@@ -79,18 +80,44 @@ class Method:
         self._scratch: State | None = None
 
     def step(self, state: State, h: float) -> StepInfo:
-        """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` untouched."""
+        """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` and the method's own
+        memory (warm start, anchors, sleep clocks, caches) as they were before the call."""
         if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
             raise ValueError(f"step size h must be a positive finite number of seconds, got {h!r}")
-        if self._scratch is None:
-            self._scratch = state.copy()
-        else:
-            self._scratch.assign(state)
-        info = StepInfo()
-        self._step(self._scratch, float(h), info)
-        self._check_finite(self._scratch, state.step_count)
+        self._check_input(state)
+        before = snapshot(self)
+        try:
+            if self._scratch is None:
+                self._scratch = state.copy()
+            else:
+                self._scratch.assign(state)
+            info = StepInfo()
+            self._step(self._scratch, float(h), info)
+            self._check_finite(self._scratch, state.step_count)
+        except BaseException:
+            before.restore()
+            raise
         state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step
         return info
+
+    def _check_input(self, s: State):
+        """Refuse a state that cannot be stepped: non-finite time, poses, velocities or user inputs
+        (a method would otherwise carry them into its solvers and fail there, or replace them)."""
+        if not math.isfinite(s.t):
+            raise SimulationError(f"step {s.step_count}: the time t = {s.t!r} s is not finite")
+        if all_finite(s.body_pos, s.body_quat, s.body_vel, s.body_omega) and all_finite(
+                s.body_force, s.body_quat, s.body_torque, s.body_torque) and np.isfinite(s.motor_effort).all():
+            return
+        for name in _STATE_CHECKS + ("body_force", "body_torque"):
+            bad = ~np.isfinite(getattr(s, name)).all(axis=1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise SimulationError(
+                    f"step {s.step_count} (t = {s.t:.6g} s): body \"{self.model.body_names[k]}\" has a "
+                    f"non-finite {name.removeprefix('body_')} before the step; nothing was changed")
+        k = int(np.argmax(~np.isfinite(s.motor_effort)))
+        raise SimulationError(f"step {s.step_count}: motor \"{self.model.motor_names[k]}\" has a non-finite "
+                              f"effort before the step; nothing was changed")
 
     def _step(self, state: State, h: float, info: StepInfo) -> None:
         raise NotImplementedError
