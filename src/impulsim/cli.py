@@ -116,12 +116,14 @@ def cmd_run(args) -> int:
     if why is not None:
         print(f"impulsim: warning: method memory not restored ({why}); the run continues from the state "
               f"alone, not bit for bit", file=sys.stderr)
-    recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args))
-    progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
-    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
     out = Path(args.output) if args.output else Path("out") / Path(args.scene).stem
     out.mkdir(parents=True, exist_ok=True)
-    recorder.write(out / "recording.parquet")
+    # streamed to disk as it runs: a killed run keeps every flushed row (see io.recording)
+    recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args),
+                        path=out / "recording.parquet")
+    progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
+    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    recorder.close()
     checkpoint = save_checkpoint(sim.state, out / "final_state.npz", sim.method, scene.model)
     written = [out / "recording.parquet", checkpoint]
     if args.plot:
@@ -133,6 +135,10 @@ def cmd_run(args) -> int:
         print("wrote " + ", ".join(str(p) for p in written))
     if result.error is not None:
         _error(f"{result.error} (recording and checkpoint hold the run up to the last good step)")
+        return EXIT_ERROR
+    broken = runner.broken_constraints(sim)
+    if broken is not None:
+        _error(broken)
         return EXIT_ERROR
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
 

@@ -63,6 +63,10 @@ class StageTimer:
 
 
 _STATE_CHECKS = ("body_pos", "body_quat", "body_vel", "body_omega")
+MAX_DISTANCE = 1e8
+"""[m] A body farther from the origin than this has left any scene (scene files are limited to 1e6 m)."""
+MAX_SPEED = 1e5
+"""[m/s] A rigid body faster than this (100 km/s) is taken as a diverged integration."""
 
 
 class Method:
@@ -94,6 +98,7 @@ class Method:
             info = StepInfo()
             self._step(self._scratch, float(h), info)
             self._check_finite(self._scratch, state.step_count)
+            self._check_divergence(self._scratch, state, float(h), info)
         except BaseException:
             before.restore()
             raise
@@ -121,6 +126,57 @@ class Method:
 
     def _step(self, state: State, h: float, info: StepInfo) -> None:
         raise NotImplementedError
+
+    def _check_divergence(self, s: State, before: State, h: float, info: StepInfo) -> None:
+        """Name a run that has left the model's range as divergence, not as a solver failure: residuals
+        that are no longer finite, bodies farther than MAX_DISTANCE or faster than MAX_SPEED, and, where
+        contacts are detected, a body that moves farther in one step than it is thick (it would pass
+        through what it should hit: the step is too large for the model)."""
+        where = f"step {before.step_count} (t = {before.t:.6g} s)"
+        for what, value in (("position", info.residual_pos), ("velocity", info.residual_vel)):
+            if not math.isfinite(value):
+                raise SimulationError(f"{where}: the simulation diverged: the {what} residual is {value} "
+                                      f"(the step h = {h:g} s is too large for the model, or its forces blew up)")
+        if not hasattr(s, "body_pos"):
+            return
+        far = float(np.abs(s.body_pos).max(initial=0.0))
+        speed = float(np.abs(s.body_vel).max(initial=0.0))
+        if far > MAX_DISTANCE or speed > MAX_SPEED:
+            k = int(np.argmax(np.maximum(np.abs(s.body_pos).max(axis=1) / MAX_DISTANCE,
+                                         np.abs(s.body_vel).max(axis=1) / MAX_SPEED)))
+            raise SimulationError(
+                f"{where}: the simulation diverged: body \"{self.model.body_names[k]}\" is at "
+                f"{np.linalg.norm(s.body_pos[k]):.3g} m moving at {np.linalg.norm(s.body_vel[k]):.3g} m/s "
+                f"(limits {MAX_DISTANCE:g} m, {MAX_SPEED:g} m/s); the state was left at the last good step")
+        thickness = self._thickness()
+        if thickness is not None:
+            travel = np.linalg.norm(s.body_pos - before.body_pos, axis=1)
+            over = travel > thickness
+            if over.any():
+                k = int(np.argmax(travel - thickness))
+                raise SimulationError(
+                    f"{where}: step too large for the model: body \"{self.model.body_names[k]}\" moves "
+                    f"{travel[k]:.3g} m in one step, more than its thickness {thickness[k]:.3g} m, and would "
+                    f"pass through what it should hit (reduce h); the state was left at the last good step")
+
+    def _thickness(self):
+        """Per body, a lower estimate of its thickness [m] when contacts are detected (None otherwise):
+        2 sqrt(J_min / m), 0.82 of a cube's edge and 1.26 of a sphere's radius; inf for bodies without
+        shapes and for static ones."""
+        cached = self.__dict__.get("_thickness_cache", False)
+        if cached is not False:
+            return cached
+        from impulsim.contact.default import model_has_contacts
+        m = self.model
+        out = None
+        if getattr(m, "shape_body", None) is not None and model_has_contacts(m):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = 2.0 * np.sqrt(np.min(m.body_inertia, axis=1) / m.body_mass)
+            shaped = np.zeros(m.n_bodies, bool)
+            shaped[np.asarray(m.shape_body, np.int64)] = True
+            out = np.where(shaped & (m.body_static == 0) & np.isfinite(out) & (out > 0), out, np.inf)
+        self.__dict__["_thickness_cache"] = out
+        return out
 
     def _check_finite(self, s: State, step_count: int):
         """Raise SimulationError naming the first body and quantity that is not finite (a compiled check

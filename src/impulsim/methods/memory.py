@@ -38,7 +38,7 @@ class MemoryPlan:
     buffer grown on demand) makes the next snapshot walk again.
     """
 
-    __slots__ = ("slots", "structure", "arrays", "lists", "dicts")
+    __slots__ = ("slots", "structure", "arrays", "lists", "dicts", "namespaces")
 
     def __init__(self, root):
         self.slots: list = []          # (container, key) of every place: __dict__ of an object or a dict
@@ -46,6 +46,7 @@ class MemoryPlan:
         self.arrays: list = []
         self.lists: list = []
         self.dicts: list = []
+        self.namespaces: list = [(root.__dict__, len(root.__dict__))]   # entered objects: attributes count
         seen: set = set()
         skip = _scratch_of(root)
         for key, value in list(vars(root).items()):
@@ -63,7 +64,8 @@ class MemoryPlan:
             return
         seen.add(id(value))
         if isinstance(value, np.ndarray):
-            self.arrays.append(value)
+            if value.flags.writeable:        # a read-only array is a constant (kept by identity)
+                self.arrays.append(value)
         elif isinstance(value, list):
             self.lists.append(value)
             for i, v in enumerate(value):
@@ -77,12 +79,17 @@ class MemoryPlan:
                 self._take(value, k, v, seen)
         elif _ours(value):
             skip = _scratch_of(value)
+            self.namespaces.append((value.__dict__, len(value.__dict__)))
             for k, v in list(vars(value).items()):
                 if k not in skip:
                     self._take(value.__dict__, k, v, seen)
 
     def still_valid(self) -> bool:
-        """Whether every container and array is still where the plan found it."""
+        """Whether every container and array is still where the plan found it, and no object gained an
+        attribute (a part made on first use)."""
+        for namespace, n in self.namespaces:
+            if len(namespace) != n:
+                return False
         for container, key, obj in self.structure:
             try:
                 if container[key] is not obj:
@@ -156,7 +163,8 @@ def method_memory(method) -> dict:
     out: dict = {}
     for path, value in _walk(method):
         if isinstance(value, np.ndarray):
-            out[path] = value
+            if value.flags.writeable:        # read-only arrays are constants of the model
+                out[path] = value
         elif type(value) in (bool, int, float) or isinstance(value, np.number):
             out[path] = value
     return out
@@ -258,7 +266,7 @@ def _member_setter(holder, i, parent_setter):
 def _scratch_of(obj) -> frozenset:
     """Attributes a class declares as workspace (``_scratch_attrs``): written before they are read in every
     step, or fixed when the object is made; neither rolled back nor checkpointed."""
-    return getattr(type(obj), "_scratch_attrs", frozenset()) | {"_scratch", "_memory_plan", "model"}
+    return getattr(type(obj), "_scratch_attrs", frozenset()) | {"_scratch", "_memory_plan", "model", "_thickness_cache"}
 
 
 def _grown(now, before) -> bool:
