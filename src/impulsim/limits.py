@@ -28,6 +28,8 @@ MIN_MASS = 1e-9
 MAX_MASS = 1e15
 """Largest mass of a moving body [kg]."""
 MIN_SEPARATION = 0.25
-"""Two moving bodies that may collide must not start with their centres of mass closer than this
-fraction of the thinner one's thickness (2 sqrt(J_min / m)): piled on one point they cannot be separated in
-bounded time."""
+"""Two moving bodies that may collide start "inside each other" when their centres of mass are closer than
+this fraction of the thinner one's thickness (2 sqrt(J_min / m))."""
+MAX_PILE = 3
+"""A body may not start inside this many other bodies or more: piled on one point they cannot be pushed
+apart in bounded time (the first step grows with the square of their number)."""

@@ -14,8 +14,9 @@ from impulsim.io.yamlnodes import SceneError
 
 
 def check_start_overlaps(model, state, where_of: dict, file: str) -> None:
-    """Raise SceneError naming the first pair of moving, shaped bodies of different joint chains whose centres
-    start closer than MIN_SEPARATION times the thinner one's thickness (2 sqrt(J_min / m))."""
+    """Raise SceneError naming a moving, shaped body whose centre starts closer than MIN_SEPARATION times
+    the thinner one's thickness (2 sqrt(J_min / m)) to those of MAX_PILE or more bodies of other joint chains
+    (two bodies started inside each other are pushed apart in a few steps; a pile of them is not)."""
     from scipy.spatial import cKDTree
     from impulsim.contact.default import _joint_components, model_has_contacts
     if model.n_bodies < 3 or not model_has_contacts(model):
@@ -31,16 +32,23 @@ def check_start_overlaps(model, state, where_of: dict, file: str) -> None:
     pos = state.body_pos
     tree = cKDTree(pos[bodies])
     chain = _joint_components(model, movable)
+    inside = np.zeros(len(bodies), np.int64)
     for i, j in _close_pairs(tree, reach):
         a, b = int(bodies[i]), int(bodies[j])
         if chain[a] == chain[b]:
             continue
         d = float(np.linalg.norm(pos[a] - pos[b]))
         if d < min(reach[i], reach[j]):
-            name = model.body_names[b]
-            loc = where_of.get(name) or file
-            raise SceneError(f'{loc}: body "{name}" starts with its centre {d:.3g} m from body '
-                             f'"{model.body_names[a]}"\'s, inside it (bodies that may collide must start apart)')
+            inside[i] += 1
+            inside[j] += 1
+            if max(inside[i], inside[j]) >= limits.MAX_PILE:
+                worst = j if inside[j] >= inside[i] else i
+                name = model.body_names[int(bodies[worst])]
+                loc = where_of.get(name) or file
+                raise SceneError(f'{loc}: body "{name}" starts inside {int(inside[worst])} other bodies (its '
+                                 f'centre within {limits.MIN_SEPARATION:g} of their thickness, e.g. '
+                                 f'"{model.body_names[a if int(bodies[worst]) == b else b]}" at {d:.3g} m); '
+                                 f'bodies that may collide must start apart')
 
 
 def _close_pairs(tree, reach):
