@@ -55,3 +55,20 @@ def test_non_finite_input_is_refused_by_every_method(name, field, value):
         sim.step()
     for f in ("body_pos", "body_quat", "body_vel", "body_omega"):
         assert getattr(sim.state, f).tobytes() == getattr(before, f).tobytes()
+
+
+@pytest.mark.parametrize("field", ["point_pos", "point_vel", "point_force", "t"])
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_non_finite_input_is_refused_by_the_mass_point_method(field, value):
+    from impulsim.methods.masspoint import MassPointMethod, scenes
+    model, state = scenes.pendulum()
+    method = MassPointMethod(model)
+    method.step(state, 0.01)
+    if field == "t":
+        state.t = value
+    else:
+        getattr(state, field)[-1, 0] = value
+    before = state.copy()
+    with pytest.raises(SimulationError, match="not finite|non-finite"):
+        method.step(state, 0.01)
+    assert state.point_pos.tobytes() == before.point_pos.tobytes()
