@@ -33,3 +33,5 @@ this fraction of the thinner one's thickness (2 sqrt(J_min / m))."""
 MAX_PILE = 3
 """A body may not start inside this many other bodies or more: piled on one point they cannot be pushed
 apart in bounded time (the first step grows with the square of their number)."""
+MAX_STEPS = 1e9
+"""Most steps of one run (duration / h); longer runs are split with checkpoints (``--resume``)."""

@@ -32,6 +32,8 @@ CASES = {
         f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
         for p, c in zip("abcdefgh", "bcdefghi")) + "bodies: [" + SPHERE + "]\n",
         r"^f.yaml:\d+: the scene expands to more than"),
+    "1e24 steps": ("settings: {h: 1.0e-12, duration: 1.0e12}\nbodies: [" + SPHERE + "]\n",
+                   r"^f.yaml:1: settings: duration / h = 1e\+24 steps, more than the limit"),
     "position 1e9": ("bodies:\n  - {name: a, shapes: [sphere: {radius: 0.1}], density: 1000, position: [1e9, 0, 0]}\n",
                      r"^f.yaml:2: bodies\[0\] \"a\": position must lie within"),
 }
@@ -76,6 +78,6 @@ def test_limits_are_the_documented_ones():
     from pathlib import Path
     doc = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
     for name in ("MAX_NUMBER_CHARS", "MAX_ABS_NUMBER", "MAX_LENGTH", "MIN_LENGTH", "MAX_SPEED", "MIN_MASS",
-                 "MAX_MASS", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "MAX_ELEMENTS", "MAX_PILE"):
+                 "MAX_MASS", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "MAX_ELEMENTS", "MAX_PILE", "MAX_STEPS"):
         value = getattr(limits, name)
         assert f"{value:g}" in doc, name

@@ -12,6 +12,7 @@ from typing import Optional
 
 import numpy as np
 
+from impulsim import limits
 from impulsim.errors import SimulationError
 from impulsim.io.recording import Recorder
 from impulsim.simulation import Simulation
@@ -73,6 +74,9 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     the last good step.
     """
     n = steps_for(duration, sim.h)
+    if n > limits.MAX_STEPS:
+        raise ValueError(f"duration / h = {n:.3g} steps, more than the limit {limits.MAX_STEPS:g} of one run "
+                         f"(split it with --resume)")
     times, it_pos, it_vel = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
     result = RunResult(0, n, times, it_pos, it_vel, 0.0, recorder)
     if recorder is not None and recorder.last_step() != sim.state.step_count:
