@@ -130,7 +130,7 @@ class Method:
     def _check_divergence(self, s: State, before: State, h: float, info: StepInfo) -> None:
         """Name a run that has left the model's range as divergence, not as a solver failure: residuals
         that are no longer finite, bodies farther than MAX_DISTANCE or faster than MAX_SPEED, and, where
-        contacts are detected, a body that moves farther in one step than it is thick (it would pass
+        contacts are detected, a body that moves farther in one step than its own size (it would pass
         through what it should hit: the step is too large for the model)."""
         where = f"step {before.step_count} (t = {before.t:.6g} s)"
         for what, value in (("position", info.residual_pos), ("velocity", info.residual_vel)):
@@ -156,13 +156,14 @@ class Method:
                 k = int(np.argmax(travel - thickness))
                 raise SimulationError(
                     f"{where}: step too large for the model: body \"{self.model.body_names[k]}\" moves "
-                    f"{travel[k]:.3g} m in one step, more than its thickness {thickness[k]:.3g} m, and would "
+                    f"{travel[k]:.3g} m in one step, more than its size {thickness[k]:.3g} m, and would "
                     f"pass through what it should hit (reduce h); the state was left at the last good step")
 
     def _thickness(self):
-        """Per body, a lower estimate of its thickness [m] when contacts are detected (None otherwise):
-        2 sqrt(J_min / m), 0.82 of a cube's edge and 1.26 of a sphere's radius; inf for bodies without
-        shapes and for static ones."""
+        """Per body, its size [m] when contacts are detected (None otherwise): 2 sqrt(J_max / m), 0.82 of a
+        cube's edge, 1.26 of a sphere's radius, 0.58 of a thin rod's length; inf for bodies without shapes
+        and for static ones. (A body that moves more than this in a step has passed through anything as
+        thick as itself; thinner obstacles need a smaller step, which is the user's choice.)"""
         cached = self.__dict__.get("_thickness_cache", False)
         if cached is not False:
             return cached
@@ -171,7 +172,7 @@ class Method:
         out = None
         if getattr(m, "shape_body", None) is not None and model_has_contacts(m):
             with np.errstate(divide="ignore", invalid="ignore"):
-                out = 2.0 * np.sqrt(np.min(m.body_inertia, axis=1) / m.body_mass)
+                out = 2.0 * np.sqrt(np.max(m.body_inertia, axis=1) / m.body_mass)
             shaped = np.zeros(m.n_bodies, bool)
             shaped[np.asarray(m.shape_body, np.int64)] = True
             out = np.where(shaped & (m.body_static == 0) & np.isfinite(out) & (out > 0), out, np.inf)
