@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, seed
 sys.path.insert(0, sys.argv[4])
 from tests.reliability import fuzz
 loader = fuzz.LOADERS[sys.argv[2]]
+fuzz.warm_up(loader)
 skip = int(sys.argv[3])
 out = open(sys.argv[5], "a")
 index = [0]

@@ -15,6 +15,7 @@ def n_cases(request):
 @pytest.mark.parametrize("name", sorted(fuzz.LOADERS))
 def test_loader_gives_only_clean_errors(name, n_cases):
     loader = fuzz.LOADERS[name]
+    fuzz.warm_up(loader)
     findings = []
 
     @seed(20261125)
