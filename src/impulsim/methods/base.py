@@ -130,7 +130,7 @@ class Method:
     def _check_divergence(self, s: State, before: State, h: float, info: StepInfo) -> None:
         """Name a run that has left the model's range as divergence, not as a solver failure: residuals
         that are no longer finite, bodies farther than MAX_DISTANCE or faster than MAX_SPEED, and, where
-        contacts are detected, a body that moves farther in one step than its own size (it would pass
+        contacts are detected, a free body that moves farther in one step than its own size (it would pass
         through what it should hit: the step is too large for the model)."""
         where = f"step {before.step_count} (t = {before.t:.6g} s)"
         for what, value in (("position", info.residual_pos), ("velocity", info.residual_vel)):
@@ -161,8 +161,9 @@ class Method:
 
     def _thickness(self):
         """Per body, its size [m] when contacts are detected (None otherwise): 2 sqrt(J_max / m), 0.82 of a
-        cube's edge, 1.26 of a sphere's radius, 0.58 of a thin rod's length; inf for bodies without shapes
-        and for static ones. (A body that moves more than this in a step has passed through anything as
+        cube's edge, 1.26 of a sphere's radius, 0.58 of a thin rod's length; inf for bodies without shapes,
+        static ones and jointed ones (their joints bound their motion; a pendulum at a coarse step swings
+        farther than a small weight's size without passing through anything). (A body that moves more than this in a step has passed through anything as
         thick as itself; thinner obstacles need a smaller step, which is the user's choice.)"""
         cached = self.__dict__.get("_thickness_cache", False)
         if cached is not False:
@@ -175,7 +176,10 @@ class Method:
                 out = 2.0 * np.sqrt(np.max(m.body_inertia, axis=1) / m.body_mass)
             shaped = np.zeros(m.n_bodies, bool)
             shaped[np.asarray(m.shape_body, np.int64)] = True
-            out = np.where(shaped & (m.body_static == 0) & np.isfinite(out) & (out > 0), out, np.inf)
+            jointed = np.zeros(m.n_bodies, bool)
+            jointed[np.asarray(m.joint_body_a, np.int64)] = True
+            jointed[np.asarray(m.joint_body_b, np.int64)] = True
+            out = np.where(shaped & ~jointed & (m.body_static == 0) & np.isfinite(out) & (out > 0), out, np.inf)
         self.__dict__["_thickness_cache"] = out
         return out
 
