@@ -98,10 +98,11 @@ class Recorder:
         """Write the rows held in memory to the journal and make the disk hold them (fsync)."""
         if self._journal is None or not self._rows:
             return
-        self._journal.write_batch(self._batch(self._rows))
-        self._n_flushed += len(self._rows)
-        self._rows = []
-        self._sync()
+        with _signals_held():            # Ctrl-C or SIGTERM in the middle would leave half a batch
+            self._journal.write_batch(self._batch(self._rows))
+            self._n_flushed += len(self._rows)
+            self._rows = []
+            self._sync()
         self._last_flush = time.monotonic()
 
     def close(self) -> Optional[Path]:
@@ -197,6 +198,24 @@ class Recorder:
                 pq.write_table(pq.read_table(self.path), path)
             return
         pq.write_table(self.table(), path)
+
+
+class _signals_held:
+    """Hold SIGINT and SIGTERM back while a batch is written (they arrive right after); a no-op where the
+    process mask cannot be set."""
+
+    def __enter__(self):
+        import signal
+        try:
+            self._old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        except (AttributeError, OSError, ValueError):
+            self._old = None
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            import signal
+            signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+        return False
 
 
 def journal_path(path: str | os.PathLike) -> Path:
