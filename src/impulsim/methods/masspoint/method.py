@@ -169,7 +169,7 @@ class MassPointMethod(Method):
         """Refuse a non-finite time, point position, velocity or force before the step."""
         if not math.isfinite(s.t):
             raise SimulationError(f"step {s.step_count}: the time t = {s.t!r} s is not finite")
-        for field, quantity in (("point_pos", "position"), ("point_vel", "velocity"), ("point_force", "force")):
+        for field, quantity in (("point_pos", "position"), ("point_vel", "velocity"), ("point_force", "external force")):
             bad = ~np.isfinite(getattr(s, field)).all(axis=1)
             if bad.any():
                 k = int(np.argmax(bad))
