@@ -199,7 +199,7 @@ def cmd_sweep(args) -> int:
 def cmd_run(args) -> int:
     """``impulsim run``: simulate, record, checkpoint, plot, summarize."""
     from impulsim.io.formats import load_model_file_reporting as load_scene   # scene, URDF or MJCF
-    from impulsim.io.checkpoint import load_checkpoint, save_checkpoint
+    from impulsim.io.checkpoint import load_checkpoint, restore_method_memory, save_checkpoint
     from impulsim.io.recording import Recorder
     from impulsim.io import runner
 
@@ -211,15 +211,21 @@ def cmd_run(args) -> int:
     every = scene.settings.record_every if args.record_every is None else args.record_every
     if every < 1:
         raise ValueError(f"--record-every must be at least 1, got {every}")
-    state = load_checkpoint(args.resume, scene.state) if args.resume else None
+    state = load_checkpoint(args.resume, scene.state, scene.model) if args.resume else None
     sim = scene.simulation(state=state, h=h, method=method, **options)
-    recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args))
-    progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
-    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    why = restore_method_memory(args.resume, sim.method) if args.resume else None
+    if why is not None:
+        print(f"impulsim: warning: method memory not restored ({why}); the run continues from the state "
+              f"alone, not bit for bit", file=sys.stderr)
     out = Path(args.output) if args.output else Path("out") / Path(args.scene).stem
     out.mkdir(parents=True, exist_ok=True)
-    recorder.write(out / "recording.parquet")
-    checkpoint = save_checkpoint(sim.state, out / "final_state.npz")
+    # streamed to disk as it runs: a killed run keeps every flushed row (see io.recording)
+    recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args),
+                        path=out / "recording.parquet")
+    progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
+    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    recorder.close()
+    checkpoint = save_checkpoint(sim.state, out / "final_state.npz", sim.method, scene.model)
     written = [out / "recording.parquet", checkpoint]
     if args.plot:
         from impulsim.io.plots import plot_recording
@@ -231,6 +237,10 @@ def cmd_run(args) -> int:
         print("wrote " + ", ".join(str(p) for p in written))
     if result.error is not None:
         _error(f"{result.error} (recording and checkpoint hold the run up to the last good step)")
+        return EXIT_ERROR
+    broken = runner.broken_constraints(sim)
+    if broken is not None:
+        _error(broken)
         return EXIT_ERROR
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
 

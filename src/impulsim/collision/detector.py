@@ -51,6 +51,12 @@ class Detector:
     ``broad_phase`` one of BROAD_PHASES (both find the same pairs; they differ in speed and pair order).
     """
 
+    _scratch_attrs = frozenset((
+        "ws", "buffers", "geo", "local_lo", "local_hi", "xpos", "xmat", "lo", "hi", "cell", "keys", "order",
+        "tmp_keys", "tmp_order", "counts", "ptr", "box", "pairs", "timings", "model"))
+    """Workspace written in every detection before it is read, and geometry fixed with the model (see
+    impulsim.methods.memory)."""
+
     def __init__(self, model, eps_c: float = DEFAULT_EPS_C, capacity: int | None = None,
                  collision_matrix=None, broad_phase: str = DEFAULT_BROAD_PHASE):
         if not (np.isfinite(eps_c) and eps_c >= 0):

@@ -81,6 +81,18 @@ def _k_part(inv_mass, Iinv, r, K):
     add_k_body(inv_mass, Iinv, r, K)
 
 
+@njit(cache=True, inline="always")
+def _touching_offset(q, local, core, radius, toward):
+    """Offset [m, world] from a body's centre to where it touches: on a rounded shape (sphere, capsule) the
+    point of its surface facing the other body, core + radius · toward, which stays under the body as it
+    rolls; else the material contact point. (The material point of a rolling ball turns back by h|ω| in a
+    step: an impulse there has a lever arm of |v| h along the motion, and the support force of every step
+    then spins the ball up: energy from nothing.)"""
+    if radius > 0.0:
+        return add(qrot(q, core), scale(toward, radius))
+    return qrot(q, local)
+
+
 @njit(**KERNEL)
 def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
     """World offsets, normal, tangents, K parts, their normal and tangential entries and the normal's lever
@@ -90,9 +102,9 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
         B = rows.body_b[c]
         qa = q4(body_quat[A])
         qb = q4(body_quat[B])
-        ra = qrot(qa, v3(rows.local_a[c]))
-        rb = qrot(qb, v3(rows.local_b[c]))
         n, _ = contact_normal(rows, c, v3(body_pos[A]), qa, v3(body_pos[B]), qb)
+        ra = _touching_offset(qa, v3(rows.local_a[c]), v3(rows.core_a[c]), rows.radius_a[c], scale(n, -1.0))
+        rb = _touching_offset(qb, v3(rows.local_b[c]), v3(rows.core_b[c]), rows.radius_b[c], n)
         t1, t2 = perpendicular_basis(n)
         for i in range(3):
             rows.ra[c, i] = ra[i]

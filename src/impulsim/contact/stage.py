@@ -121,6 +121,14 @@ class ContactOptions:
 class ContactStage:
     """Contacts of one model for an impulse-based method; see the module docstring for the call order."""
 
+    _scratch_attrs = frozenset((
+        "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
+        "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
+        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model"))
+    """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
+    checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
+    carry over and are kept."""
+
     def __init__(self, model, options: ContactOptions):
         self.model = model
         self.opt = options

@@ -15,6 +15,7 @@ from yaml.nodes import Node, SequenceNode
 from impulsim.errors import ModelError
 from impulsim.io.rotations import orientation
 from impulsim.io.shapes import read_shape
+from impulsim import limits
 from impulsim.io.yamlnodes import (Element, Mapping, SceneError, boolean, integer, matrix3, number,
                                    sequence, string, vector)
 from impulsim.model.builder import ModelBuilder
@@ -131,9 +132,30 @@ def add_materials(builder: ModelBuilder, file: str, node: Node) -> None:
 
 # ------------------------------------------------------------------------------------------ bodies
 
+def _bounded_vector(bound: float, unit: str) -> Callable:
+    """A 3-vector reader whose entries lie within ±bound (see impulsim.limits)."""
+    def read(el, node, what):
+        v = vector(el, node, what)
+        if np.abs(v).max() > bound:
+            raise el.fail(node, f"{what} must lie within ±{bound:g} {unit}, got {[float(x) for x in v]}")
+        return v
+    return read
+
+
+def _mass(el, node, what):
+    v = _positive(el, node, what)
+    if not limits.MIN_MASS <= v <= limits.MAX_MASS:
+        raise el.fail(node, f"{what} must lie between {limits.MIN_MASS:g} and {limits.MAX_MASS:g} kg, got {v:g}")
+    return v
+
+
+RESERVED_BODY_NAMES = ("momentum", "angular_momentum")
+"""Body names whose recording columns (NAME.x …) are the recording's own (see io.recording)."""
+
 BODY_READERS: dict[str, Callable] = {
-    "name": string, "shapes": _shapes, "mass": _positive, "inertia": _inertia, "com": vector,
-    "density": _positive, "position": vector, "orientation": orientation, "velocity": vector,
+    "name": string, "shapes": _shapes, "mass": _mass, "inertia": _inertia, "com": vector,
+    "density": _positive, "position": _bounded_vector(limits.MAX_LENGTH, "m"), "orientation": orientation,
+    "velocity": _bounded_vector(limits.MAX_SPEED, "m/s"),
     "angular_velocity": vector, "static": boolean, "kinematic": boolean, "material": string,
     "collision_group": integer, "collision_mask": integer, "point": boolean,
 }
@@ -143,6 +165,9 @@ def add_body(builder: ModelBuilder, file: str, node: Node, index: int) -> None:
     """One item of ``bodies``: name, mass properties (mass + inertia, or shapes), pose and velocity."""
     el, m, name = _element(file, node, "bodies", index, "a body")
     m.check_keys(BODY_READERS, ("name",))
+    if name in RESERVED_BODY_NAMES:
+        raise el.fail(m.value("name"), f'the name "{name}" is reserved (the recording has columns '
+                                       f'{name}.x/y/z); choose another')
     kwargs = _read_all(el, m, BODY_READERS)
     if not (kwargs.get("static") or kwargs.get("kinematic")) and "shapes" in kwargs:
         from impulsim.io.meshfiles import moving_body_shapes     # mesh files on moving bodies: convex pieces

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from impulsim import limits
 from impulsim.errors import SimulationError
 from impulsim.io.energy import energy_line, energy_sources
 from impulsim.io.recording import Recorder
@@ -39,6 +40,29 @@ class RunResult:
     """Steps whose position or velocity correction stopped above its tolerance."""
 
 
+BROKEN_CONSTRAINT = 1e-2
+"""[m or rad] A run that ends with a joint this far off has not simulated the model (``impulsim run``
+exits with an error): the step was too large, or the model cannot be assembled."""
+
+
+def broken_constraints(sim: Simulation, bound: float = BROKEN_CONSTRAINT) -> Optional[str]:
+    """None if every joint of the final state holds within ``bound``; else one line naming the worst."""
+    from impulsim.dynamics import diagnostics
+    m = sim.model
+    if getattr(m, "n_prims", 0) == 0:
+        return None
+    errors = np.asarray(diagnostics.constraint_errors(m, sim.state))
+    worst = float(errors.max(initial=0.0)) if np.isfinite(errors).all() else math.inf
+    if worst <= bound:
+        return None
+    p = int(np.argmax(np.where(np.isfinite(errors), errors, np.inf)))
+    j = int(np.searchsorted(m.joint_prim_start, p, side="right") - 1)
+    name = m.joint_names[j] if 0 <= j < m.n_joints else f"constraint {p}"
+    return (f"the run ended with its constraints broken: joint \"{name}\" is off by {worst:.3g} (m or rad), "
+            f"more than {bound:g}; the step h = {sim.h:g} s is too large for the model or the model cannot be "
+            f"assembled")
+
+
 def steps_for(duration: float, h: float) -> int:
     """Whole steps of size h [s] in ``duration`` [s], rounded to the nearest."""
     return max(0, int(math.floor(duration / h + 0.5)))
@@ -52,12 +76,16 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     the last good step.
     """
     n = steps_for(duration, sim.h)
+    if n > limits.MAX_STEPS:
+        raise ValueError(f"duration / h = {n:.3g} steps, more than the limit {limits.MAX_STEPS:g} of one run "
+                         f"(split it with --resume)")
     times, it_pos, it_vel = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
     result = RunResult(0, n, times, it_pos, it_vel, 0.0, recorder)
     if recorder is not None and recorder.last_step() != sim.state.step_count:
         recorder.record(sim.state)
     bar = progress_bar(n, desc) if progress else None
     start = time.perf_counter()
+    previous = _terminate_as_interrupt()
     try:
         for i in range(n):
             t0 = time.perf_counter()
@@ -75,6 +103,7 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
+        _restore_terminate(previous)
         if bar is not None:
             bar.close()
     result.wall_time = time.perf_counter() - start
@@ -85,6 +114,23 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     return result
 
 
+def _terminate_as_interrupt():
+    """SIGTERM ends the run like Ctrl-C (the last good step is kept, the recording closed cleanly);
+    returns the handler it replaced (None outside the main thread, where signals cannot be set)."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
+def _restore_terminate(previous) -> None:
+    if previous is not None:
+        import signal
+        signal.signal(signal.SIGTERM, previous)
 
 
 def summary(result: RunResult, name: str, eps_d: Optional[float] = None,

@@ -53,6 +53,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 from impulsim.errors import ModelError
 from impulsim.io import elements
 from impulsim.io.settings import Settings, check_options, read_settings
+from impulsim.io.overlaps import check_start_overlaps
 from impulsim.io.yamlnodes import Element, Mapping, SceneError, boolean, compose, number, sequence, string, vector
 from impulsim.methods import Method, make
 from impulsim.model.builder import ModelBuilder
@@ -145,6 +146,7 @@ def scene_from_string(text: str, name: str = "<scene>", default_name: Optional[s
     loads = _read_loads(builder, name, top.get("loads"))
     settings = read_settings(name, top.value("settings")) if "settings" in top else Settings(where=name)
     model, state = _compile(builder, name)
+    check_start_overlaps(model, state, {b.name: b.where for b in builder.bodies}, name)
     description = string(el, top.value("description"), "description") if "description" in top else ""
     return Scene(scene_name, name, builder, model, state, settings, loads, description)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from yaml.nodes import Node
 
+from impulsim import limits
 from impulsim.io.yamlnodes import Element, Mapping, SceneError, boolean, integer, number, string
 from impulsim.methods import METHODS
 
@@ -71,6 +72,9 @@ def read_settings(file: str, node: Node) -> Settings:
         s.duration = number(el, m.value("duration"), "duration", nonnegative=True)
     if "record_every" in m:
         s.record_every = integer(el, m.value("record_every"), "record_every", minimum=1)
+    if s.duration / s.h > limits.MAX_STEPS:
+        raise el.fail(m.get("duration") or m.get("h") or node, f"duration / h = {s.duration / s.h:.3g} steps, more "
+                                                               f"than the limit {limits.MAX_STEPS:g} of one run")
     for key in m:
         if key not in RUN_KEYS:
             s.options[key] = read_option(el, m.value(key), key, defaults[key])

@@ -26,20 +26,33 @@ import numpy as np
 from yaml.nodes import Node
 
 from impulsim.geometry import Box, Capsule, ConvexHull, Cylinder, Ellipsoid, HalfSpace, Sphere, TriangleMesh
+from impulsim import limits
 from impulsim.io.rotations import orientation
 from impulsim.io.yamlnodes import Element, Mapping, integer, number, sequence, string, vector
 
 Reader = Callable[[Element, Node, str], Any]
 
 
+def _length_in_range(el: Element, node: Node, what: str, values) -> None:
+    """Shape lengths lie in [MIN_LENGTH, MAX_LENGTH] (zero allowed where the caller allows it)."""
+    for v in np.atleast_1d(values):
+        if abs(v) > limits.MAX_LENGTH or 0 < abs(v) < limits.MIN_LENGTH:
+            raise el.fail(node, f"{what} must lie between {limits.MIN_LENGTH:g} and {limits.MAX_LENGTH:g} m, "
+                                f"got {float(v):g}")
+
+
 def positive(el: Element, node: Node, what: str) -> float:
     """A positive finite number (a length [m])."""
-    return number(el, node, what, positive=True)
+    v = number(el, node, what, positive=True)
+    _length_in_range(el, node, what, v)
+    return v
 
 
 def nonnegative(el: Element, node: Node, what: str) -> float:
     """A finite number ≥ 0 (a length [m])."""
-    return number(el, node, what, nonnegative=True)
+    v = number(el, node, what, nonnegative=True)
+    _length_in_range(el, node, what, v)
+    return v
 
 
 def positive_vector(el: Element, node: Node, what: str) -> np.ndarray:
@@ -47,6 +60,7 @@ def positive_vector(el: Element, node: Node, what: str) -> np.ndarray:
     v = vector(el, node, what)
     if np.any(v <= 0):
         raise el.fail(node, f"{what} must be positive, got {[float(x) for x in v]}")
+    _length_in_range(el, node, what, v)
     return v
 
 
@@ -55,7 +69,10 @@ def points(el: Element, node: Node, what: str) -> np.ndarray:
     items = sequence(el, node, what)
     if not items:
         raise el.fail(node, f"{what} must not be empty")
-    return np.array([vector(el, item, f"{what} entries") for item in items]).reshape(len(items), 3)
+    out = np.array([vector(el, item, f"{what} entries") for item in items]).reshape(len(items), 3)
+    if np.abs(out).max() > limits.MAX_LENGTH:
+        raise el.fail(node, f"{what} must lie within ±{limits.MAX_LENGTH:g} m")
+    return out
 
 
 def triangles(el: Element, node: Node, what: str) -> np.ndarray:

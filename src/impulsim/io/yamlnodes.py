@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from typing import Iterable, Iterator, Optional
 
 import numpy as np
@@ -16,6 +17,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from impulsim.errors import ModelError
+from impulsim import limits
 
 _INT, _FLOAT, _BOOL, _NULL, _STR, _MERGE = (f"tag:yaml.org,2002:{t}" for t in
                                             ("int", "float", "bool", "null", "str", "merge"))
@@ -30,8 +32,21 @@ class SceneError(ModelError):
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def compose(text: str, file: str) -> Node:
-    """The YAML node tree of ``text``; syntax errors become a one-line :class:`SceneError`."""
+    """The YAML node tree of ``text``; syntax errors become a one-line :class:`SceneError`. The text's
+    size, characters, nesting and expansion are held to :mod:`impulsim.limits`."""
+    if len(text) > limits.MAX_SCENE_CHARS:
+        raise SceneError(f"{file}: the scene file has {len(text)} characters, more than the limit "
+                         f"{limits.MAX_SCENE_CHARS}")
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+        raise SceneError(f"{file}:{line}: control character U+{ord(bad.group()):04X} at column {column} "
+                         f"(not allowed in a scene file)")
     try:
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
@@ -42,15 +57,46 @@ def compose(text: str, file: str) -> Node:
         raise SceneError(f"{line}: YAML syntax error: {problem}{column}") from None
     except yaml.YAMLError as exc:
         raise SceneError(f"{file}: YAML error: {' '.join(str(exc).split())}") from None
+    except RecursionError:
+        raise SceneError(f"{file}: nested deeper than the limit {limits.MAX_YAML_DEPTH}") from None
     if root is None:
         raise SceneError(f"{file}:1: the scene file is empty")
+    _check_shape(root, file)
     return root
+
+
+def _check_shape(root: Node, file: str) -> None:
+    """Refuse nesting deeper than MAX_YAML_DEPTH, lists longer than MAX_ELEMENTS and more than
+    MAX_YAML_NODES nodes counting each use of an alias (a few aliases can stand for billions of nodes)."""
+    stack = [(root, 1)]
+    visits = 0
+    while stack:
+        node, depth = stack.pop()
+        visits += 1
+        if visits > limits.MAX_YAML_NODES:
+            raise SceneError(f"{file}:{node.start_mark.line + 1}: the scene expands to more than "
+                             f"{limits.MAX_YAML_NODES} nodes (aliases counted at each use)")
+        if depth > limits.MAX_YAML_DEPTH:
+            raise SceneError(f"{file}:{node.start_mark.line + 1}: nested deeper than the limit "
+                             f"{limits.MAX_YAML_DEPTH}")
+        if isinstance(node, SequenceNode):
+            if len(node.value) > limits.MAX_ELEMENTS:
+                raise SceneError(f"{file}:{node.start_mark.line + 1}: a list of {len(node.value)} items, "
+                                 f"more than the limit {limits.MAX_ELEMENTS}")
+            stack.extend((v, depth + 1) for v in node.value)
+        elif isinstance(node, MappingNode):
+            if len(node.value) > limits.MAX_ELEMENTS:
+                raise SceneError(f"{file}:{node.start_mark.line + 1}: a mapping of {len(node.value)} keys, "
+                                 f"more than the limit {limits.MAX_ELEMENTS}")
+            for k, v in node.value:
+                stack.append((k, depth + 1))
+                stack.append((v, depth + 1))
 
 
 def describe(node: Node) -> str:
     """A short description of what a node holds, for error messages."""
     if isinstance(node, ScalarNode):
-        return "nothing" if node.tag == _NULL else repr(node.value)
+        return "nothing" if node.tag == _NULL else repr(_short(node.value))
     if isinstance(node, SequenceNode):
         return f"a list of {len(node.value)} items"
     return "a mapping"
@@ -169,6 +215,8 @@ def _scalar_number(node: Node) -> Optional[float]:
     """The number a scalar node holds, or None. Plain ``1e-6`` (a string in YAML 1.1) counts too."""
     if not isinstance(node, ScalarNode):
         return None
+    if node.tag in (_INT, _FLOAT, _STR) and len(node.value) > limits.MAX_NUMBER_CHARS:
+        return None
     if node.tag in (_INT, _FLOAT):
         return float(SafeConstructor().construct_object(node))
     if node.tag == _STR and not node.style:       # plain (unquoted) text
@@ -184,9 +232,14 @@ def number(el: Element, node: Node, what: str, *, positive: bool = False, nonneg
     """A real number; optionally positive or non-negative; finite unless ``finite=False``."""
     value = _scalar_number(node)
     if value is None:
+        if isinstance(node, ScalarNode) and len(node.value) > limits.MAX_NUMBER_CHARS:
+            raise el.fail(node, f"{what} must be a number of at most {limits.MAX_NUMBER_CHARS} characters, "
+                                f"got {len(node.value)}")
         raise el.fail(node, f"{what} must be a number, got {describe(node)}")
     if math.isnan(value) or (finite and not math.isfinite(value)):
-        raise el.fail(node, f"{what} must be a finite number, got {node.value}")
+        raise el.fail(node, f"{what} must be a finite number, got {_short(node.value)}")
+    if math.isfinite(value) and abs(value) > limits.MAX_ABS_NUMBER:
+        raise el.fail(node, f"{what} must lie within ±{limits.MAX_ABS_NUMBER:g}, got {_short(node.value)}")
     if positive and not value > 0:
         raise el.fail(node, f"{what} must be positive, got {node.value}")
     if nonnegative and not value >= 0:
@@ -194,10 +247,16 @@ def number(el: Element, node: Node, what: str, *, positive: bool = False, nonneg
     return value
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def integer(el: Element, node: Node, what: str, *, minimum: Optional[int] = None) -> int:
     """A whole number, optionally at least ``minimum``."""
     if not (isinstance(node, ScalarNode) and node.tag == _INT):
-        raise el.fail(node, f"{what} must be a whole number, got {describe(node)}")
+        raise el.fail(node, f"{what} must be a whole number, got {_short(describe(node))}")
+    if len(node.value) > 20:
+        raise el.fail(node, f"{what} must be a whole number of at most 20 digits, got {len(node.value)}")
     value = int(SafeConstructor().construct_object(node))
     if minimum is not None and value < minimum:
         raise el.fail(node, f"{what} must be at least {minimum}, got {value}")

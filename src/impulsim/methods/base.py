@@ -18,6 +18,7 @@ from impulsim.errors import SimulationError, UnsupportedFeatureError
 from impulsim.model.kinds import JointKind
 from impulsim.model.model import Model
 from impulsim.model.state import State
+from impulsim.methods.memory import snapshot
 
 
 @dataclass
@@ -67,6 +68,15 @@ class StageTimer:
 
 
 _STATE_CHECKS = ("body_pos", "body_quat", "body_vel", "body_omega")
+MAX_DISTANCE = 1e8
+"""[m] A body farther from the origin than this has left any scene (scene files are limited to 1e6 m)."""
+MAX_SPEED = 1e5
+"""[m/s] A rigid body faster than this (100 km/s) is taken as a diverged integration."""
+TUNNEL_FACTOR = 100.0
+"""With contacts, a free body that moves more than this many times its own size in one step is refused
+(it passes through anything in its way: a body shot at 1e6 m/s went 2 km through the ground and was thrown
+back). Below this it is let through and may pass through obstacles thinner than its travel: Holck's
+complex pendulum at h = 1/10 s shows a ball falling through a bar so, up to 10 times its size a step."""
 
 
 class Method:
@@ -97,27 +107,110 @@ class Method:
         self._scratch: State | None = None
 
     def step(self, state: State, h: float) -> StepInfo:
-        """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` untouched."""
+        """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` and the method's own
+        memory (warm start, anchors, sleep clocks, caches) as they were before the call."""
         if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
             raise ValueError(f"step size h must be a positive finite number of seconds, got {h!r}")
-        if self._scratch is None:
-            self._scratch = state.copy()
-        else:
-            self._scratch.assign(state)
-        info = StepInfo()
-        if self.model.n_loads:      # on the scratch copy: the user's held force stays as it was
-            m, s = self.model, self._scratch
-            add_timed_loads(m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end, s.t, float(h),
-                            s.body_force, s.body_torque)
-        if self.ignored:
-            info.ignored = dict(self.ignored)
-        self._step(self._scratch, float(h), info)
-        self._check_finite(self._scratch, state.step_count)
+        self._check_input(state)
+        before = snapshot(self)
+        try:
+            if self._scratch is None:
+                self._scratch = state.copy()
+            else:
+                self._scratch.assign(state)
+            info = StepInfo()
+            if self.model.n_loads:      # on the scratch copy: the user's held force stays as it was
+                m, s = self.model, self._scratch
+                add_timed_loads(m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end, s.t,
+                                float(h), s.body_force, s.body_torque)
+            if self.ignored:
+                info.ignored = dict(self.ignored)
+            self._step(self._scratch, float(h), info)
+            self._check_finite(self._scratch, state.step_count)
+            self._check_divergence(self._scratch, state, float(h), info)
+        except BaseException:
+            before.restore()
+            raise
         state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step
         return info
 
+    def _check_input(self, s: State):
+        """Refuse a state that cannot be stepped: non-finite time, poses, velocities or user inputs
+        (a method would otherwise carry them into its solvers and fail there, or replace them)."""
+        if not math.isfinite(s.t):
+            raise SimulationError(f"step {s.step_count}: the time t = {s.t!r} s is not finite")
+        if all_finite(s.body_pos, s.body_quat, s.body_vel, s.body_omega) and all_finite(
+                s.body_force, s.body_quat, s.body_torque, s.body_torque) and np.isfinite(s.motor_effort).all():
+            return
+        for name in _STATE_CHECKS + ("body_force", "body_torque"):
+            bad = ~np.isfinite(getattr(s, name)).all(axis=1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise SimulationError(
+                    f"step {s.step_count} (t = {s.t:.6g} s): body \"{self.model.body_names[k]}\" has a "
+                    f"non-finite {name.removeprefix('body_')} before the step; nothing was changed")
+        k = int(np.argmax(~np.isfinite(s.motor_effort)))
+        raise SimulationError(f"step {s.step_count}: motor \"{self.model.motor_names[k]}\" has a non-finite "
+                              f"effort before the step; nothing was changed")
+
     def _step(self, state: State, h: float, info: StepInfo) -> None:
         raise NotImplementedError
+
+    def _check_divergence(self, s: State, before: State, h: float, info: StepInfo) -> None:
+        """Name a run that has left the model's range as divergence, not as a solver failure: residuals
+        that are no longer finite, bodies farther than MAX_DISTANCE or faster than MAX_SPEED, and, where
+        contacts are detected, a free body that moves farther in one step than TUNNEL_FACTOR times its own size (it would pass
+        through what it should hit: the step is too large for the model)."""
+        where = f"step {before.step_count} (t = {before.t:.6g} s)"
+        for what, value in (("position", info.residual_pos), ("velocity", info.residual_vel)):
+            if not math.isfinite(value):
+                raise SimulationError(f"{where}: the simulation diverged: the {what} residual is {value} "
+                                      f"(the step h = {h:g} s is too large for the model, or its forces blew up)")
+        if not hasattr(s, "body_pos"):
+            return
+        far = float(np.abs(s.body_pos).max(initial=0.0))
+        speed = float(np.abs(s.body_vel).max(initial=0.0))
+        if far > MAX_DISTANCE or speed > MAX_SPEED:
+            k = int(np.argmax(np.maximum(np.abs(s.body_pos).max(axis=1) / MAX_DISTANCE,
+                                         np.abs(s.body_vel).max(axis=1) / MAX_SPEED)))
+            raise SimulationError(
+                f"{where}: the simulation diverged: body \"{self.model.body_names[k]}\" is at "
+                f"{np.linalg.norm(s.body_pos[k]):.3g} m moving at {np.linalg.norm(s.body_vel[k]):.3g} m/s "
+                f"(limits {MAX_DISTANCE:g} m, {MAX_SPEED:g} m/s); the state was left at the last good step")
+        thickness = self._thickness()
+        if thickness is not None:
+            travel = np.linalg.norm(s.body_pos - before.body_pos, axis=1)
+            over = travel > TUNNEL_FACTOR * thickness
+            if over.any():
+                k = int(np.argmax(travel / thickness))
+                raise SimulationError(
+                    f"{where}: step too large for the model: body \"{self.model.body_names[k]}\" moves "
+                    f"{travel[k]:.3g} m in one step, more than {TUNNEL_FACTOR:g} times its size "
+                    f"{thickness[k]:.3g} m, and would pass through what it should hit (reduce h); the state was left at the last good step")
+
+    def _thickness(self):
+        """Per body, its size [m] when contacts are detected (None otherwise): 2 sqrt(J_max / m), 0.82 of a
+        cube's edge, 1.26 of a sphere's radius, 0.58 of a thin rod's length; inf for bodies without shapes,
+        static ones and jointed ones (their joints bound their motion; a pendulum at a coarse step swings
+        farther than a small weight's size without passing through anything). (A body that moves more than this in a step has passed through anything as
+        thick as itself; thinner obstacles need a smaller step, which is the user's choice.)"""
+        cached = self.__dict__.get("_thickness_cache", False)
+        if cached is not False:
+            return cached
+        from impulsim.contact.default import model_has_contacts
+        m = self.model
+        out = None
+        if getattr(m, "shape_body", None) is not None and model_has_contacts(m):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = 2.0 * np.sqrt(np.max(m.body_inertia, axis=1) / m.body_mass)
+            shaped = np.zeros(m.n_bodies, bool)
+            shaped[np.asarray(m.shape_body, np.int64)] = True
+            jointed = np.zeros(m.n_bodies, bool)
+            jointed[np.asarray(m.joint_body_a, np.int64)] = True
+            jointed[np.asarray(m.joint_body_b, np.int64)] = True
+            out = np.where(shaped & ~jointed & (m.body_static == 0) & np.isfinite(out) & (out > 0), out, np.inf)
+        self.__dict__["_thickness_cache"] = out
+        return out
 
     def _check_finite(self, s: State, step_count: int):
         """Raise SimulationError naming the first body and quantity that is not finite (a compiled check

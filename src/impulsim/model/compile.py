@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from impulsim import limits
 from impulsim.errors import ModelError
 from impulsim.geometry.mass import (MassProperties, combine_mass_properties, principal_frame,
                                     shape_mass_properties)
@@ -73,7 +74,16 @@ def _mass_properties(spec, label, materials) -> MassProperties:
     if not (np.isfinite(density) and density > 0):
         raise ModelError(f"{label}: density must be positive, got {density!r}")
     try:
-        props = combine_mass_properties([shape_mass_properties(s, density) for s in spec.shapes])
+        with np.errstate(all="ignore"):
+            parts = [shape_mass_properties(s, density) for s in spec.shapes]
+            total = sum(p.mass for p in parts)
+            lo, hi = (limits.MIN_MASS, limits.MAX_MASS) if spec.mass is None else (1e-300, 1e300)
+            if not (np.isfinite(total) and lo <= total <= hi):
+                raise ModelError(f"the shapes' mass {total:.3g} kg lies outside {limits.MIN_MASS:g} … "
+                                 f"{limits.MAX_MASS:g} kg (a shape too small or too large for its density)")
+            props = combine_mass_properties(parts)
+        if not (np.isfinite(props.com).all() and np.isfinite(props.inertia).all()):
+            raise ModelError("the shapes' inertia is not finite (shapes too large)")
     except ModelError as exc:
         raise ModelError(f"{label}: {exc}") from None
     if spec.mass is not None:
@@ -114,6 +124,9 @@ def _add_body(bodies: _Bodies, spec, index, materials):
         props = _mass_properties(spec, label, materials)
     if spec.material is not None and spec.material not in materials:
         raise ModelError(f'{label}: material "{spec.material}" does not exist')
+    for i, shape in enumerate(spec.shapes):
+        if shape.material is not None and shape.material not in materials:
+            raise ModelError(f'{label}: shapes[{i}]: material "{shape.material}" does not exist')
     moments, q_axes = ((np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0])) if spec.point
                        else principal_frame(props.inertia))
     if not fixed and not spec.point and np.any(moments <= 0):

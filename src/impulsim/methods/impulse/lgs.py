@@ -38,6 +38,14 @@ diagonal, independent rows ≥ 1.3e-4 (tree 255: ≥ 3.7e-2). A loop misaligned 
 class LgsSolver:
     """Structure and workspace of the LGS chains of one model; the kernels do the work."""
 
+    _scratch_attrs = frozenset((
+        "structure", "cut_prims", "chain_cut_start", "soft_prims", "chain_soft_start", "chain_bodies",
+        "chain_body_start", "node_lin", "node_ang", "node_angw", "asm_diag", "asm_off", "fac_diag", "fac_diag_inv",
+        "fac_off", "tmp", "x", "iters_pos", "iters_vel", "model"))
+    """The chains' structure (fixed) and the factorization of the last poses, rebuilt whenever the poses
+    differ from the method's key (ImpulseMethod._rows_pos): neither rolled back after a failed step nor
+    checkpointed (see impulsim.methods.memory)."""
+
     def __init__(self, model, chains: list[Chain], loops: str = "drop", dependent_pivot: float = DEPENDENT_PIVOT):
         if loops not in LOOP_TREATMENTS:
             raise ValueError(f"unknown loop treatment {loops!r} (use {' or '.join(map(repr, LOOP_TREATMENTS))})")

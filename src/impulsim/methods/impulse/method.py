@@ -63,6 +63,13 @@ class ImpulseMethod(Method, ContactCoupling):
                                 contacts=("newton", "poisson", "stronge"), limits=True,
                                 schemes=tuple(schemes.SCHEMES)[1:])
 
+    _scratch_attrs = frozenset((
+        "acc", "tau", "Iinv", "row_ra", "row_rb", "row_P", "row_dim", "row_Minv", "step_tol", "_rows_pos",
+        "_rows_quat", "chains", "chain_solvers", "_iter_prims", "_row_prims"))
+    """Loads and rows of the current poses (with the poses they belong to, ``_rows_pos``/``_rows_quat``, the
+    key under which they are reused) and the chain structure: not rolled back after a failed step, where
+    rows and key stay consistent with each other, nor checkpointed (see impulsim.methods.memory)."""
+
     def __init__(self, model, *, solver: str = "iterative", chain_solver: dict | None = None, loops: str = "drop",
                  scheme: str = "standard", eps_d: float = 1e-6, eps_v: float = 1e-6, max_iter_pos: int = 10000,
                  max_iter_vel: int = 10000, max_correction_speed: float = 10.0, integrator: str = "rk4",
@@ -177,6 +184,7 @@ class ImpulseMethod(Method, ContactCoupling):
         """Rows of the iteratively corrected primitives and the LGS factorization at the current poses,
         remembered for the next step."""
         m = self.model
+        self._rows_pos[0, 0] = np.nan        # no key while the rows change: an interrupted update is not reused
         world_inverse_inertia(s.body_quat, m.body_inv_inertia, self.Iinv)
         if self._row_prims is not None:
             compute_rows_of(self._row_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
