@@ -8,6 +8,8 @@ or option needs no change here.
 """
 from __future__ import annotations
 
+import enum
+
 import inspect
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,7 +79,12 @@ def read_settings(file: str, node: Node) -> Settings:
 
 
 def read_option(el: Element, node: Node, key: str, default: Any) -> Any:
-    """One method option, typed like its default (bool, int, float or text)."""
+    """One method option, typed like its default (bool, int, float, text, or an enum's member by name)."""
+    if isinstance(default, enum.Enum):     # e.g. restitution_rule: geometric
+        try:
+            return integer(el, node, key)
+        except SceneError:
+            return string(el, node, key)
     if isinstance(default, bool):
         return boolean(el, node, key)
     if isinstance(default, int):
@@ -103,6 +110,8 @@ def parse_option(method: str, key: str, text: str) -> Any:
         raise ValueError(f"method {method!r} has no option {key!r} (options: {', '.join(defaults)})")
     default = defaults[key]
     try:
+        if isinstance(default, enum.Enum):
+            return int(text) if text.lstrip("-").isdigit() else text
         if isinstance(default, bool):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise ValueError
