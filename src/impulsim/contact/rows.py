@@ -62,6 +62,9 @@ class ContactRows(NamedTuple):
                                 #     stage._begin_level); 0: k_nt is update_geometry's
     arms: np.ndarray            # [C, 4, 3] r_a × n, J_A⁻¹(r_a × n), r_b × n, J_B⁻¹(r_b × n) (update_geometry):
                                 #     a patch's normal block from dot products (patches.patch_matrix)
+    gap_floor: np.ndarray       # [C] least predicted gap the position correction accepts at t0+h [m]: 0, or
+                                #     above a deeper penetration by the recovery speed times h (see
+                                #     stage.ContactStage.set_gap_floors)
 
 
 def make_rows(capacity: int) -> ContactRows:
@@ -71,7 +74,8 @@ def make_rows(capacity: int) -> ContactRows:
                        z3(), z3(), z3(), z33(), z33(), np.zeros(c), np.zeros(c), np.zeros(c), np.zeros(c, np.int8),
                        np.zeros(c, np.int8), z3(), np.zeros(c), np.zeros(c), np.zeros((c, 2)), np.zeros(c),
                        np.zeros(c, np.int32), z3(), z3(), np.zeros(c), np.zeros(c), z3(), z3(), z3(), np.zeros(c, np.int8),
-                       np.zeros(c, np.int8), np.zeros((c, 4)), np.zeros(c, np.int8), np.zeros((c, 4, 3)))
+                       np.zeros(c, np.int8), np.zeros((c, 4)), np.zeros(c, np.int8), np.zeros((c, 4, 3)),
+                       np.zeros(c))
 
 
 @njit(**KERNEL)

@@ -398,9 +398,10 @@ def predicted_gap(rows, c, pred_pos, pred_quat):
 
 @njit(**KERNEL, inline="always")
 def position_normal(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
-    """One normal impulse at t0 so that the predicted contact does not penetrate at t0+h (Bender 5.3.1);
-    static friction follows (position_friction, 5.3.3). Returns (remaining error [m], impulse applied?)."""
-    gap = predicted_gap(rows, c, pred_pos, pred_quat)
+    """One normal impulse at t0 so that the predicted contact does not penetrate at t0+h (Bender 5.3.1), or
+    no deeper than its floor (rows.gap_floor); static friction follows (position_friction, 5.3.3). Returns
+    (remaining error [m], impulse applied?)."""
+    gap = predicted_gap(rows, c, pred_pos, pred_quat) - rows.gap_floor[c]
     n = v3(rows.n[c])
     k = _k_entries(rows, c, frozen)[0]
     err = 0.0
@@ -458,7 +459,7 @@ def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, bod
     applied?)."""
     for i in range(m):
         c = idx[i]
-        b[i] = -predicted_gap(rows, c, pred_pos, pred_quat) / h
+        b[i] = -(predicted_gap(rows, c, pred_pos, pred_quat) - rows.gap_floor[c]) / h
         lam[i] = rows.lam_n[c]
     patch_lcp(A, b, lam, m, 1e-3 * eps_d / h, dl, scratch)
     err = 0.0
@@ -484,7 +485,7 @@ def position_residual(rows, c, pred_pos, pred_quat, frozen):
     k, _, _, _ = _k_entries(rows, c, frozen)
     if k <= 0.0:
         return 0.0
-    gap = predicted_gap(rows, c, pred_pos, pred_quat)
+    gap = predicted_gap(rows, c, pred_pos, pred_quat) - rows.gap_floor[c]
     err = 0.0
     if not (rows.lam_n[c] == 0.0 and gap >= 0.0):
         err = abs(gap)

@@ -82,10 +82,12 @@ def read_settings(file: str, node: Node) -> Settings:
 
 
 def read_option(el: Element, node: Node, key: str, default: Any) -> Any:
-    """One method option, typed like its default (bool, int, float or text; a named choice such as a
-    material rule as its name)."""
-    if isinstance(default, enum.Enum):
-        return string(el, node, key)
+    """One method option, typed like its default (bool, int, float, text, or an enum's member by name)."""
+    if isinstance(default, enum.Enum):     # e.g. restitution_rule: geometric
+        try:
+            return integer(el, node, key)
+        except SceneError:
+            return string(el, node, key)
     if isinstance(default, bool):
         return boolean(el, node, key)
     if isinstance(default, int):
@@ -113,6 +115,8 @@ def parse_option(method: str, key: str, text: str) -> Any:
     if isinstance(default, enum.Enum):
         return text
     try:
+        if isinstance(default, enum.Enum):
+            return int(text) if text.lstrip("-").isdigit() else text
         if isinstance(default, bool):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise ValueError
