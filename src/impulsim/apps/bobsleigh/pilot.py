@@ -1,10 +1,11 @@
 """A reproducible pilot: steers from what a pilot sees, the track ahead and where the bob is in the channel.
 
 Every 10 ms the pilot picks an aim point ``look_ahead`` seconds ahead along the track (at least
-``min_distance`` metres), between the bob's present place in the channel (lateral offset b, height h) and
-the chosen line (offset ``line_offset`` on the floor, h = 0): ``line_pull`` = 0 keeps the present offset and
-height, so the pilot only keeps the bob pointing along the channel and lets it ride up the walls in curves;
-1 aims at the line itself, steering the bob down from the walls. The steering input is proportional to the angle between the bob's heading and the aim
+``min_distance`` metres), between the place where the bob will ride there and the chosen line (offset
+``line_offset`` on the floor, h = 0). The riding place is where the section's outer wall is banked at
+atan(v² κ / g) for the present speed v and the curvature κ at the aim station (the floor on straights), the
+place an unsteered bob settles at: it rises up the wall into a curve and comes down at its exit, ahead of
+the bob, as a pilot anticipates it. ``line_pull`` = 0 aims at the riding place; 1 aims at the line itself. The steering input is proportional to the angle between the bob's heading and the aim
 point, seen in the bob's own plane, minus a damping of the yaw rate relative to the channel:
 
     i = clip(gain · angle − damping · (ω_z − v κ), −1, 1),    β = β_max sign(i) |i|^(1/d)
@@ -59,8 +60,9 @@ class Pilot:
         """Steering input i ∈ [−1, 1] from the bob's station s, offset b, height h [m], nose point and
         rotation R (columns forward, left, up), speed [m/s] and yaw rate about its up axis [rad/s]."""
         dist = max(self.look_ahead * speed, self.min_distance)
-        b_aim = b + self.line_pull * (self.line_offset - b)
-        h_aim = (1.0 - self.line_pull) * h
+        b_ride, h_ride = view.riding_place(s + dist, speed)
+        b_aim = b_ride + self.line_pull * (self.line_offset - b_ride)
+        h_aim = (1.0 - self.line_pull) * h_ride
         aim = view.point(s + dist, b_aim, h_aim)
         d = R.T @ (aim - nose)
         angle = math.atan2(d[1], d[0])

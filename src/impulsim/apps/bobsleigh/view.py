@@ -23,6 +23,8 @@ class TrackView:
         self.lat = lat / np.linalg.norm(lat, axis=1)[:, None]
         self.ds = ds
         self.last = 0
+        self._track = track
+        self._sections = {}
 
     def index(self, s):
         return min(max(int((s - self.s[0]) // self.ds), 0), len(self.s) - 2)
@@ -74,3 +76,42 @@ class TrackView:
         lat = (1 - f) * self.lat[i] + f * self.lat[i + 1]
         lat /= np.linalg.norm(lat)
         return s, float((p - c) @ lat), float(p[2] - c[2])
+
+    SECTION_DS = 1.0
+    """Spacing [m] of the cross-sections the riding place is read from."""
+
+    def _section(self, s):
+        """(b, h, slope) [m, m, rad] of 81 points across the section nearest to s, left to right."""
+        key = int(round(s / self.SECTION_DS))
+        sec = self._sections.get(key)
+        if sec is None:
+            st = min(max(key * self.SECTION_DS, float(self._track.s_min)), float(self._track.s_max))
+            pts = self._track.section_points(st, 81)
+            origin, _, lateral, up = self._track.frame([st])
+            d = pts - origin[0]
+            b, h = d @ lateral[0], d @ up[0]
+            slope = np.arctan2(np.abs(np.gradient(h)), np.abs(np.gradient(b)))
+            sec = self._sections[key] = (b, h, slope, float(self._track.curvature(np.array([st]))[0]))
+        return sec
+
+    def riding_place(self, s, speed, g=9.81):
+        """Where a bob at ``speed`` [m/s] rides in the section at s without steering: (b, h) [m] of the
+        point on the curve's outer wall whose slope equals the banking atan(v² κ / g) at which the ice's
+        normal force balances gravity and the centripetal force; the lowest point of the floor where the
+        channel is straight."""
+        b, h, slope, kappa = self._section(s)
+        flat = np.flatnonzero(h <= h.min() + 1e-3)
+        low = int(flat[np.argmin(np.abs(b[flat]))])             # the floor's lowest point nearest the centre
+        bank = math.atan(speed * speed * abs(kappa) / g)
+        side = range(low, len(b)) if kappa > 0 else range(low, -1, -1)    # outer wall: right in a left curve
+        prev = low
+        for j in side:
+            if slope[j] >= bank:
+                if j == low:
+                    break
+                f = (bank - slope[prev]) / max(slope[j] - slope[prev], 1e-9)
+                return (float(b[prev] + f * (b[j] - b[prev])), float(h[prev] + f * (h[j] - h[prev])))
+            prev = j
+        else:
+            return float(b[prev]), float(h[prev])
+        return float(b[low]), float(h[low])

@@ -1,0 +1,45 @@
+"""The Whistler-like track with the default bob and pilot: the run passes the exit of curve 2, where every
+run used to end on the bob's side, and the pilot's riding place matches where an unsteered bob rides."""
+import numpy as np
+import pytest
+
+from impulsim.apps.bobsleigh.pilot import Pilot
+from impulsim.apps.bobsleigh.run import run
+from impulsim.apps.bobsleigh.track import load_track
+from impulsim.apps.bobsleigh.view import TrackView
+
+
+@pytest.fixture(scope="module")
+def whistler():
+    return load_track("whistler")
+
+
+@pytest.mark.slow
+def test_pilot_run_passes_curve_2(whistler):
+    """Default bob and pilot from the start line at 10 m/s for 14.5 s: no crash, the nose is in curve 3's
+    arc (s > 230 m; curve 2 ends at 190 m), and the bob is upright on the floor between the curves (hull
+    tilt below 20°, nose height within 0.2 m of the centre line at s = 195–200 m)."""
+    r = run(whistler, pilot=Pilot(), start_speed=10.0, max_time=14.5)
+    assert r.outcome == "time limit", r.summary()
+    s = r.trace["s"]
+    assert s[-1] > 230.0
+    w, x, y = r.trace["qw"], r.trace["qx"], r.trace["qy"]
+    tilt = np.degrees(np.arccos(np.clip(1 - 2 * (x * x + y * y), -1, 1)))   # angle of the hull's up axis
+    exit_ = (s > 195) & (s < 200)
+    assert exit_.any() and tilt[exit_].max() < 20.0
+    assert abs(r.trace["h"][exit_]).max() < 0.2
+
+
+def test_riding_place_rises_with_speed_and_falls_at_the_exit(whistler):
+    """In curve 2 (right-handed, r = 25 m) the riding place is on the left (outer) wall and higher at
+    25 m/s than at 15 m/s; the wall's slope there is the banking atan(v²/(g r)) within the sampling of
+    the section (81 points); on the straight after the curve it is the floor (h = 0)."""
+    view = TrackView(whistler)
+    b15, h15 = view.riding_place(160.0, 15.0)
+    b25, h25 = view.riding_place(160.0, 25.0)
+    assert b15 > 0.3 and b25 > b15 and h25 > h15 > 0.0
+    b, h, slope, kappa = view._section(160.0)
+    assert kappa == pytest.approx(-1 / 25.0, rel=1e-6)
+    j = int(np.argmin(np.hypot(b - b25, h - h25)))
+    assert np.degrees(slope[j]) == pytest.approx(np.degrees(np.arctan(25.0**2 / 25.0 / 9.81)), abs=4.0)
+    assert view.riding_place(197.0, 25.0)[1] == pytest.approx(0.0, abs=1e-3)
