@@ -6,6 +6,7 @@ Subcommands::
     impulsim check SCENE             load and compile a scene file, print what it holds
     impulsim bench NAME [--quick]    run a registered benchmark
     impulsim view SCENE [--port N]   show a scene live in the browser (needs the viewer extra)
+    impulsim warmup [GROUP ...]      compile the kernels ahead into Numba's cache (once per installation)
 
 Errors print one line (``impulsim: error: ...``) and exit with code 2; ``--debug`` shows the traceback.
 """
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(sub, common)
     _add_bench(sub, common)
     _add_view(sub, common)
+    _add_warmup(sub, common)
     return parser
 
 
@@ -92,6 +94,17 @@ def _add_view(sub, common) -> None:
     p.set_defaults(func=cmd_view)
 
 
+def _add_warmup(sub, common) -> None:
+    from impulsim.warmup import WARMUP_GROUPS
+    p = sub.add_parser("warmup", parents=[common], help="compile the kernels ahead (once per installation)",
+                       description="Compile the Numba kernels into the on-disk cache now, so that the first "
+                                   "step of later runs does not wait for them.")
+    p.add_argument("groups", nargs="*", metavar="GROUP",
+                   help=f"what to compile: {', '.join(WARMUP_GROUPS)} (default: all)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=cmd_warmup)
+
+
 # ------------------------------------------------------------------------------------------ commands
 
 
@@ -112,9 +125,14 @@ def cmd_run(args) -> int:
         raise ValueError(f"--record-every must be at least 1, got {every}")
     state = load_checkpoint(args.resume, scene.state) if args.resume else None
     sim = scene.simulation(state=state, h=h, method=method, **options)
+    compiles = _compile_messages(args, sim)
     recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args))
     progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
-    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    try:
+        result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    finally:
+        if compiles is not None:
+            compiles.uninstall()
     out = Path(args.output) if args.output else Path("out") / Path(args.scene).stem
     out.mkdir(parents=True, exist_ok=True)
     recorder.write(out / "recording.parquet")
@@ -189,6 +207,13 @@ def cmd_bench(args) -> int:
     return EXIT_OK
 
 
+def cmd_warmup(args) -> int:
+    """``impulsim warmup``: compile the kernels of the given groups into the cache."""
+    from impulsim.warmup import warmup_command
+    warmup_command(args.groups, quiet=args.quiet)
+    return EXIT_OK
+
+
 def cmd_view(args) -> int:
     """``impulsim view``: serve the live view until interrupted."""
     import time
@@ -230,6 +255,16 @@ def _nonnegative(value: float, flag: str) -> float:
     if not (value >= 0 and value < float("inf")):
         raise ValueError(f"{flag} must be a non-negative number, got {value}")
     return value
+
+
+def _compile_messages(args, sim):
+    """On a terminal and unless -q: a live line on stderr while kernels compile, ended after the step."""
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    from impulsim.warmup import CompileReporter
+    reporter = CompileReporter().install()
+    reporter.attach(sim)
+    return reporter
 
 
 def _error(message: str) -> None:
