@@ -31,12 +31,13 @@ SHOW_AFTER = 1.0
 
 def kernel_group(module: str) -> str:
     """A short name for the part of impulsim a kernel's module belongs to (``impulsim.contact.stage`` ->
-    ``contact``, ``impulsim.methods.featherstone.aba`` -> ``featherstone``); other modules give ``""``."""
+    ``contact``, ``impulsim.methods.featherstone.aba`` -> ``featherstone method``); other modules give
+    ``""``."""
     parts = module.split(".")
     if parts[0] != "impulsim" or len(parts) < 2:
         return ""
     if parts[1] == "methods" and len(parts) > 2:
-        return parts[2]
+        return f"{parts[2]} method"
     return parts[1]
 
 

@@ -33,7 +33,7 @@ class _Tty(io.StringIO):
 
 def test_kernel_groups_name_the_part_of_impulsim():
     assert W.kernel_group("impulsim.contact.stage") == "contact"
-    assert W.kernel_group("impulsim.methods.featherstone.aba") == "featherstone"
+    assert W.kernel_group("impulsim.methods.featherstone.aba") == "featherstone method"
     assert W.kernel_group("impulsim.dynamics") == "dynamics"
     assert W.kernel_group("numba.np.arrayobj") == "" and W.kernel_group("impulsim") == ""
 
