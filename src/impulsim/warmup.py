@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Optional, TextIO
 
+from impulsim.errors import ImpulsimError
+
 ONCE = "once; cached for later runs"
 """What every compile message says about the wait."""
 
@@ -301,10 +303,12 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
 
 def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = None) -> float:
     """``impulsim warmup``: compile ahead with one line per task (and a live line while compiling on a
-    terminal); returns the seconds taken."""
+    terminal); returns the seconds taken. A task that fails says so in its line, the others still run, and
+    then an :class:`ImpulsimError` names the failed ones."""
     stream = sys.stderr if stream is None else stream
     tasks = warmup_tasks(groups)
     start = time.perf_counter()
+    failed = []
     reporter = None if quiet else CompileReporter(stream)
     if reporter is not None:
         reporter.install()
@@ -313,7 +317,14 @@ def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = 
             if reporter is not None:
                 reporter.prefix = f"[{i}/{len(tasks)}] {task.name}: "
             t = time.perf_counter()
-            run_task(task)
+            try:
+                run_task(task)
+            except ImpulsimError as exc:      # the other tasks still compile; the command then fails
+                failed.append(f"{task.name}: {exc}")
+                if reporter is not None:
+                    reporter.finish()
+                print(f"[{i}/{len(tasks)}] {task.name}: failed: {exc}", file=stream, flush=True)
+                continue
             if reporter is not None:
                 reporter.finish()
             if not quiet:
@@ -323,6 +334,8 @@ def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = 
         if reporter is not None:
             reporter.uninstall()
     seconds = time.perf_counter() - start
+    if failed:
+        raise ImpulsimError(f"warm-up: {len(failed)} of {len(tasks)} tasks failed ({'; '.join(failed)})")
     if not quiet:
         print(f"warm-up done in {seconds:.1f} s: later runs load these kernels from the cache", file=stream)
     return seconds
