@@ -12,6 +12,7 @@ Subcommands::
     impulsim sweep SCENE --param ... run a scene over a design of parameter values on Dask
     impulsim export gltf|html SCENE RECORDING OUT   export a recording (glTF binary, HTML replay page)
     impulsim methods [--markdown]    what each method honours (the capability matrix)
+    impulsim warmup [GROUP ...]      compile the kernels ahead into Numba's cache (once per installation)
 
 SCENE and MODEL may also be a URDF (.urdf) or MJCF (.xml, .mjcf) file (see docs/formats.md).
 
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare(sub, common)
     cli_extras.add_export(sub, common)
     _add_methods(sub, common)
+    _add_warmup(sub, common)
     return parser
 
 
@@ -187,6 +189,17 @@ def _print_methods(markdown: bool) -> int:
     return EXIT_OK
 
 
+def _add_warmup(sub, common) -> None:
+    from impulsim.warmup import WARMUP_GROUPS
+    p = sub.add_parser("warmup", parents=[common], help="compile the kernels ahead (once per installation)",
+                       description="Compile the Numba kernels into the on-disk cache now, so that the first "
+                                   "step of later runs does not wait for them.")
+    p.add_argument("groups", nargs="*", metavar="GROUP",
+                   help=f"what to compile: {', '.join(WARMUP_GROUPS)} (default: all)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=cmd_warmup)
+
+
 # ------------------------------------------------------------------------------------------ commands
 
 
@@ -223,7 +236,12 @@ def cmd_run(args) -> int:
     recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args),
                         path=out / "recording.parquet")
     progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
-    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    compiles = _compile_messages(args, sim)
+    try:
+        result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+    finally:
+        if compiles is not None:
+            compiles.uninstall()
     recorder.close()
     checkpoint = save_checkpoint(sim.state, out / "final_state.npz", sim.method, scene.model)
     written = [out / "recording.parquet", checkpoint]
@@ -298,6 +316,13 @@ def cmd_bench(args) -> int:
     return EXIT_OK
 
 
+def cmd_warmup(args) -> int:
+    """``impulsim warmup``: compile the kernels of the given groups into the cache."""
+    from impulsim.warmup import warmup_command
+    warmup_command(args.groups, quiet=args.quiet)
+    return EXIT_OK
+
+
 def cmd_view(args) -> int:
     """``impulsim view``: serve the live view until interrupted."""
     import time
@@ -342,6 +367,16 @@ def _nonnegative(value: float, flag: str) -> float:
     if not (value >= 0 and value < float("inf")):
         raise ValueError(f"{flag} must be a non-negative number, got {value}")
     return value
+
+
+def _compile_messages(args, sim):
+    """On a terminal and unless -q: a live line on stderr while kernels compile, ended after the step."""
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    from impulsim.warmup import CompileReporter
+    reporter = CompileReporter().install()
+    reporter.attach(sim)
+    return reporter
 
 
 def _error(message: str) -> None:

@@ -23,6 +23,10 @@ from impulsim.errors import ModelError
 from impulsim.geometry.bvh import build_bvh
 from impulsim.geometry.hull import convex_hull
 from impulsim.math import quat_to_matrix
+from impulsim.math.plain import plain
+
+# called once per shape: run as Python (compiling it would cost seconds on an empty cache)
+quat_to_matrix = plain(quat_to_matrix)
 
 DEFAULT_EPS_C = 1e-3
 """Contact tolerance eps_c [m]: pairs and points closer than this are in contact (Bender's ε_c)."""

@@ -43,7 +43,7 @@ ADAPTIVE_TOL = 1e-12
 """Local error bound per sub-step of the adaptive scheme [rad/s and quaternion units]."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rhs(q, w, tau_world, inertia, inv_inertia):
     """(q̇, ω̇_l) for orientation q and body-frame angular velocity w under a constant world torque."""
     if tau_world[0] == 0.0 and tau_world[1] == 0.0 and tau_world[2] == 0.0:
@@ -62,12 +62,12 @@ def _rhs(q, w, tau_world, inertia, inv_inertia):
     return dq, dw
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _q_axpy(s, a, b):
     return (b[0] + s * a[0], b[1] + s * a[1], b[2] + s * a[2], b[3] + s * a[3])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _w_axpy(s, a, b):
     return (b[0] + s * a[0], b[1] + s * a[1], b[2] + s * a[2])
 
@@ -114,26 +114,41 @@ def _cash_karp(y, tau, inertia, inv_inertia, h):
     k = np.zeros((6, 7))
     tmp = np.empty(7)
     for s in range(6):
-        tmp[:] = y
+        for i in range(7):
+            tmp[i] = y[i]
         for j in range(s):
-            tmp += h * _CK_A[s, j] * k[j]
+            c = h * _CK_A[s, j]
+            for i in range(7):
+                tmp[i] += c * k[j, i]
         dq, dw = _rhs((tmp[0], tmp[1], tmp[2], tmp[3]), (tmp[4], tmp[5], tmp[6]), tau, inertia, inv_inertia)
-        k[s, 0:4] = dq
-        k[s, 4:7] = dw
-    y5 = y.copy()
+        for i in range(4):
+            k[s, i] = dq[i]
+        for i in range(3):
+            k[s, 4 + i] = dw[i]
+    y5 = np.empty(7)
     err = np.zeros(7)
+    for i in range(7):
+        y5[i] = y[i]
     for s in range(6):
-        y5 += h * _CK_B5[s] * k[s]
-        err += h * (_CK_B5[s] - _CK_B4[s]) * k[s]
-    return y5, np.sqrt(np.sum(err * err))
+        c5 = h * _CK_B5[s]
+        ce = h * (_CK_B5[s] - _CK_B4[s])
+        for i in range(7):
+            y5[i] += c5 * k[s, i]
+            err[i] += ce * k[s, i]
+    e = 0.0
+    for i in range(7):
+        e += err[i] * err[i]
+    return y5, np.sqrt(e)
 
 
 @njit(cache=True, _nrt=True)
 def _adaptive(q, w, tau, inertia, inv_inertia, h):
     """Cover [0, h] with Cash–Karp sub-steps, h_new = 0.9 h (ε/err)^(1/5) (Bender App. B)."""
     y = np.empty(7)
-    y[0:4] = q
-    y[4:7] = w
+    for i in range(4):
+        y[i] = q[i]
+    for i in range(3):
+        y[4 + i] = w[i]
     t = 0.0
     dt = h
     for _ in range(100000):
@@ -150,7 +165,7 @@ def _adaptive(q, w, tau, inertia, inv_inertia, h):
     return (y[0], y[1], y[2], y[3]), (y[4], y[5], y[6])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def symmetry_axis(inertia):
     """Index of the body axis about which the principal moments are symmetric (the other two are equal
     and positive), 3 if all three are equal, -1 if no two are."""
@@ -165,7 +180,7 @@ def symmetry_axis(inertia):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _qexp(v, h):
     """Unit quaternion of the rotation by the vector v h [rad] (rotation vector to quaternion)."""
     x, y, z = v[0] * h, v[1] * h, v[2] * h
@@ -180,7 +195,7 @@ def _qexp(v, h):
     return (c, x * s, y * s, z * s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _body_axis(q, c):
     """World direction of body axis c (column c of R(q))."""
     w, x, y, z = q
@@ -191,7 +206,7 @@ def _body_axis(q, c):
     return (2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _torque_free_symmetric(q, omega, inertia, axis, h):
     """Exact torque-free rotation over h [s] of a body with two equal principal moments (module
     docstring); omega in the world frame, axis the symmetry axis (3: all moments equal). Returns the
@@ -272,9 +287,10 @@ def free_step_all(body_pos, body_quat, body_vel, body_omega, body_acc, body_tau,
     for k in range(body_pos.shape[0]):
         if body_static[k]:
             continue
-        p, q, v, w = free_step_body(body_pos[k], body_quat[k], body_vel[k], body_omega[k], body_acc[k],
-                                    body_tau[k], body_inertia[k], body_inv_inertia[k], body_inv_mass[k],
-                                    h, scheme)
+        # rows as tuples, as every other caller passes them: one compiled free step for all
+        p, q, v, w = free_step_body(v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]),
+                                    v3(body_acc[k]), v3(body_tau[k]), v3(body_inertia[k]), v3(body_inv_inertia[k]),
+                                    body_inv_mass[k], h, scheme)
         store_body(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
 
 

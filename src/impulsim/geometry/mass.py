@@ -6,6 +6,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from impulsim.math import quat_to_matrix, quat_from_matrix
+from impulsim.math.plain import plain
+
+# called once per shape: run as Python (compiling them would cost seconds on an empty cache)
+quat_to_matrix, quat_from_matrix = plain(quat_to_matrix), plain(quat_from_matrix)
 
 
 @dataclass

@@ -8,55 +8,55 @@ import math
 from numba import njit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def v3(a):
     """Tuple from a length-3 array (or row)."""
     return (a[0], a[1], a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def q4(a):
     """Tuple from a length-4 array (or row)."""
     return (a[0], a[1], a[2], a[3])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def scale(a, s):
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def axpy(s, a, b):
     """s·a + b."""
     return (s * a[0] + b[0], s * a[1] + b[1], s * a[2] + b[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def norm(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def matvec(M, a):
     """M a for a 3×3 array M."""
     return (M[0, 0] * a[0] + M[0, 1] * a[1] + M[0, 2] * a[2],
@@ -64,7 +64,7 @@ def matvec(M, a):
             M[2, 0] * a[0] + M[2, 1] * a[1] + M[2, 2] * a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def matvec_at(M, k, a):
     """M[k] a for a stack of 3×3 matrices M [n, 3, 3], indexed element by element: inside hot loops a view
     ``M[k]`` of an array held in a tuple of arrays can cost a few hundred ns where this costs a few."""
@@ -73,7 +73,7 @@ def matvec_at(M, k, a):
             M[k, 2, 0] * a[0] + M[k, 2, 1] * a[1] + M[k, 2, 2] * a[2])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qmul(p, q):
     """Hamilton product p ⊗ q."""
     return (p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
@@ -82,12 +82,12 @@ def qmul(p, q):
             p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qconj(q):
     return (q[0], -q[1], -q[2], -q[3])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qnormalize(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if n == 0.0:
@@ -95,7 +95,7 @@ def qnormalize(q):
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qrot(q, v):
     """R(q) v."""
     w, x, y, z = q
@@ -107,7 +107,7 @@ def qrot(q, v):
             v[2] + w * tz + (x * ty - y * tx))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def qrot_inv(q, v):
     """R(q)ᵀ v."""
     return qrot((q[0], -q[1], -q[2], -q[3]), v)

@@ -8,10 +8,15 @@ from impulsim.errors import ModelError
 from impulsim.geometry.mass import (MassProperties, combine_mass_properties, principal_frame,
                                     shape_mass_properties)
 from impulsim.math import quat_mul, quat_conj, quat_rotate, quat_rotate_inv, basis_perpendicular, quat_to_matrix
+from impulsim.math.plain import plain
 from impulsim.model.kinds import JointKind, Prim, Coordinate, JOINT_COORDINATES, SERVO_COORDINATE
 from impulsim.model.model import Model
 from impulsim.model.state import State
 from impulsim.model.lowering import lower_joint, JointFrame
+
+# called once per body, joint or shape: run as Python (compiling them would cost seconds on an empty cache)
+quat_mul, quat_conj, quat_rotate, quat_rotate_inv, basis_perpendicular, quat_to_matrix = map(
+    plain, (quat_mul, quat_conj, quat_rotate, quat_rotate_inv, basis_perpendicular, quat_to_matrix))
 
 WORLD = "world"
 

@@ -12,7 +12,11 @@ import numpy as np
 
 from impulsim.errors import ModelError
 from impulsim.math import quat_mul, quat_conj, quat_rotate
+from impulsim.math.plain import plain
 from impulsim.model.kinds import JointKind, Prim
+
+# called once per joint: run as Python (compiling them would cost seconds on an empty cache)
+quat_mul, quat_conj, quat_rotate = map(plain, (quat_mul, quat_conj, quat_rotate))
 
 
 @dataclass

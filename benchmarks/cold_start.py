@@ -1,0 +1,201 @@
+"""Seconds to the first step, with an empty and with a filled Numba cache, each in a fresh process.
+
+    python benchmarks/cold_start.py                      # all scenes, median of 3, a table
+    python benchmarks/cold_start.py demo boxes -n 1      # some scenes, one repetition
+    python benchmarks/cold_start.py --profile boxes      # one cold run, compile time per kernel
+
+Each repetition makes a new empty cache directory (NUMBA_CACHE_DIR), runs the scene's first step in a fresh
+process ("cold": every kernel the step needs is compiled and written to the cache), then again in another fresh
+process with that directory ("warm": the kernels are loaded from the cache). The times are those of the child
+process: importing impulsim, building the model and method, and the first step (where the kernels compile or
+load); "(cpu)" is the process's CPU time in that step, less disturbed by other work on a shared
+machine than the wall-clock time. The cache directory is removed afterwards; the source tree's own cache is not touched.
+
+Scenes: demo (examples/double_pendulum.yaml), pendulum (examples/pendulum.yaml), boxes
+(examples/falling_boxes.yaml), tree255 (Bender's 255-body tree, LGS, 1e-6), wall (the contact wall of
+``impulsim bench contact``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENES = ("demo", "pendulum", "boxes", "tree255", "wall")
+
+
+# ---------------------------------------------------------------------------------------- child process
+def _scene_file_stepper(path):
+    from impulsim.io import load_scene
+    sim = load_scene(ROOT / path).simulation()
+    return sim.step
+
+
+def _tree_stepper():
+    from impulsim.bench import bender, harness
+    case = next(c for c in bender._tree_cases(True)
+                if c.n_bodies == 255 and c.method == "lgs" and c.tol == 1e-6)
+    model, state = case.build()
+    method = harness._method(case, model)
+    state.body_torque[1] = case.torque
+    return lambda: method.step(state, case.h)
+
+
+def _wall_stepper():
+    from impulsim.bench import contact as C, contact_scenes as S
+    model, state = S.wall()
+    method = C.make_method(model, S.WALL_SETTINGS,
+                           **{**S.WALL_SOLVER, "shock_propagation": S.WALL_SHOCK_ITERATIONS})
+    return lambda: method.step(state, S.WALL_H)
+
+
+STEPPERS = {"demo": lambda: _scene_file_stepper("examples/double_pendulum.yaml"),
+            "pendulum": lambda: _scene_file_stepper("examples/pendulum.yaml"),
+            "boxes": lambda: _scene_file_stepper("examples/falling_boxes.yaml"),
+            "tree255": _tree_stepper, "wall": _wall_stepper}
+
+
+class _CompileTimes:
+    """Listens to Numba's compile events: exclusive seconds per kernel (callees' compiles subtracted)."""
+
+    def __init__(self):
+        from numba.core import event
+        self.stack, self.own, self.count = [], {}, {}
+
+        class Listener(event.Listener):
+            def on_start(inner, ev):
+                self.stack.append([time.perf_counter(), 0.0])
+
+            def on_end(inner, ev):
+                start, children = self.stack.pop()
+                total = time.perf_counter() - start
+                d = ev.data["dispatcher"]
+                key = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+                self.own[key] = self.own.get(key, 0.0) + total - children
+                self.count[key] = self.count.get(key, 0) + 1
+                if self.stack:
+                    self.stack[-1][1] += total
+
+        event.register("numba:compile", Listener())
+
+
+def child(name: str, profile: bool) -> dict:
+    t0 = time.perf_counter()
+    import impulsim  # noqa: F401
+    t1 = time.perf_counter()
+    times = _CompileTimes() if profile else None
+    step = STEPPERS[name]()
+    t2, c2 = time.perf_counter(), time.process_time()
+    step()
+    t3, c3 = time.perf_counter(), time.process_time()
+    step()
+    t4 = time.perf_counter()
+    out = dict(scene=name, import_s=t1 - t0, build_s=t2 - t1, first_s=t3 - t2, second_s=t4 - t3,
+               total_s=t3 - t0, first_cpu_s=c3 - c2)
+    if profile:
+        out["kernels"] = sorted(((k, round(v, 3), times.count[k]) for k, v in times.own.items()),
+                                key=lambda r: -r[1])
+        out["llvm"] = _llvm_seconds()
+    return out
+
+
+def _llvm_seconds() -> dict:
+    """Seconds under Numba's LLVM lock per kernel (code generation and optimization, callees included)."""
+    import gc
+    from numba.core.registry import CPUDispatcher
+    out = {}
+    for d in gc.get_objects():
+        if isinstance(d, CPUDispatcher):
+            for cres in d.overloads.values():
+                timers = (cres.metadata or {}).get("timers", {})
+                if timers:
+                    key = f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+                    out[key] = out.get(key, 0.0) + timers.get("llvm_lock", 0.0)
+    return out
+
+
+# --------------------------------------------------------------------------------------- parent process
+def run_child(name: str, cache_dir: str, profile: bool = False) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=os.pathsep.join(
+        p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p))
+    cmd = [sys.executable, __file__, "--child", name] + (["--profile"] if profile else [])
+    t = time.perf_counter()
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t
+    if res.returncode != 0:
+        raise SystemExit(f"{name}: child failed:\n{res.stderr[-3000:]}")
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["process_s"] = wall
+    return out
+
+
+def measure(name: str, reps: int) -> dict:
+    cold, warm = [], []
+    for _ in range(reps):
+        cache = tempfile.mkdtemp(prefix="impulsim-cold-")
+        try:
+            cold.append(run_child(name, cache))
+            warm.append(run_child(name, cache))
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+    med = lambda rows, key: statistics.median(r[key] for r in rows)   # noqa: E731
+    return dict(scene=name, reps=reps, cold_first=med(cold, "first_s"), cold_total=med(cold, "total_s"),
+                cold_first_cpu=med(cold, "first_cpu_s"), warm_first_cpu=med(warm, "first_cpu_s"),
+                cold_import=med(cold, "import_s"), warm_first=med(warm, "first_s"),
+                warm_total=med(warm, "total_s"), warm_import=med(warm, "import_s"),
+                runs=dict(cold=cold, warm=warm))
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("scenes", nargs="*", default=list(SCENES), help=f"among {', '.join(SCENES)}")
+    p.add_argument("-n", "--reps", type=int, default=3, help="repetitions (median taken), default 3")
+    p.add_argument("--profile", action="store_true", help="one cold run per scene, compile time per kernel")
+    p.add_argument("--json", help="also write the measurements here")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.profile)))
+        return
+    for name in args.scenes:
+        if name not in STEPPERS:
+            raise SystemExit(f"unknown scene {name!r} (use {', '.join(SCENES)})")
+    rows = []
+    if args.profile:
+        for name in args.scenes:
+            cache = tempfile.mkdtemp(prefix="impulsim-cold-")
+            try:
+                r = run_child(name, cache, profile=True)
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+            rows.append(r)
+            print(f"{name}: first step {r['first_s']:.1f} s ({r['first_cpu_s']:.1f} s cpu), compiled {sum(c for _, _, c in r['kernels'])} "
+                  f"signatures of {len(r['kernels'])} kernels in {sum(s for _, s, _ in r['kernels']):.1f} s")
+            llvm = r["llvm"]
+            print(f"  {'own s':>7s}  sigs  {'llvm s (incl.)':>14s}  kernel")
+            for key, s, c in r["kernels"]:
+                print(f"  {s:7.2f}  {c:3d}x  {llvm.get(key, 0.0):14.2f}  {key}")
+    else:
+        print(f"{'scene':10s} {'cold import':>11s} {'cold 1st step':>13s} {'(cpu)':>7s} {'cold total':>10s} "
+              f"{'warm import':>11s} {'warm 1st step':>13s} {'(cpu)':>7s} {'warm total':>10s}   "
+              f"(s, median of {args.reps})", flush=True)
+        for name in args.scenes:
+            r = measure(name, args.reps)
+            rows.append(r)
+            print(f"{name:10s} {r['cold_import']:11.2f} {r['cold_first']:13.2f} {r['cold_first_cpu']:7.2f} "
+                  f"{r['cold_total']:10.2f} {r['warm_import']:11.2f} {r['warm_first']:13.2f} "
+                  f"{r['warm_first_cpu']:7.2f} {r['warm_total']:10.2f}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+"""Compiling the Numba kernels ahead of use, and telling the user while they compile.
+
+The hot loops are Numba kernels compiled on first use and kept in Numba's on-disk cache (``__pycache__``
+beside the sources, or ``NUMBA_CACHE_DIR``). The first step of a scene on an empty cache therefore waits for
+the kernels it needs to compile, once per installation; later runs load them from the cache in well under
+a second.
+
+Two tools around that:
+
+* :class:`CompileReporter` writes one line to stderr while kernels compile (what is compiling and how far it
+  got), for the command line: ``impulsim run`` turns it on unless ``-q``. Library use stays silent unless a
+  program asks for it (``with report_compiles(): ...``).
+* :func:`warm_up` (``impulsim warmup``) compiles ahead what the scenes of each group need, by stepping small
+  scenes that take the same code paths as a scene file run with ``impulsim run``, so that later first steps
+  only load from the cache.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional, TextIO
+
+from impulsim.errors import ImpulsimError
+
+ONCE = "once; cached for later runs"
+"""What every compile message says about the wait."""
+
+SHOW_AFTER = 1.0
+"""Seconds of compiling before a message appears: shorter waits stay silent."""
+
+
+def kernel_group(module: str) -> str:
+    """A short name for the part of impulsim a kernel's module belongs to (``impulsim.contact.stage`` ->
+    ``contact``, ``impulsim.methods.featherstone.aba`` -> ``featherstone method``); other modules give
+    ``""``."""
+    parts = module.split(".")
+    if parts[0] != "impulsim" or len(parts) < 2:
+        return ""
+    if parts[1] == "methods" and len(parts) > 2:
+        return f"{parts[2]} method"
+    return parts[1]
+
+
+class CompileReporter:
+    """Listens to Numba's compile events and writes what compiles to ``stream``.
+
+    A *burst* is the compiling between two quiet moments (in a run: within one step). On a terminal
+    (``live``) the line is redrawn while the burst lasts, e.g. ``compiling contact kernels (once; cached
+    for later runs) … 12 done, 8 s``, and ends with the burst's total; elsewhere only the total is
+    written, one line per burst. Bursts shorter than :data:`SHOW_AFTER` write nothing. Call
+    :meth:`finish` when a burst may be over (``attach`` does so after every step of a simulation).
+    """
+
+    def __init__(self, stream: Optional[TextIO] = None, live: Optional[bool] = None,
+                 show_after: float = SHOW_AFTER, prefix: str = ""):
+        self.stream = sys.stderr if stream is None else stream
+        self.live = _isatty(self.stream) if live is None else bool(live)
+        self.show_after = float(show_after)
+        self.prefix = prefix
+        self.total_kernels = 0
+        """impulsim kernels (each signature counts) compiled while installed."""
+        self.total_seconds = 0.0
+        """Seconds spent in bursts while installed."""
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._start: Optional[float] = None
+        self._kernels = 0
+        self._group = ""
+        self._shown = False
+        self._listener = None
+        self._ticker: Optional[threading.Thread] = None
+        self._stop = threading.Event()
+
+    # installing -----------------------------------------------------------------------------------
+    def install(self) -> "CompileReporter":
+        from numba.core import event
+
+        reporter = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev):
+                reporter._on_start(ev.data["dispatcher"])
+
+            def on_end(self, ev):
+                reporter._on_end(ev.data["dispatcher"])
+
+        if self._listener is None:
+            self._listener = _Listener()
+            event.register("numba:compile", self._listener)
+        return self
+
+    def uninstall(self) -> None:
+        from numba.core import event
+        self.finish()
+        if self._listener is not None:
+            event.unregister("numba:compile", self._listener)
+            self._listener = None
+
+    def __enter__(self) -> "CompileReporter":
+        return self.install()
+
+    def __exit__(self, *exc) -> None:
+        self.uninstall()
+
+    def attach(self, sim) -> None:
+        """End a burst after every step of ``sim`` (a :class:`~impulsim.simulation.Simulation`)."""
+        sim.after_step.append(lambda _sim, _info: self.finish())
+
+    # events ---------------------------------------------------------------------------------------
+    def _on_start(self, dispatcher) -> None:
+        with self._lock:
+            if self._start is None:
+                self._start = time.perf_counter()
+                self._kernels = 0
+                self._shown = False
+                self._stop.clear()
+                if self.live:
+                    self._ticker = threading.Thread(target=self._tick, daemon=True)
+                    self._ticker.start()
+            if self._depth == 0:
+                group = kernel_group(getattr(dispatcher.py_func, "__module__", "") or "")
+                if group:
+                    self._group = group
+            self._depth += 1
+
+    def _on_end(self, dispatcher) -> None:
+        with self._lock:
+            self._depth = max(0, self._depth - 1)
+            if kernel_group(getattr(dispatcher.py_func, "__module__", "") or ""):
+                self._kernels += 1
+                self.total_kernels += 1
+            if self.live:
+                self._draw()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            with self._lock:
+                if self._start is None:
+                    return
+                self._draw()
+
+    def _elapsed(self) -> float:
+        return time.perf_counter() - self._start if self._start is not None else 0.0
+
+    def _draw(self) -> None:
+        if self._start is None or self._elapsed() < self.show_after:
+            return
+        what = f"{self._group} kernels" if self._group else "kernels"
+        line = f"{self.prefix}compiling {what} ({ONCE}) … {self._kernels} done, {self._elapsed():.0f} s"
+        self._write("\r" + line + "\033[K")
+        self._shown = True
+
+    def finish(self) -> None:
+        """End the current burst (if any): write its total where it took long enough to be noticed."""
+        with self._lock:
+            if self._start is None or self._depth > 0:
+                return
+            seconds = self._elapsed()
+            self._stop.set()
+            self.total_seconds += seconds
+            if seconds >= self.show_after and self._kernels:
+                line = f"{self.prefix}compiled {self._kernels} kernels in {seconds:.1f} s ({ONCE})"
+                self._write(("\r" + line + "\033[K\n") if self.live else line + "\n")
+            elif self._shown:
+                self._write("\r\033[K")
+            self._start = None
+            self._group = ""
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):     # a closed pipe must not break a simulation
+            pass
+
+
+def report_compiles(stream: Optional[TextIO] = None, live: Optional[bool] = None,
+                    show_after: float = SHOW_AFTER) -> CompileReporter:
+    """A :class:`CompileReporter` to use as a context manager around code that may compile kernels."""
+    return CompileReporter(stream, live, show_after)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------------------------------- warm-up
+@dataclass(frozen=True)
+class WarmupTask:
+    """Steps of one small scene that compile the kernels of one kind of scene."""
+    name: str
+    group: str
+    scene: str
+    """Scene text (YAML, the format of ``impulsim run``)."""
+    steps: int = 3
+    method: Optional[str] = None
+    options: tuple = ()
+
+
+_DOUBLE_PENDULUM = """
+settings: {h: 0.001, duration: 1, eps_d: 1.0e-6, eps_v: 1.0e-6}
+bodies:
+  - {name: upper, shapes: [box: {size: [0.05, 1.0, 0.05]}], density: 1000, position: [0, 0.5, 0]}
+  - {name: lower, shapes: [box: {size: [0.05, 0.05, 1.0]}], density: 1000, position: [0, 1.0, -0.5]}
+joints:
+  - {name: shoulder, type: hinge, bodies: [world, upper], anchor: [0, 0, 0], axis: [1, 0, 0]}
+  - {name: elbow, type: hinge, bodies: [upper, lower], anchor: [0, 1, 0], axis: [1, 0, 0]}
+"""
+
+_FORCE_ELEMENTS = """
+settings: {h: 0.001, duration: 1}
+bodies:
+  - {name: upper_arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.25]}
+  - {name: forearm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.75]}
+  - {name: weight, shapes: [sphere: {radius: 0.05}], mass: 1.0, position: [1, 0, -0.5]}
+joints:
+  - {name: shoulder, type: hinge, bodies: [world, upper_arm], anchor: [0, 0, 0], axis: [1, 0, 0]}
+  - {name: elbow, type: hinge, bodies: [upper_arm, forearm], anchor: [0, 0, -0.5], axis: [1, 0, 0]}
+servos:
+  - {name: shoulder_servo, joint: shoulder, mode: angle, kp: 200, ki: 300, kd: 15, limit: 60,
+     setpoints: [[0, 0.0], [0.5, 1.2]]}
+springs:
+  - {name: spring, bodies: [world, weight], anchor_a: [1, 0, 0], anchor_b: [0, 0, 0], stiffness: 100,
+     damping: 1, rest_length: 0.5}
+"""
+
+_CONTACTS = """
+settings: {h: 0.002, duration: 1, eps_d: 1.0e-5, eps_v: 1.0e-5, eps_vc: 1.0e-3, shock_propagation: 20}
+materials:
+  floor: {static_friction: 0.3, dynamic_friction: 0.25, restitution: 0.7}
+  wood: {static_friction: 0.2, dynamic_friction: 0.15, restitution: 0.7, density: 600}
+bodies:
+  - {name: ground, shapes: [half_space: {material: floor}], static: true}
+  - {name: box1, shapes: [box: {size: [0.4, 0.3, 0.2], material: wood}], position: [0, 0, 0.099],
+     velocity: [0, 0, -0.5]}
+  - {name: box2, shapes: [box: {size: [0.3, 0.3, 0.3], material: wood}], position: [0.05, 0.02, 0.348],
+     orientation: {axis: [0, 0, 1], angle: 0.3}, velocity: [0, 0, -0.5]}
+  - {name: ball, shapes: [sphere: {radius: 0.1, material: wood}], position: [0.8, 0, 0.099],
+     velocity: [0, 0, -0.5]}
+  - {name: rod, shapes: [capsule: {radius: 0.05, length: 0.5, material: wood}], position: [-0.8, 0, 0.049],
+     orientation: {axis: [0, 1, 0], angle: 1.5707963267948966}, velocity: [0, 0, -0.5]}
+  - {name: drum, shapes: [cylinder: {radius: 0.1, length: 0.3, material: wood}], position: [0, 0.8, 0.149],
+     velocity: [0, 0, -0.5]}
+  - {name: egg, shapes: [ellipsoid: {semi_axes: [0.1, 0.08, 0.06], material: wood}], position: [0, -0.8, 0.059],
+     velocity: [0, 0, -0.5]}
+"""
+
+
+def _tasks() -> list[WarmupTask]:
+    return [
+        WarmupTask("impulse method, iterative solver", "impulse", _DOUBLE_PENDULUM),
+        WarmupTask("impulse method, LGS solver", "impulse", _DOUBLE_PENDULUM, options=(("solver", "lgs"),)),
+        WarmupTask("impulse method, servos and springs", "impulse", _FORCE_ELEMENTS),
+        WarmupTask("impulse method with contacts", "contact", _CONTACTS, steps=5),
+        WarmupTask("Featherstone method", "featherstone", _DOUBLE_PENDULUM, method="featherstone"),
+        WarmupTask("Lagrange method", "lagrange", _DOUBLE_PENDULUM, method="lagrange"),
+        WarmupTask("Moreau method", "moreau", _DOUBLE_PENDULUM, method="moreau"),
+    ]
+
+
+WARMUP_GROUPS = ("impulse", "contact", "featherstone", "lagrange", "moreau")
+"""What ``impulsim warmup`` can compile; the default is all of it."""
+
+
+def warmup_tasks(groups=None) -> list[WarmupTask]:
+    """The warm-up tasks of the given groups (all if None), in order."""
+    groups = WARMUP_GROUPS if not groups else tuple(groups)
+    unknown = sorted(set(groups) - set(WARMUP_GROUPS))
+    if unknown:
+        raise ValueError(f"unknown warm-up group(s) {', '.join(unknown)} (available: {', '.join(WARMUP_GROUPS)})")
+    return [t for t in _tasks() if t.group in groups]
+
+
+def run_task(task: WarmupTask) -> None:
+    """Step the task's scene ``task.steps`` times (this compiles, or loads from the cache, what it needs)."""
+    from impulsim.io import scene_from_string
+    scene = scene_from_string(task.scene, name=task.name)
+    sim = scene.simulation(method=task.method, **dict(task.options))
+    for _ in range(task.steps):
+        sim.step()
+
+
+def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, float], None]] = None) -> dict:
+    """Compile ahead the kernels of the given groups (all if None) into Numba's on-disk cache.
+
+    ``progress(i, n, task, seconds)`` is called after each task. Returns {task name: seconds}.
+    """
+    tasks = warmup_tasks(groups)
+    out = {}
+    for i, task in enumerate(tasks, 1):
+        t = time.perf_counter()
+        run_task(task)
+        out[task.name] = time.perf_counter() - t
+        if progress is not None:
+            progress(i, len(tasks), task, out[task.name])
+    return out
+
+
+def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = None) -> float:
+    """``impulsim warmup``: compile ahead with one line per task (and a live line while compiling on a
+    terminal); returns the seconds taken. A task that fails says so in its line, the others still run, and
+    then an :class:`ImpulsimError` names the failed ones."""
+    stream = sys.stderr if stream is None else stream
+    tasks = warmup_tasks(groups)
+    start = time.perf_counter()
+    failed = []
+    reporter = None if quiet else CompileReporter(stream)
+    if reporter is not None:
+        reporter.install()
+    try:
+        for i, task in enumerate(tasks, 1):
+            if reporter is not None:
+                reporter.prefix = f"[{i}/{len(tasks)}] {task.name}: "
+            t = time.perf_counter()
+            try:
+                run_task(task)
+            except ImpulsimError as exc:      # the other tasks still compile; the command then fails
+                failed.append(f"{task.name}: {exc}")
+                if reporter is not None:
+                    reporter.finish()
+                print(f"[{i}/{len(tasks)}] {task.name}: failed: {exc}", file=stream, flush=True)
+                continue
+            if reporter is not None:
+                reporter.finish()
+            if not quiet:
+                print(f"[{i}/{len(tasks)}] {task.name}: ready ({time.perf_counter() - t:.1f} s)", file=stream,
+                      flush=True)
+    finally:
+        if reporter is not None:
+            reporter.uninstall()
+    seconds = time.perf_counter() - start
+    if failed:
+        raise ImpulsimError(f"warm-up: {len(failed)} of {len(tasks)} tasks failed ({'; '.join(failed)})")
+    if not quiet:
+        print(f"warm-up done in {seconds:.1f} s: later runs load these kernels from the cache", file=stream)
+    return seconds
