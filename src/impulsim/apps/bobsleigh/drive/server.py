@@ -116,6 +116,8 @@ class DriveServer:
         from websockets.datastructures import Headers
         from websockets.http11 import Response
         path = urlsplit(request.path).path
+        if path == "/favicon.ico":
+            return connection.respond(HTTPStatus.NOT_FOUND, "not found\n")
         if not self._authorised(request.path):
             return connection.respond(HTTPStatus.FORBIDDEN, "token missing or wrong\n")
         if path in ("/ws", "/ff"):
@@ -144,6 +146,8 @@ class DriveServer:
         try:
             while True:
                 with self.session.lock:
+                    if self.session.ff and self.session.ff[-1][0] < last_t:
+                        last_t = -1.0       # a new run: its clock starts again at 0
                     new = [x for x in self.session.ff if x[0] > last_t]
                 for t, m in new:
                     await ws.send(json.dumps({"t": t, "M_soll": m, "F_soll": m / LEVER_ARM}))

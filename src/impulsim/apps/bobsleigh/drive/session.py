@@ -203,6 +203,7 @@ class DriveSession:
             self.s_prev, self.t_prev = float(self.track.start_s), 0.0
             self.slow = 0.0
             self.lever.value = self.lever.target = 0.0
+            self.ff.clear()
             self.steps_in_period = 0
             self.period_steps = max(1, int(round(RECORD_PERIOD / self.h)))
             self.wall0 = time.perf_counter()
@@ -286,18 +287,15 @@ class DriveSession:
     def _record_period(self):
         sim = self.sim
         period = self.steps_in_period * self.h
-        s, b, hh, speed, _ = self.meas
-        t_start = sim.system.t - period
-        self.rec.add(sim, sim.system.t, s, b, hh, speed, self.lever.value, float(sim.system.k[0]), period)
+        self._measure(sim)      # station, offset, height and speed at the end of the period, with its time
+        s1, b, hh, speed, _ = self.meas
+        self.rec.add(sim, sim.system.t, s1, b, hh, speed, self.lever.value, float(sim.system.k[0]), period)
         m_soll = float(sim.system.acc.i_sum[0]) / period
         self.ff.append((round(sim.system.t, 4), m_soll))
         sim.system.reset_accumulators()
         self.steps_in_period = 0
-        self._measure(sim)
-        s1 = self.meas[0]
         _take_splits(self.stations, self.splits, self.s_prev, s1, self.t_prev, sim.system.t)
         self.s_prev, self.t_prev = s1, sim.system.t
-        del t_start
         if not np.isnan(self.splits[-1]):
             self._end("finish", "finish: {:.3f} s".format(self.splits[-1]))
         elif sim.crashed():
