@@ -188,11 +188,12 @@ class DriveServer:
             sender.cancel()
 
     async def _frames(self, ws):
-        last_runs = None
+        last_runs, last_id = None, None
         while True:
             snap = self.session.snapshot
-            if snap:
+            if snap and snap["id"] != last_id:
                 await ws.send(json.dumps({"type": "frame", **snap}))
+                last_id = snap["id"]
             runs = self.session.run_list()
             if runs != last_runs:
                 await ws.send(json.dumps({"type": "runs", "runs": runs}))

@@ -133,6 +133,8 @@ class DriveSession:
         self.snapshot = {}
         self.stats = {"frames": 0, "frame_ms": deque(maxlen=120), "rtf": deque(maxlen=120)}
         self.applied_seq = 0
+        self.received = {}           # steering command number → time it reached the server [s]
+        self.steer_latency = deque(maxlen=200)   # command received → its steering angle reached the joint [s]
         self.impact = 0.0
         self._stop = threading.Event()
         self._thread = None
@@ -152,9 +154,12 @@ class DriveSession:
     def _reference_run(self):
         """The pilot model's run with the present setup: the reference for Δt and the default ghost."""
         res = run(self.track, bob=self.bob, pilot=Pilot(), start_speed=self.setup.start_speed, h=self.h)
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        path = self.runs_dir / "pilot_model.parquet"
+        res.to_parquet(path)
         with self.lock:
             self.reference = res
-            self.runs.insert(0, {"name": "pilot model", "path": "", "result": res})
+            self.runs.insert(0, {"name": "pilot model", "path": str(path), "result": res})
             if self.ghost is None:
                 self.ghost = Ghost(res, self.posture, self.q_names())
 
@@ -180,8 +185,10 @@ class DriveSession:
             self.bob = setup.apply(self.base_bob)
 
     def steer(self, target, seq=0):
+        received = time.perf_counter()
         with self.lock:
             self.lever.set(target, seq)
+            self.received[int(seq)] = received
 
     def set_ghost(self, run_id):
         with self.lock:
@@ -253,6 +260,9 @@ class DriveSession:
                 self.lever.advance(n * self.h)
                 self.applied_seq = self.lever.seq
                 self._advance(n)
+                done = time.perf_counter()
+                for k in [k for k in self.received if k <= self.applied_seq]:
+                    self.steer_latency.append(done - self.received.pop(k))
                 self.stats["rtf"].append(n * self.h / max(frame_dt, 1e-9))
             cost = time.perf_counter() - c0
             self.stats["frames"] += 1
@@ -323,7 +333,8 @@ class DriveSession:
     # --- what the page shows ---------------------------------------------------------------------------
     def _snapshot(self, cost):
         frame_ms = float(np.median(self.stats["frame_ms"])) if self.stats["frame_ms"] else 0.0
-        snap = {"state": self.state, "message": self.message, "frame_ms": round(frame_ms, 2),
+        self.snap_id = getattr(self, "snap_id", 0) + 1
+        snap = {"id": self.snap_id, "state": self.state, "message": self.message, "frame_ms": round(frame_ms, 2),
                 "cost_ms": round(1e3 * cost, 2), "seq": self.applied_seq, "lever": round(self.lever.value, 4)}
         ghost_t = None
         if self.state in ("driving", "finish", "crash", "stopped") and self.sim is not None:
