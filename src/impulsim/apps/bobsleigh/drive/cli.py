@@ -57,7 +57,7 @@ def cmd_analyse(args) -> int:
     out = Path(args.output or "out/analysis.png")
     out.parent.mkdir(parents=True, exist_ok=True)
     cmp = analyse(args.run, args.ref, track=args.track, curve=args.curve, out=out)
-    print(f"s = {cmp['s'][0]:.1f} … {cmp['s'][-1]:.1f} m: Δt at the end {cmp["dt"][-1]:+.4f} s, "
+    print(f"s = {cmp['s'][0]:.1f} … {cmp['s'][-1]:.1f} m: Δt at the end {cmp['dt'][-1]:+.4f} s, "
           f"Δv at the end {cmp['dv'][-1]:+.2f} m/s")
     print(f"wrote {out}")
     return 0
