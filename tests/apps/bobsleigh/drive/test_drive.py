@@ -181,3 +181,35 @@ def test_server_token_mesh_and_force_feedback(tmp_path):
             asyncio.run(refused())
     finally:
         srv.stop()
+
+
+def test_driving_on_sanki_follows_the_channel(tmp_path):
+    """Hands off for 3 s on the Sanki-like track: the bob slides down the channel (s grows, speed grows
+    on the downhill start, it stays inside the channel) and the sub-steps add up to the frames' time."""
+    session = DriveSession("sanki", runs_dir=tmp_path, reference=False)
+    session.start()
+    v0 = session.meas[3]
+    for _ in range(180):
+        session.tick(1 / 60)
+    assert session.state == "driving"
+    assert session.sim.system.t == pytest.approx(180 * 83 * 2e-4, abs=1e-9)
+    s, b, h, v, _ = session.meas
+    assert s > 20.0 and v > v0
+    assert abs(b) < 1.5 and -0.5 < h < 2.0
+    snap = session.snapshot
+    assert len(snap["bodies"]) == len(session.bob.bodies) and snap["speed"] == pytest.approx(v, abs=1e-3)
+
+
+def test_rollover_ends_the_run_and_it_is_recorded(tmp_path):
+    """Hands off on the Whistler-like track the bob rolls over in the second curve (s ≈ 200 m): the run
+    ends there with a message, and the file holds the run up to the crash."""
+    session = DriveSession("whistler", runs_dir=tmp_path, reference=False)
+    session.start()
+    while session.state == "driving" and session.sim.system.t < 30.0:
+        session.tick(1 / 60)
+    assert session.state == "crash" and "rollover" in session.message
+    assert session.sim.crashed()
+    back = load_run(session.runs[-1]["path"])
+    assert back.outcome == "crash"
+    assert back.trace["t"][-1] == pytest.approx(session.sim.system.t, abs=1e-9)
+    assert np.isnan(back.splits[-1])                 # the finish was not reached

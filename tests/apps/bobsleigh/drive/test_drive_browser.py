@@ -130,3 +130,24 @@ def test_line_analysis_on_the_page(drive):
     assert dt == pytest.approx(mine["splits"][-1] - model["splits"][-1], abs=0.0105)
     assert page.locator("#analysis img").count() == 1
     assert not errors
+
+
+def test_setup_dialog_saves_and_loads_per_pilot(drive):
+    import json
+    session, page, errors = drive
+    page.fill("#f_start_speed", "12.5")
+    page.select_option("#f_spring_set", "hard")
+    page.click("#save")
+    page.wait_for_function("document.getElementById('setupmsg').textContent == 'saved'", timeout=WAIT)
+    saved = json.loads((session.runs_dir.parent / "pilots" / "pilot.json").read_text())
+    assert saved["start_speed"] == 12.5 and saved["spring_set"] == "hard"
+    assert session.setup.start_speed == 12.5
+    page.fill("#f_start_speed", "3")
+    page.click("#load")
+    page.wait_for_function("document.getElementById('setupmsg').textContent == 'loaded'", timeout=WAIT)
+    assert page.input_value("#f_start_speed") == "12.5"
+    page.fill("#f_eps_n", "1.5")                      # out of range: refused, the setup stays
+    page.click("#save")
+    page.wait_for_function("document.getElementById('setupmsg').textContent.includes('eps_n')", timeout=WAIT)
+    assert session.setup.eps_n == 0.05
+    assert not errors

@@ -139,6 +139,7 @@ class DriveSession:
         self._stop = threading.Event()
         self._thread = None
         self._load_existing_runs()
+        self.want_reference = reference
         if reference:
             threading.Thread(target=self._reference_run, daemon=True).start()
 
@@ -158,9 +159,13 @@ class DriveSession:
         path = self.runs_dir / "pilot_model.parquet"
         res.to_parquet(path)
         with self.lock:
-            self.reference = res
-            self.runs.insert(0, {"name": "pilot model", "path": str(path), "result": res})
-            if self.ghost is None:
+            old, self.reference = self.reference, res
+            entry = {"name": "pilot model", "path": str(path), "result": res}
+            if self.runs and self.runs[0]["name"] == "pilot model":
+                self.runs[0] = entry            # a new setup: the model's run with it replaces the old one
+            else:
+                self.runs.insert(0, entry)
+            if self.ghost is None or self.ghost.result is old:
                 self.ghost = Ghost(res, self.posture, self.q_names())
 
     def q_names(self):
@@ -181,8 +186,11 @@ class DriveSession:
         with self.lock:
             if self.state == "driving":
                 raise ValueError("setup: not while driving")
+            changed = setup != self.setup
             self.setup = setup
             self.bob = setup.apply(self.base_bob)
+        if changed and self.want_reference:
+            threading.Thread(target=self._reference_run, daemon=True).start()
 
     def steer(self, target, seq=0):
         received = time.perf_counter()
