@@ -125,9 +125,15 @@ def test_line_analysis_on_the_page(drive):
     page.click("#analyse")
     page.wait_for_function("window.drive.analysis !== undefined", timeout=WAIT)
     dt = page.evaluate("window.drive.analysis")
-    # the model's run is recorded by run.py, whose rows pair the time at the end of a 10 ms period with
-    # the station at its start; that shifts its times by up to one period
-    assert dt == pytest.approx(mine["splits"][-1] - model["splits"][-1], abs=0.0105)
+    # ticked in the list's order: the pilot model (first row) against run_001. The model's run is
+    # recorded by run.py, whose rows pair the time at the end of a 10 ms period with the station at its
+    # start: its trace reaches each station exactly 10 ms after its split time
+    assert model["id"] < mine["id"]
+    t_model = session.reference.splits[-1] + 0.01
+    t_mine = [r for r in session.runs if r["name"] == "run_001"][0]["result"].splits[-1]
+    # (two driven runs agree to 1e-9 s, see test_drive.py; against run.py's recording a residual of up to
+    # 1.1e-5 s remains, so 0.1 ms here: a hundredth of the recording period)
+    assert dt == pytest.approx(t_model - t_mine, abs=1e-4), (dt, mine, model)
     assert page.locator("#analysis img").count() == 1
     assert not errors
 
@@ -151,3 +157,24 @@ def test_setup_dialog_saves_and_loads_per_pilot(drive):
     page.wait_for_function("document.getElementById('setupmsg').textContent.includes('eps_n')", timeout=WAIT)
     assert session.setup.eps_n == 0.05
     assert not errors
+
+
+def test_game_controller_axis_steers(drive):
+    """A controller seen through the Gamepad API (here one the page is given before it loads, its first
+    axis at −0.5, i.e. pushed left) sets the lever's target: the simulated steering angle turns left."""
+    session, page, errors = drive
+    ctx = page.context
+    pad = ctx.new_page()
+    pad.add_init_script("navigator.getGamepads = () => [{id: 'test pad', axes: [-0.5, 0], buttons: []}];")
+    pad.goto(page.url)
+    pad.wait_for_function("window.drive && window.drive.renders > 3", timeout=WAIT)
+    pad.keyboard.press("Enter")
+    deadline = time.time() + 60
+    while not (session.state == "driving" and session.lever.value == 0.5) and time.time() < deadline:
+        time.sleep(0.05)
+    assert session.lever.target == 0.5 and session.lever.value == 0.5, \
+        (session.state, session.lever.target, session.lever.value, pad.evaluate("window.drive.lastFrame"))
+    time.sleep(0.3)
+    beta = session.sim.system.k[0]
+    assert beta == pytest.approx(session.bob.steering(0.5), rel=1e-9)   # the map with the directness d
+    pad.close()

@@ -217,7 +217,7 @@ class DriveSession:
             self.rec = DriveRecorder(len(self.bob.contacts), sim.system.nq, sim.runners)
             self.s_prev, self.t_prev = float(self.track.start_s), 0.0
             self.slow = 0.0
-            self.lever.value = self.lever.target = 0.0
+            self.lever.value = 0.0      # the target stays: a key held or a controller axis at the start
             self.ff.clear()
             self.steps_in_period = 0
             self.period_steps = max(1, int(round(RECORD_PERIOD / self.h)))
