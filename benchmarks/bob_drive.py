@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.viewer.browser import launch  # noqa: E402
+from tests.viewer.browser import launch
 
 
 def main():
@@ -23,6 +23,7 @@ def main():
     ap.add_argument("--presses", type=int, default=10)
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
+
     from impulsim.apps.bobsleigh.drive.server import DriveServer
     from impulsim.apps.bobsleigh.drive.session import DriveSession
     d = Path(tempfile.mkdtemp(prefix="bob-drive-"))

@@ -140,6 +140,7 @@ def test_line_analysis_dt_at_the_finish_is_the_run_time_difference(two_runs, tmp
 
 def test_server_token_mesh_and_force_feedback(tmp_path):
     from websockets.asyncio.client import connect
+
     from impulsim.apps.bobsleigh.drive.server import DriveServer
     session = DriveSession("test_chute", runs_dir=tmp_path, reference=False)
     srv = DriveServer(session, pilots_dir=tmp_path / "pilots").start()

@@ -3,8 +3,6 @@ station s of the nose: Δv (speed difference to the reference run), Δt (time lo
 the height h_S of the bob above the centre line and its lateral offset b_S."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 

@@ -31,6 +31,7 @@ def add_drive_parsers(bsub, common) -> None:
 
 def cmd_drive(args) -> int:
     from pathlib import Path
+
     from impulsim.apps.bobsleigh.drive.server import DriveServer
     from impulsim.apps.bobsleigh.drive.session import DriveSession
     from impulsim.apps.bobsleigh.drive.setup import load_setup
@@ -53,6 +54,7 @@ def cmd_drive(args) -> int:
 
 def cmd_analyse(args) -> int:
     from pathlib import Path
+
     from impulsim.apps.bobsleigh.drive.analysis import analyse
     out = Path(args.output or "out/analysis.png")
     out.parent.mkdir(parents=True, exist_ok=True)

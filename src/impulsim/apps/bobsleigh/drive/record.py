@@ -37,10 +37,11 @@ class DriveRecorder(_Recorder):
 
 def load_run(path) -> RunResult:
     """A run written by :meth:`RunResult.to_parquet` (trace, outcome, stations, splits, setup)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
     try:
         table = pq.read_table(path)
-    except Exception as e:      # pyarrow raises several kinds for a file that is not Parquet
+    except (OSError, pa.ArrowException) as e:
         raise ValueError(f"{path}:1: run file: cannot read ({e})") from None
     meta = (table.schema.metadata or {}).get(b"impulsim.bob_run")
     if meta is None:

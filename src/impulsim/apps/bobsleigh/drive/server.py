@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
+from websockets.exceptions import ConnectionClosed
 
 from impulsim.apps.bobsleigh.drive.session import LEVER_ARM, DriveSession
 from impulsim.apps.bobsleigh.drive.setup import DriveSetup, load_setup, save_setup
@@ -153,7 +154,7 @@ class DriveServer:
                     await ws.send(json.dumps({"t": t, "M_soll": m, "F_soll": m / LEVER_ARM}))
                     last_t = t
                 await asyncio.sleep(0.01)
-        except Exception:       # the device went away
+        except ConnectionClosed:       # the device went away
             return
 
     def _init_message(self):
@@ -182,7 +183,7 @@ class DriveServer:
                     reply = {"type": "error", "message": str(e)}
                 if reply is not None:
                     await ws.send(json.dumps(reply))
-        except Exception:
+        except ConnectionClosed:      # the page went away
             pass
         finally:
             sender.cancel()
@@ -229,6 +230,7 @@ class DriveServer:
 
     def _analyse(self, ids, curve):
         import io
+
         from impulsim.apps.bobsleigh.drive.analysis import compare, curve_range, plot
         s = self.session
         if len(ids) != 2:

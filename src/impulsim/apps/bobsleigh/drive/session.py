@@ -23,7 +23,14 @@ from impulsim.apps.bobsleigh.bob.sim import BobSim
 from impulsim.apps.bobsleigh.drive.record import DriveRecorder, load_run, runner_traces
 from impulsim.apps.bobsleigh.drive.setup import DriveSetup
 from impulsim.apps.bobsleigh.pilot import Pilot
-from impulsim.apps.bobsleigh.run import NOSE, RECORD_PERIOD, RunResult, _start_pose, _take_splits, run
+from impulsim.apps.bobsleigh.run import (
+    NOSE,
+    RECORD_PERIOD,
+    RunResult,
+    _start_pose,
+    _take_splits,
+    run,
+)
 from impulsim.apps.bobsleigh.view import TrackView
 from impulsim.methods.moreau_minimal.segments import make_mesh
 
@@ -315,7 +322,7 @@ class DriveSession:
         _take_splits(self.stations, self.splits, self.s_prev, s1, self.t_prev, sim.system.t)
         self.s_prev, self.t_prev = s1, sim.system.t
         if not np.isnan(self.splits[-1]):
-            self._end("finish", "finish: {:.3f} s".format(self.splits[-1]))
+            self._end("finish", f"finish: {self.splits[-1]:.3f} s")
         elif sim.crashed():
             self._end("crash", "rollover: the run ends (recorded)")
         else:

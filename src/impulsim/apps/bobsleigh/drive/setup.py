@@ -42,7 +42,7 @@ class DriveSetup:
                              f"and directness in (0, 2]; got {asdict(self)}")
 
     @classmethod
-    def from_dict(cls, d: dict) -> "DriveSetup":
+    def from_dict(cls, d: dict) -> DriveSetup:
         known = {f.name for f in fields(cls)}
         bad = sorted(set(d) - known)
         if bad:
