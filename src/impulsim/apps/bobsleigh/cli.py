@@ -24,6 +24,8 @@ def add_bob_parser(sub, common) -> None:
     r.add_argument("--max-time", type=float, default=120.0, help="longest run [s]")
     r.add_argument("-o", "--output", help="Parquet file (default out/bob_<track>.parquet)")
     r.set_defaults(func=cmd_bob_run)
+    from impulsim.apps.bobsleigh.drive.cli import add_drive_parsers
+    add_drive_parsers(bsub, common)
 
 
 SETUP_KEYS = {"directness": ("directness", None), "beta_max": ("beta_max", "deg"),
