@@ -411,13 +411,13 @@ def _status_text(snap) -> str:
 
 def view_scene(path: str, *, port: int = 8080, open_browser: bool = True, h: Optional[float] = None,
                method: Optional[str] = None, host: str = "127.0.0.1") -> Viewer:
-    """Load a scene file and show it at ``viewer.url``; returns the started :class:`Viewer`.
+    """Load a scene, URDF or MJCF file and show it at ``viewer.url``; returns the started :class:`Viewer`.
 
     The server listens on ``host`` (default 127.0.0.1: this machine only; "0.0.0.0" for every network
     interface) and accepts only pages it served itself (see :mod:`impulsim.viewer.guard`)."""
-    from impulsim.io import load_scene
+    from impulsim.io.formats import load_model_file_reporting
 
-    scene = load_scene(path)
+    scene = load_model_file_reporting(path)      # scene file, URDF or MJCF (unmapped elements listed)
     h = scene.settings.h if h is None else h
     method = method or scene.settings.method
     check_scene_method(method)
