@@ -68,6 +68,9 @@ DESCRIPTIONS = {
                 "relative velocity of B's point minus A's)",
     "angular_velocity": "angular velocity [rad/s], world frame (velocity joints: prescribed, B minus A)",
     "static": "never moves (a ground)",
+    "point": "a point mass: mass only, no inertia, shapes or rotation (for the masspoint method)",
+    "file": "a file [path relative to the scene file]: a mesh (OBJ, STL, PLY, glTF) or a track",
+    "scale": "scale factor of a mesh file's coordinates (one number, or one per axis)",
     "kinematic": "infinite mass, moves only with its given velocity",
     "material": "name of a material (default: default)",
     "collision_group": "bit mask of the groups the body is in",
@@ -157,8 +160,18 @@ def _reader_schema(reader: Callable, key: str) -> dict:
     }
     if reader in known:
         return dict(known[reader])
+    if reader is getattr(elements, "_mass", None):
+        return {"type": "number", "exclusiveMinimum": 0}
+    if getattr(reader, "__qualname__", "").startswith("_bounded_vector"):
+        return VEC3
     if key == "limit":            # the servo's limit: a positive number, .inf allowed
         return {"type": "number", "exclusiveMinimum": 0}
+    if key == "file":             # a mesh or track file (readers that resolve the path)
+        return {"type": "string", "minLength": 1}
+    if key == "scale":            # a mesh file's scale: one factor or one per axis
+        return {"oneOf": [{"type": "number", "exclusiveMinimum": 0},
+                          {"type": "array", "minItems": 3, "maxItems": 3,
+                           "items": {"type": "number", "exclusiveMinimum": 0}}]}
     raise ValueError(f"no schema for the reader of {key!r}: add it to impulsim.io.schema")
 
 
@@ -224,6 +237,7 @@ def _show(value: Any) -> str:
 
 
 def _shape_schema() -> dict:
+    shapes.load_shape_plugins()          # the kinds applications add (the bobsleigh's track)
     common = {k: _described(_reader_schema(r, k), k) for k, r in shapes._POSE_READERS.items()}
     kinds = []
     for kind, spec in shapes.SHAPE_TYPES.items():
@@ -310,6 +324,7 @@ def missing_descriptions() -> list[str]:
                   elements.LIMIT_READERS, elements.SERVO_READERS, elements.SPRING_READERS,
                   shapes._POSE_READERS):
         keys |= set(table)
+    shapes.load_shape_plugins()
     for spec in shapes.SHAPE_TYPES.values():
         keys |= set(spec.params)
     keys |= set(scene._LOAD_KEYS) | {"exclude", "allow", "type", "bodies"}

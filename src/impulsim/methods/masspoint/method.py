@@ -189,12 +189,13 @@ class MassPointMethod(Method):
         """Refuse a non-finite time, point position, velocity or force before the step."""
         if not math.isfinite(s.t):
             raise SimulationError(f"step {s.step_count}: the time t = {s.t!r} s is not finite")
-        for field, quantity in (("point_pos", "position"), ("point_vel", "velocity"), ("point_force", "external force")):
+        for field, quantity in (("body_pos", "position"), ("body_vel", "velocity"),
+                                ("body_force", "external force")):
             bad = ~np.isfinite(getattr(s, field)).all(axis=1)
             if bad.any():
                 k = int(np.argmax(bad))
                 raise SimulationError(
-                    f"step {s.step_count} (t = {s.t:.6g} s): point \"{self.model.point_names[k]}\" has a "
+                    f"step {s.step_count} (t = {s.t:.6g} s): point \"{self.model.body_names[k]}\" has a "
                     f"non-finite {quantity} before the step; nothing was changed")
 
     def _check_finite(self, s, step_count):
