@@ -13,6 +13,7 @@ VS Code put ``# yaml-language-server: $schema=<path>/docs/scene.schema.json`` on
 """
 from __future__ import annotations
 
+import enum
 import json
 import sys
 from pathlib import Path
@@ -188,6 +189,9 @@ def _element(readers: dict, required: tuple) -> dict:
 
 def _option_schema(default: Any) -> dict:
     """A method option's schema, typed like its default as ``settings.read_option`` reads it."""
+    if isinstance(default, enum.Enum):      # a named choice (a material rule): its name or its number
+        return {"oneOf": [{"type": "string", "enum": [m.name.lower() for m in type(default)]},
+                          {"type": "integer"}]}
     if isinstance(default, bool):
         return {"type": "boolean"}
     if isinstance(default, int):
