@@ -100,7 +100,7 @@ def test_view_command_serves_a_mass_point_scene():
                              "--port", str(port), "--no-browser"], stdout=subprocess.PIPE, text=True)
     try:
         lines = []
-        while not any(f"impulsim view: http://localhost:{port}" in line for line in lines):
+        while not any(f"impulsim view: http://127.0.0.1:{port}" in line for line in lines):
             lines.append(proc.stdout.readline())
             assert lines[-1] and len(lines) < 50, f"no address printed: {lines}"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
