@@ -49,24 +49,25 @@ def test_failed_step_on_a_chain_leaves_no_trace(name):
 
 
 def test_failed_step_of_the_mass_point_method_leaves_no_trace():
-    from impulsim.methods.masspoint import MassPointMethod, scenes
-    model, state = scenes.pendulum()
+    from impulsim.experiments import schmitt
+    from impulsim.methods.masspoint import MassPointMethod
+    model, state = schmitt.pendulum()
     victim, reference = MassPointMethod(model), MassPointMethod(model)
     s_victim, s_reference = state.copy(), state.copy()
     for _ in range(20):
         victim.step(s_victim, 0.01)
         reference.step(s_reference, 0.01)
     memory, before = memory_copy(victim), s_victim.copy()
-    s_victim.point_force[-1] = (0.0, 0.0, OVERFLOW)
+    s_victim.body_force[-1] = (0.0, 0.0, OVERFLOW)
     with pytest.raises(SimulationError):
         victim.step(s_victim, 0.01)
-    s_victim.point_force[-1] = 0.0
-    assert s_victim.point_pos.tobytes() == before.point_pos.tobytes()
+    s_victim.body_force[-1] = 0.0
+    assert s_victim.body_pos.tobytes() == before.body_pos.tobytes()
     assert same_memory(memory, memory_copy(victim)) == []
     for _ in range(50):
         victim.step(s_victim, 0.01)
         reference.step(s_reference, 0.01)
-    assert s_victim.point_pos.tobytes() == s_reference.point_pos.tobytes()
+    assert s_victim.body_pos.tobytes() == s_reference.body_pos.tobytes()
 
 
 def test_a_non_finite_input_is_refused_before_the_step():
