@@ -174,6 +174,7 @@ def cmd_compare(args) -> int:
     rows = compare_file(args.model, methods, h=h, duration=duration, contacts=args.contacts,
                         limits=not args.no_limits)
     print("\n".join(format_rows(rows, args.model, h, duration)))
+    return 0
 
 
 def _add_methods(sub, common) -> None:

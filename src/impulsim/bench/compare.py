@@ -195,6 +195,14 @@ def _takes_option(method: str, option: str) -> bool:
         return False
 
 
+def _has_no_contacts(method: str) -> bool:
+    """True when the method's capability declaration has no contacts at all."""
+    from impulsim.methods import METHODS
+    from impulsim.methods.capabilities import capabilities_of
+    cap = capabilities_of(METHODS[method]) if method in METHODS else None
+    return cap is not None and not cap.contacts
+
+
 @dataclass
 class Row:
     """One line of the comparison: a method (or MuJoCo) and what it measured."""
@@ -225,8 +233,11 @@ def compare_file(path, methods=("impulse", "lagrange", "featherstone", "moreau")
     runs = {}
     for name in methods:
         opts = dict((options or {}).get(name, {}))
-        if not contacts and _takes_option(name, "contacts"):
-            opts.setdefault("contacts", False)          # as MuJoCo's: contacts off on both sides
+        if not contacts:                                # as MuJoCo's: contacts off on both sides
+            if _takes_option(name, "contacts"):
+                opts.setdefault("contacts", False)
+            elif _has_no_contacts(name):
+                opts.setdefault("ignore", ("contacts",))
         runs[name] = run_impulsim(scene, name, h, duration, sample_every, **opts)
     reference = None
     rows = []

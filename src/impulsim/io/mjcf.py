@@ -17,7 +17,8 @@ axes ``body_iquat``, joint anchors and axes, geom sizes, mesh vertices). How it 
   would change the dynamics and the conditioning that the comparison with MuJoCo is about.
 - Geoms: plane → half-space, box, sphere, capsule, cylinder, ellipsoid; mesh → the convex hull of
   MuJoCo's compiled vertices (MuJoCo collides meshes as their hulls too). Geoms with ``contype`` and
-  ``conaffinity`` both 0 are display only (:attr:`ImportReport.visuals`). Sliding friction → a material.
+  ``conaffinity`` both 0 are display only (:attr:`ImportReport.visuals`); two bodies none of whose geoms
+  pass MuJoCo's contype/conaffinity test never collide. Sliding friction → a material.
 - Equality constraints: ``connect`` → ball joint, ``weld`` → fixed joint; contact ``exclude`` pairs →
   collision exclusions; actuators on joints: ``motor`` → motor (effort = gear · ctrl, starting at 0),
   ``position`` → angle/position servo (kp, kd = kv), ``velocity`` → velocity servo, with ``forcerange`` as
@@ -153,6 +154,7 @@ class _Importer:
         for i in range(1, m.nbody):
             self.groups.setdefault(int(self.weld[i]), []).append(i)
         self.frames, self.frames_by_name = {}, {}
+        self.colliding_geoms = []           # MuJoCo geoms that became collision shapes
         for root in sorted(self.groups):
             self._add_body(root)
         for root in sorted(self.groups):
@@ -266,6 +268,7 @@ class _Importer:
         if m.geom_contype[gi] == 0 and m.geom_conaffinity[gi] == 0:
             self.report.visuals.append((self.group_body(int(m.geom_bodyid[gi])), shape))
             return []
+        self.colliding_geoms.append(gi)
         return [shape]
 
     def _material(self, gi):
@@ -452,6 +455,34 @@ class _Importer:
             a, b = self._shape_body(int(sig) >> 16), self._shape_body(int(sig) & 0xFFFF)
             if a != b and a in names and b in names:
                 self.b.exclude_collision(a, b)
+        self._bitmask_exclusions(names)
+
+    def _bitmask_exclusions(self, names):
+        """MuJoCo's contype/conaffinity filter as body-pair exclusions.
+
+        Two geoms may touch when ``contype_a & conaffinity_b`` or ``contype_b & conaffinity_a`` is nonzero.
+        impulsim filters whole bodies, so a pair of bodies none of whose geoms may touch is excluded; a pair
+        where some geom pairs may touch and others may not cannot be told apart and collides as a whole (noted).
+        """
+        m = self.m
+        by_body = {}
+        for gi in self.colliding_geoms:
+            body = self._shape_body(int(m.geom_bodyid[gi]))
+            if body in names:
+                by_body.setdefault(body, []).append(gi)
+        static = {s.name for s in self.b.bodies if s.static}
+        bodies = sorted(by_body)
+        self.mixed_pairs = []
+        for i, a in enumerate(bodies):
+            for b in bodies[i + 1:]:
+                if a in static and b in static:
+                    continue
+                touch = [bool((m.geom_contype[g] & m.geom_conaffinity[k]) or (m.geom_contype[k] & m.geom_conaffinity[g]))
+                         for g in by_body[a] for k in by_body[b]]
+                if not any(touch):
+                    self.b.exclude_collision(a, b)
+                elif not all(touch):
+                    self.mixed_pairs.append((a, b))
 
     def _shape_body(self, i):
         """Impulsim body that carries MuJoCo body ``i``'s geoms."""
@@ -508,7 +539,7 @@ class _Importer:
         if m.ngeom and (np.any(m.geom_solref != m.geom_solref[0]) or np.any(m.geom_solref[:, 0] != 0.02)
                         or np.any(m.geom_solimp[:, :3] != np.array([0.9, 0.95, 0.001]))):
             self.report.note(f"{f}: geom solref/solimp (soft contact) not mapped: impulsim contacts are rigid")
-        display = (m.geom_contype == 0) & (m.geom_conaffinity == 0)
-        if m.ngeom and (np.any((m.geom_contype != 1) & ~display) or np.any((m.geom_conaffinity != 1) & ~display)):
-            self.report.note(f"{f}: contype/conaffinity bits other than 1 not mapped (every colliding geom "
-                             f"may touch every other one that no joint or exclusion pairs it with)")
+        if self.mixed_pairs:
+            a, b = self.mixed_pairs[0]
+            self.report.note(f"{f}: contype/conaffinity allow only some geom pairs of {len(self.mixed_pairs)} body "
+                             f"pairs (first: \"{a}\", \"{b}\"); impulsim collides such bodies as a whole")

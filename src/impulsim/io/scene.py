@@ -119,8 +119,14 @@ class Scene:
 
 
 def load_scene(path: str | os.PathLike) -> Scene:
-    """Read, validate and compile a scene file; raises :class:`SceneError` (one line) on bad input."""
+    """Read, validate and compile a scene file; raises :class:`SceneError` (one line) on bad input.
+
+    A URDF (``.urdf``) or MJCF (``.xml``, ``.mjcf``) file is imported instead (see
+    :func:`impulsim.io.formats.load_model_file`), so one call opens every model file the CLI opens."""
     path = Path(path)
+    from impulsim.io.formats import load_model_file, model_kind
+    if model_kind(path) != "scene":
+        return load_model_file(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -29,6 +29,21 @@ def scene_methods() -> tuple[str, ...]:
     return tuple(sorted(METHODS))
 
 
+def methods_for(model) -> tuple[str, ...]:
+    """The registered methods that can run ``model`` as it is (none of its elements refused), sorted."""
+    from impulsim.errors import UnsupportedFeatureError
+    from impulsim.methods import METHODS
+    from impulsim.methods.capabilities import refusals
+    able = []
+    for name in sorted(METHODS):
+        try:
+            refusals(METHODS[name], model, {})
+        except UnsupportedFeatureError:
+            continue
+        able.append(name)
+    return tuple(able)
+
+
 def check_scene_method(name: str, flag: str = "--method") -> str:
     """``name`` if it can run a scene file; otherwise ValueError saying which can."""
     choices = ", ".join(scene_methods())

@@ -13,7 +13,7 @@ import numpy as np
 
 from impulsim.io.framing import frame_camera
 from impulsim.io.shape_meshes import body_meshes
-from impulsim.methods.catalog import check_scene_method, scene_methods
+from impulsim.methods.catalog import check_scene_method, methods_for
 from impulsim.model.kinds import Prim
 from impulsim.viewer.engine import SimulationThread
 from impulsim.viewer.guard import LIMITS, Limit, OriginGuard, checked, guarded_input
@@ -271,7 +271,11 @@ class Viewer:
         step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=lim_h.lo, max=lim_h.hi,
                                    step=1e-4)
         guarded_input(step_size, "h", lambda x: self.engine.send("h", x), self.report, lim_h)
-        self.method_names = scene_methods()
+        # only the methods that can run this model are offered (the others would refuse it)
+        # only the methods that can run this model are offered (the others would refuse it), and the
+        # scene's own, which may run with options (ignore=) that the others would need too
+        able = methods_for(self.engine.sim.model)
+        self.method_names = able if method in able else tuple(sorted((*able, method)))
         chooser = gui.add_dropdown("Method", self.method_names, initial_value=method)
         chooser.on_update(lambda _: self._choose_method(chooser, method))
         self.inputs = {"speed": speed, "h": step_size, "method": chooser, "run": buttons, "frame": frame}

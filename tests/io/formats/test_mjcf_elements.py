@@ -91,3 +91,32 @@ def test_equalities_exclusions_actuators_and_reports(tmp_path):
     lines = builder.import_report.unmapped
     assert any('joint "ja": damping not mapped' in l for l in lines)
     assert any('equality constraints are not mapped' in l and '"couple"' in l for l in lines)
+
+
+BITS = """<mujoco model="bits">
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1" contype="1" conaffinity="1"/>
+    <body name="ghost" pos="0 0 0.5"><freejoint/><geom type="sphere" size="0.1" contype="2" conaffinity="2"/></body>
+    <body name="solid" pos="1 0 0.5"><freejoint/><geom type="sphere" size="0.1" contype="2" conaffinity="1"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_contype_conaffinity_decide_which_bodies_touch(tmp_path):
+    """MuJoCo's rule (contype_a & conaffinity_b or the reverse): the "ghost" sphere (2/2) cannot touch the
+    floor (1/1) and falls through it like a free body; the "solid" sphere (2/1) rests on it."""
+    from impulsim.io import load_scene
+    p = tmp_path / "bits.xml"
+    p.write_text(BITS)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        sim = load_scene(p).simulation()
+    ghost, solid = sim.model.body("ghost"), sim.model.body("solid")
+    t = 1.0
+    for _ in range(round(t / 0.005)):
+        sim.step()
+    g = 9.81
+    assert sim.state.body_pos[ghost, 2] == pytest.approx(0.5 - 0.5 * g * t * t, abs=0.01)
+    assert sim.state.body_pos[solid, 2] == pytest.approx(0.1, abs=0.005)
