@@ -5,6 +5,7 @@ Every mesh is expressed in its body's principal frame [m], so that placing it at
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -183,3 +184,60 @@ def _outward(verts: np.ndarray, faces: np.ndarray) -> np.ndarray:
     faces = faces.copy()
     faces[inward] = faces[inward][:, ::-1]
     return faces
+
+
+def visual_meshes(model, visuals) -> list[BodyMesh]:
+    """Display-only geometry of an import (``ImportReport.visuals``: (body name, shape) pairs with each
+    shape placed in its body's user frame) as one merged mesh per body, in the body's principal frame like
+    :func:`body_meshes`; pairs naming a body the model does not have are skipped."""
+    parts: dict[int, list] = {}
+    for body, shape in visuals:
+        if body not in model.body_names:
+            continue
+        k = model.body_names.index(body)
+        try:
+            verts, faces = _spec_mesh(shape)
+        except Exception as exc:        # an unreadable visual file costs its picture, not the view
+            warnings.warn(f"{getattr(shape, 'file', shape)}: not drawn ({' '.join(str(exc).split())})")
+            continue
+        conj = np.array([1.0, -1.0, -1.0, -1.0]) * model.body_frame_quat[k]
+        pos = _rotate(conj, np.asarray(shape.position, float) - model.body_frame_offset[k])
+        q = _quat_mul(conj, np.asarray(shape.orientation, float))
+        parts.setdefault(k, []).append((_rotate(q, verts) + pos, faces))
+    return [_merge(k, f"{model.body_names[k]}_visual", parts[k]) for k in sorted(parts)]
+
+
+def _spec_mesh(shape) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices (shape frame) and faces of a shape description (``Box``, ``Sphere``, a mesh, a visual mesh
+    file, …)."""
+    if hasattr(shape, "file") and not hasattr(shape, "mesh_data"):
+        from impulsim.io.meshfiles import read_mesh
+        verts, tris = read_mesh(shape.file, shape.scale)
+        return np.asarray(verts, float), np.asarray(tris, np.int32)
+    data = shape.mesh_data()
+    v, t = (np.zeros((0, 3)), None) if data is None else (np.asarray(data[0], float), data[1])
+    tris = np.zeros((0, 3), np.int64) if t is None else np.asarray(t, np.int64)
+    table = _OneShape(shape_kind=np.array([int(shape.kind)]), shape_params=np.array([shape.params()], float),
+                      shape_pos=np.zeros((1, 3)), shape_quat=np.array([[1.0, 0.0, 0.0, 0.0]]),
+                      shape_vert_start=np.array([0, len(v)]), shape_verts=v,
+                      shape_tri_start=np.array([0, len(tris)]), shape_tris=tris)
+    return shape_mesh(table, 0)
+
+
+@dataclass
+class _OneShape:
+    """A one-row shape table in the shape's own frame, so that :func:`shape_mesh` meshes a description."""
+    shape_kind: np.ndarray
+    shape_params: np.ndarray
+    shape_pos: np.ndarray
+    shape_quat: np.ndarray
+    shape_vert_start: np.ndarray
+    shape_verts: np.ndarray
+    shape_tri_start: np.ndarray
+    shape_tris: np.ndarray
+
+
+def _quat_mul(p, q) -> np.ndarray:
+    """Hamilton product p ⊗ q of (w, x, y, z) quaternions."""
+    pw, pv, qw, qv = p[0], np.asarray(p[1:]), q[0], np.asarray(q[1:])
+    return np.concatenate([[pw * qw - pv @ qv], pw * qv + qw * pv + np.cross(pv, qv)])

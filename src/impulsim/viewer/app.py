@@ -12,7 +12,7 @@ from typing import Optional
 import numpy as np
 
 from impulsim.io.framing import frame_camera
-from impulsim.io.shape_meshes import body_meshes
+from impulsim.io.shape_meshes import body_meshes, visual_meshes
 from impulsim.methods.catalog import check_scene_method, methods_for
 from impulsim.model.kinds import Prim
 from impulsim.viewer.engine import SimulationThread
@@ -27,6 +27,8 @@ PLOT_EVERY = 10
 """Pose updates between two refreshes of the plots and the selected body's state (plots are heavier)."""
 COLORS = ((90, 160, 230), (230, 140, 60), (110, 190, 110), (200, 90, 160), (220, 200, 80), (120, 120, 220))
 STATIC_COLOR = (150, 150, 150)
+VISUAL_COLOR = (205, 190, 160)
+"""Colour of an imported model's display-only geometry (URDF visuals, MJCF geoms that never collide)."""
 _LINKS = (int(Prim.DISTANCE), int(Prim.THREAD))
 """Basic constraints drawn as lines when they hold a point mass."""
 PICK_THICKNESS = 0.04
@@ -62,6 +64,7 @@ class Viewer:
         self._last_snapshot = None
         self._stop = threading.Event()
         self._add_bodies()
+        self._add_visuals(getattr(builder, "import_report", None))
         self.joint_frames = self._add_joint_frames()
         self.framing = self.frame_camera(clients=False)
         self._add_controls(h, method)
@@ -119,6 +122,24 @@ class Viewer:
                     self._make_draggable(target, k)
                 target.on_click(lambda event, k=k: self._select(k))
             self.handles[k] = handle
+
+    def _add_visuals(self, report) -> None:
+        """An imported model's display geometry, each body's as a child of its node (a bare frame where the
+        body has no collision shapes) so that it moves with the body; hidden with the bodies."""
+        self.visual_handles = []
+        if report is None or not report.visuals:
+            return
+        state = self.engine.snapshot()
+        names = {mesh.body: mesh.name for mesh in self.meshes}
+        for mesh in visual_meshes(self.model, report.visuals):
+            k = mesh.body
+            if k not in self.handles:
+                names[k] = self.model.body_names[k]
+                self.handles[k] = self.server.scene.add_frame(
+                    f"/bodies/{names[k]}", show_axes=False, position=state.body_pos[k], wxyz=state.body_quat[k])
+            self.visual_handles.append(self.server.scene.add_mesh_simple(
+                f"/bodies/{names[k]}/visual", mesh.vertices.astype(np.float32), mesh.faces, color=VISUAL_COLOR,
+                flat_shading=False))
 
     def _add_joint_frames(self) -> list:
         """A small axes triad at every joint anchor, z along the joint axis, attached to a body's node."""
