@@ -21,6 +21,7 @@ def declared(method_name: str) -> set:
     """The features a method class declares, as the law tests name them."""
     cap = capabilities_of(CLASSES[CLASS_OF.get(method_name, method_name)])
     out = {"all_joint_kinds"} if cap.joints == ALL_JOINTS else set()
+    out |= {f"joint_{kind}" for kind in cap.joints}
     for field in ("velocity_joints", "loops", "kinematic_bodies", "limits", "constraints", "force_elements",
                   "springs", "motors", "servos"):
         if getattr(cap, field):

@@ -155,7 +155,7 @@ def test_kinematic_carrier_or_refusal(method):
 @pytest.mark.parametrize("method", list(METHODS))
 def test_universal_joint_or_refusal(method):
     model, state = universal_arm()
-    if "all_joint_kinds" not in declared(method):
+    if "joint_universal" not in declared(method):
         _refused(method, model, '"cardan"', "universal joints")
         return
     m = make_method(method, model)

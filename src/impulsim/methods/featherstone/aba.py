@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.math.spatial import cross_force_into, cross_motion_into, spatial_inertia_into
+from impulsim.methods.featherstone.kinematics import universal_rates
 
 
 @njit(cache=True)
@@ -188,7 +189,7 @@ def _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with
 
 
 @njit(cache=True)
-def forward_dynamics(tree_parent, tree_v_start, joint_S, joint_I, v, vj, f_ext, tau, a0,
+def forward_dynamics(tree_kind, tree_parent, tree_v_start, joint_S, joint_I, v, vj, qd, f_ext, tau, a0,
                      # outputs
                      qdd, IA, U, Dinv, pA, c, u, a, work, tmp6):
     """q̈ of the whole tree (ABA). Returns −1, or the tree joint with a singular D_i."""
@@ -196,6 +197,7 @@ def forward_dynamics(tree_parent, tree_v_start, joint_S, joint_I, v, vj, f_ext, 
     if bad >= 0:
         return bad
     _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6)
+    universal_rates(tree_kind, tree_v_start, joint_S, qd, c)
     one = tree_parent.shape[0] >= 0   # a run-time True: keeps one compiled copy of the passes
     n = tree_parent.shape[0]
     _backward(0, n, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, one)

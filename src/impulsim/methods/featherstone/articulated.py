@@ -182,9 +182,9 @@ class TreeDynamics:
         spatial_loads(t.body, self.body_pos, self.force, self.torque, self.f_ext)
         damping_forces(t.kind, t.v_start, self.damping, qd, self.tau_const, self.tau)
         self.a0[3:] = -m.gravity       # gravity as the fictitious base acceleration â_0 = −[0; g]
-        bad = aba.forward_dynamics(t.parent, t.v_start, self.S, self.I, self.v, self.vj, self.f_ext, self.tau,
-                                   self.a0, qdd, self.IA, self.U, self.Dinv, self.pA, self.c, self.u, self.a,
-                                   self.work, self.tmp6)
+        bad = aba.forward_dynamics(t.kind, t.parent, t.v_start, self.S, self.I, self.v, self.vj, qd, self.f_ext,
+                                   self.tau, self.a0, qdd, self.IA, self.U, self.Dinv, self.pA, self.c, self.u,
+                                   self.a, self.work, self.tmp6)
         self._check(bad)
 
     def rates(self, q, qd, qdot):

@@ -39,8 +39,8 @@ def evaluate(tree, mdl, ws, damping, q, qd, qdot, qdd):
     for r in range(3):
         a0[r] = 0.0
         a0[3 + r] = -gravity[r]          # gravity as the base acceleration â_0 = −[0; g]
-    bad = aba.forward_dynamics(parent, v_start, S, I, v, vj, f_ext, tau, a0, qdd, IA, U, Dinv, pA, c, u, a,
-                               work, tmp6)
+    bad = aba.forward_dynamics(kind, parent, v_start, S, I, v, vj, qd, f_ext, tau, a0, qdd, IA, U, Dinv, pA, c,
+                               u, a, work, tmp6)
     position_rates(kind, q_start, v_start, q, qd, qdot, tmp4, tmp33)
     return bad
 

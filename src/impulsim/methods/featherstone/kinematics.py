@@ -7,14 +7,15 @@ S (6 × n_v columns) is attached to the child body, so its rate is Ṡ = v̂ ×m
 acceleration is ĉ = v̂ ×m (S q̇) (Featherstone 2008, eq. 7.35 with body-fixed S).
 
 Tree joint types (kind codes of :class:`TreeJoint`): 0 fixed, 1 revolute, 2 prismatic, 3 cylindrical,
-4 spherical, 5 free.
+4 spherical, 5 free, 6 universal. A universal joint's first column turns about the parent's axis, which is
+not fixed in the child: its rate adds −q̇1 q̇2 (S1 ×m S0) to ĉ (:func:`universal_rates`).
 """
 import numpy as np
 from numba import njit
 
 from impulsim.math.quaternion import quat_to_matrix_into
 
-FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, SPHERICAL, FREE = 0, 1, 2, 3, 4, 5
+FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, SPHERICAL, FREE, UNIVERSAL = 0, 1, 2, 3, 4, 5, 6
 
 
 @njit(cache=True)
@@ -53,6 +54,10 @@ def _joint_motion(kind, q, q0, jq, jt):
     elif kind == SPHERICAL:
         for k in range(4):
             jq[k] = q[q0 + k]
+    elif kind == UNIVERSAL:          # Rx(q1) ⊗ Ry(q2)
+        c1, s1 = np.cos(0.5 * q[q0]), np.sin(0.5 * q[q0])
+        c2, s2 = np.cos(0.5 * q[q0 + 1]), np.sin(0.5 * q[q0 + 1])
+        jq[0], jq[1], jq[2], jq[3] = c1 * c2, s1 * c2, c1 * s2, s1 * s2
     elif kind == FREE:
         for k in range(3):
             jt[k] = q[q0 + k]
@@ -137,6 +142,9 @@ def motion_subspaces(tree_kind, tree_body, tree_q_start, q, body_pos, body_R, jo
         elif kind == SPHERICAL:
             for k in range(3):
                 _set_column(S, k, joint_Rc[i, 0, k], joint_Rc[i, 1, k], joint_Rc[i, 2, k], joint_point[i])
+        elif kind == UNIVERSAL:     # the parent's axis x_p, then the child's axis y_c, through the joint point
+            _set_column(S, 0, joint_Rp[i, 0, 0], joint_Rp[i, 1, 0], joint_Rp[i, 2, 0], joint_point[i])
+            _set_column(S, 1, joint_Rc[i, 0, 1], joint_Rc[i, 1, 1], joint_Rc[i, 2, 1], joint_point[i])
         elif kind == FREE:
             b = tree_body[i]
             for k in range(3):
@@ -225,6 +233,9 @@ def read_coordinates(tree_kind, tree_body, tree_parent_body, tree_q_start, tree_
             for k in range(3):
                 qd[d0 + k] = R3[1, 0, k] * w_rel[0] + R3[1, 1, k] * w_rel[1] + R3[1, 2, k] * w_rel[2]
             continue
+        if kind == UNIVERSAL:
+            _universal_coordinates(tmp4[3], R3, w_rel, q, q0, qd, d0)
+            continue
         slot = 0
         if kind == REVOLUTE or kind == CYLINDRICAL:
             q[q0] = 2.0 * np.arctan2(tmp4[3, 1], tmp4[3, 0])
@@ -233,6 +244,39 @@ def read_coordinates(tree_kind, tree_body, tree_parent_body, tree_q_start, tree_
         if kind == PRISMATIC or kind == CYLINDRICAL:
             q[q0 + slot], qd[d0 + slot] = _slide(i, p, b, tree_origin_p, tree_origin_c, body_pos, body_quat,
                                                  body_vel, body_omega, R3)
+
+
+@njit(cache=True)
+def _universal_coordinates(J, R3, w_rel, q, q0, qd, d0):
+    """Angles of J = Rx(q1) Ry(q2) (a unit quaternion with w ≥ 0; |q2| < π, so cos(q2/2) > 0) and their
+    rates: ω_rel = q̇1 x_p + q̇2 y_c with x_p ⟂ y_c (R3[0] column 0, R3[1] column 1)."""
+    w, x, y, z = J[0], J[1], J[2], J[3]
+    q[q0] = 2.0 * np.arctan2(x, w) if w * w + x * x > 1e-24 else 2.0 * np.arctan2(z, y)
+    q[q0 + 1] = 2.0 * np.arctan2(y * w + z * x, w * w + x * x)
+    qd[d0] = R3[0, 0, 0] * w_rel[0] + R3[0, 1, 0] * w_rel[1] + R3[0, 2, 0] * w_rel[2]
+    qd[d0 + 1] = R3[1, 0, 1] * w_rel[0] + R3[1, 1, 1] * w_rel[1] + R3[1, 2, 1] * w_rel[2]
+
+
+@njit(cache=True)
+def universal_rates(tree_kind, tree_v_start, joint_S, qd, c):
+    """Add to ĉ = v̂ ×m S q̇ the part of Ṡ q̇ that a body-fixed S misses at universal joints: the first
+    column turns with the parent, not the child, so Ṡ q̇ = v̂ ×m S q̇ − q̇1 q̇2 (S1 ×m S0)."""
+    for i in range(tree_kind.shape[0]):
+        if tree_kind[i] != UNIVERSAL:
+            continue
+        d0 = tree_v_start[i]
+        f = qd[d0] * qd[d0 + 1]
+        a0, a1, a2, b0, b1, b2 = joint_S[i, 0, 1], joint_S[i, 1, 1], joint_S[i, 2, 1], joint_S[i, 3, 1], \
+            joint_S[i, 4, 1], joint_S[i, 5, 1]
+        m0, m1, m2, n0, n1, n2 = joint_S[i, 0, 0], joint_S[i, 1, 0], joint_S[i, 2, 0], joint_S[i, 3, 0], \
+            joint_S[i, 4, 0], joint_S[i, 5, 0]
+        # [a; b] ×m [m; n] = [a × m; a × n + b × m]
+        c[i, 0] -= f * (a1 * m2 - a2 * m1)
+        c[i, 1] -= f * (a2 * m0 - a0 * m2)
+        c[i, 2] -= f * (a0 * m1 - a1 * m0)
+        c[i, 3] -= f * (a1 * n2 - a2 * n1 + b1 * m2 - b2 * m1)
+        c[i, 4] -= f * (a2 * n0 - a0 * n2 + b2 * m0 - b0 * m2)
+        c[i, 5] -= f * (a0 * n1 - a1 * n0 + b0 * m1 - b1 * m0)
 
 
 @njit(cache=True)

@@ -55,15 +55,15 @@ def actuator_forces(t, h, motor_dof, motor_sign, motor_effort, servo_dof, servo_
 
 class FeatherstoneMethod(Method):
     """Reduced coordinates: the articulated-body algorithm (Featherstone; Holck ch. 3) over trees of hinge,
-    slider, cylindrical, ball and fixed joints, with free-floating bases (bodies or subtrees not attached to a
+    slider, cylindrical, ball, universal (perpendicular axes) and fixed joints, with free-floating bases (bodies or subtrees not attached to a
     static body get a 6-DoF joint); contacts with Newton restitution and Coulomb friction by impulses
     propagated through the tree (Mirtich), or Poisson's or Stronge's law (Stronge's integrated along the
 impact as Holck derives it); joint limits by impulses (Holck ch. 4).
 
     Supports gravity, user forces, springs, motors (constant effort), PID servos (position or velocity
     control with an effort limit), viscous joint damping. Rejects, naming the joint: loops, distance,
-    point-on-line/plane, rotation-lock, direction, double-rotation, universal and velocity joints, and
-    kinematic bodies.
+    point-on-line/plane, rotation-lock, direction, double-rotation and velocity joints, universal joints
+    whose axes are not perpendicular, and kinematic bodies.
 
     Options
     -------
@@ -95,7 +95,7 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
 
     name = "featherstone"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
-    capabilities = Capabilities(joints=frozenset({"hinge", "slider", "cylindrical", "ball", "fixed"}),
+    capabilities = Capabilities(joints=frozenset({"hinge", "slider", "cylindrical", "ball", "universal", "fixed"}),
                                 contacts=("newton", "poisson", "stronge"), limits=True)
 
     def __init__(self, model, *, integrator: str = "rk4", damping: float = 0.0, contacts=None,

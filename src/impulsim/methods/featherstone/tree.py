@@ -1,7 +1,7 @@
 """The kinematic tree of a Model in reduced coordinates: which joint carries which body, in what order.
 
 Every movable body gets exactly one inner joint ("tree joint"). Joints of the model become tree joints
-(hinge → revolute, slider → prismatic, cylindrical, ball → spherical, fixed); a movable body that no joint
+(hinge → revolute, slider → prismatic, cylindrical, ball → spherical, universal, fixed); a movable body that no joint
 connects to a static body becomes the root of a floating subtree through a free 6-DoF joint. Tree joints
 are numbered depth-first in pre-order from the roots (Holck's prefix numbering): every parent comes before
 its children and every subtree is a contiguous range, so an impulse's passes can stay within its tree.
@@ -12,7 +12,9 @@ joint motion J(q) (a rotation and a translation in the parent's joint frame), so
 
     R_c = R_p Q_p J_rot(q) Q_cᵀ,    x_c = x_p + R_p t_p + R_p Q_p J_trans(q) − R_c t_c.
 
-For the 1-DoF joints the joint axis is the local x axis of both joint frames.
+For the 1-DoF joints the joint axis is the local x axis of both joint frames. A universal joint turns
+about the parent's axis (x of the parent's joint frame) and the child's axis (y of the child's joint frame):
+J_rot = Rx(q1) Ry(q2), so the two axes stay perpendicular.
 """
 from __future__ import annotations
 
@@ -34,17 +36,22 @@ class TreeJoint(enum.IntEnum):
     CYLINDRICAL = 3   # q = (angle, displacement)
     SPHERICAL = 4     # q = quaternion of the child joint frame in the parent's; q̇ = ω_rel in the child frame
     FREE = 5          # q = (x_c, quaternion), world; q̇ = (ω, v_c) in the child's principal frame
+    UNIVERSAL = 6     # q = (angle about the parent's axis x_p, angle about the child's axis y_c): J = Rx Ry
 
 
 # positions and velocities per tree joint type
 NQ = {TreeJoint.FIXED: 0, TreeJoint.REVOLUTE: 1, TreeJoint.PRISMATIC: 1, TreeJoint.CYLINDRICAL: 2,
-      TreeJoint.SPHERICAL: 4, TreeJoint.FREE: 7}
+      TreeJoint.SPHERICAL: 4, TreeJoint.FREE: 7, TreeJoint.UNIVERSAL: 2}
 NV = {TreeJoint.FIXED: 0, TreeJoint.REVOLUTE: 1, TreeJoint.PRISMATIC: 1, TreeJoint.CYLINDRICAL: 2,
-      TreeJoint.SPHERICAL: 3, TreeJoint.FREE: 6}
+      TreeJoint.SPHERICAL: 3, TreeJoint.FREE: 6, TreeJoint.UNIVERSAL: 2}
 
 _FROM_MODEL = {JointKind.HINGE: TreeJoint.REVOLUTE, JointKind.SLIDER: TreeJoint.PRISMATIC,
                JointKind.CYLINDRICAL: TreeJoint.CYLINDRICAL, JointKind.BALL: TreeJoint.SPHERICAL,
-               JointKind.FIXED: TreeJoint.FIXED}
+               JointKind.FIXED: TreeJoint.FIXED, JointKind.UNIVERSAL: TreeJoint.UNIVERSAL}
+
+UNIVERSAL_RIGHT_ANGLE_TOL = 1e-6
+"""How far [rad] from 90° a universal joint's axes may be: the reduced form J = Rx(q1) Ry(q2) keeps them
+perpendicular (a cardan joint); another angle between the axes is refused."""
 
 
 @dataclass(frozen=True)
@@ -109,10 +116,42 @@ def _check_supported(model):
         if int(model.joint_kind[j]) not in _FROM_MODEL:
             raise UnsupportedFeatureError(
                 f"method 'featherstone': {_label(model, j)} has no reduced-coordinate form here (supported: "
-                f"hinge, slider, cylindrical, ball, fixed joints and free bodies)")
+                f"hinge, slider, cylindrical, ball, universal, fixed joints and free bodies)")
+        if int(model.joint_kind[j]) == JointKind.UNIVERSAL:
+            _check_right_angle(model, j)
     for k in np.nonzero(model.body_kinematic)[0]:
         raise UnsupportedFeatureError(f'method \'featherstone\': kinematic body "{model.body_names[k]}" '
                                       f"(prescribed motion) is not supported")
+
+
+def _check_right_angle(model, j):
+    """A universal joint's axes must be perpendicular (the double rotation's kept angle is 90°)."""
+    for p in range(model.joint_prim_start[j], model.joint_prim_start[j + 1]):
+        if model.prim_kind[p] == Prim.DOUBLE_ROTATION:
+            off = abs(float(model.prim_target[p]) - 0.5 * np.pi)
+            if off > UNIVERSAL_RIGHT_ANGLE_TOL:
+                raise UnsupportedFeatureError(
+                    f"method 'featherstone': {_label(model, j)} keeps its axes at "
+                    f"{np.degrees(model.prim_target[p]):.6g}°; the reduced form needs perpendicular axes")
+
+
+def _perpendicular(axis, ref):
+    """A unit vector ⟂ ``axis``: ``ref`` made perpendicular, or any one if ``ref`` is (nearly) parallel."""
+    x = axis / np.linalg.norm(axis)
+    for v in (np.asarray(ref, float), np.eye(3)[int(np.argmin(np.abs(x)))]):
+        y = v - (v @ x) * x
+        if np.linalg.norm(y) > 1e-6:
+            return y / np.linalg.norm(y)
+    raise AssertionError("unreachable: a unit axis has a perpendicular basis vector")
+
+
+def _universal_frames(axis_p, ref_p, axis_c, ref_c):
+    """(Q_p, Q_c) of a universal joint: the parent's axis as x of its joint frame, the child's as y of its."""
+    qp = quat_from_matrix(_orthonormal_frame(axis_p, _perpendicular(axis_p, ref_p)))
+    y = axis_c / np.linalg.norm(axis_c)
+    x = _perpendicular(y, ref_c)
+    qc = quat_from_matrix(np.column_stack([x, y, np.cross(x, y)]))
+    return qp, qc
 
 
 def _orthonormal_frame(axis, ref):
@@ -138,6 +177,11 @@ def _joint_frames(model, j, child_is_b: bool):
              if model.prim_kind[p] == Prim.ROTATION_LOCK][0]
         qrel = model.prim_qrel[p]
         frames = (quat_identity(), quat_conj(qrel)) if child_is_b else (qrel, quat_identity())
+    elif kind == JointKind.UNIVERSAL:
+        ends = [(model.joint_axis_a[j], model.joint_ref_a[j]), (model.joint_axis_b[j], model.joint_ref_b[j])]
+        parent, child = (ends[0], ends[1]) if child_is_b else (ends[1], ends[0])
+        qp, qc = _universal_frames(parent[0], parent[1], child[0], child[1])
+        frames = (qp, qc) if child_is_b else (qc, qp)
     else:
         frames = (quat_identity(), quat_identity())
     if child_is_b:
