@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from impulsim.methods import make, Method, StepInfo
+from impulsim.methods import make, Method, RunInfo, StepInfo
 from impulsim.model.model import Model
 from impulsim.model.state import State
 
@@ -112,6 +112,24 @@ class Simulation:
                 bar.close()
         return n
 
+    def run_steps(self, n: int, iters: Optional[np.ndarray] = None) -> RunInfo:
+        """``n`` steps in one call of :meth:`Method.run` (compiled where the method can), for loops that
+        observe the simulation every so many steps; ``iters`` (shape (n, 2), integers) receives each
+        step's position and velocity solves. Only without ``before_step``/``after_step`` callbacks and
+        event hooks (``batchable``), which need every step."""
+        if self._hooked():
+            raise ValueError("run_steps: callbacks or event hooks are set; they need single steps (use run)")
+        info = self.method.run(self.state, self.h, n, iters=iters)
+        if info.last is not None:
+            self.last_info = info.last
+            self.events.note_contacts(info.last)
+        return info
+
+    @property
+    def batchable(self) -> bool:
+        """Whether :meth:`run_steps` may be used: no callbacks or event hooks are set."""
+        return not self._hooked()
+
     def _hooked(self) -> bool:
         return bool(self.before_step or self.after_step or self.events.hooks)
 
@@ -137,11 +155,8 @@ class Simulation:
                 self._run_stepwise(done, n, every, observer, bar)
                 return
             k = min(chunk, n - done)
-            info = self.method.run(self.state, self.h, k)
+            info = self.run_steps(k)
             done += k
-            if info.last is not None:
-                self.last_info = info.last
-                self.events.note_contacts(info.last)
             if observer is not None and done % every == 0:
                 observer(self, info.last)
             if bar is not None:

@@ -125,6 +125,7 @@ def test_run_info_aggregates_the_steps():
     assert run.clamped == sum(i.clamped for i in steps)
     assert run.converged_pos == all(i.converged_pos for i in steps) is False
     assert run.converged_vel == all(i.converged_vel for i in steps)
+    assert run.unconverged == sum(not (i.converged_pos and i.converged_vel) for i in steps) > 0
     assert run.timings and all(v >= 0 for v in run.timings.values())
 
 
@@ -241,3 +242,34 @@ def test_simulation_run_switches_to_single_steps_when_an_observer_adds_a_callbac
         ref.step()
     assert_same_state(sim.state, ref.state)
     assert len(after) == 5                      # steps 6 … 10 ran one by one with the callback
+
+
+def test_the_run_command_loop_batches_between_records_with_the_same_results():
+    # impulsim run's loop (io.runner) takes the steps between two records in one compiled call: the
+    # recorded states, iteration counts and the final state are those of single steps
+    from impulsim.io import runner
+    from impulsim.io.recording import Recorder
+    model, state = scenes.chain(10)
+    sims = [ims.Simulation(model, state.copy(), h=0.01, solver="lgs") for _ in range(2)]
+    sims[1].after_step.append(lambda sim, info: None)          # forces single steps
+    results, tables = [], []
+    for sim in sims:
+        rec = Recorder(model)
+        results.append(runner.run(sim, 0.3, rec, every=7))
+        tables.append(rec.table())
+    fast, slow = results
+    assert fast.steps == slow.steps == 30 and fast.error is None
+    assert fast.iters_pos.tolist() == slow.iters_pos.tolist()
+    assert fast.iters_vel.tolist() == slow.iters_vel.tolist()
+    assert tables[0].column("t").to_pylist() == tables[1].column("t").to_pylist()
+    assert len(tables[0]) == 1 + 4 + 1                            # start, steps 7, 14, 21, 28, end
+    assert_same_state(sims[0].state, sims[1].state)
+
+
+def test_the_run_command_loop_reports_a_failed_step_and_keeps_the_good_ones():
+    from impulsim.io import runner
+    model, state = _slider_rocket(1e6)
+    sim = ims.Simulation(model, state, h=0.01, solver="lgs", contacts=False)
+    result = runner.run(sim, 0.5, None, every=4)
+    assert isinstance(result.error, SimulationError) and "step 10 " in str(result.error)
+    assert result.steps == 10 == sim.state.step_count and len(result.step_times) == 10

@@ -70,6 +70,8 @@ class RunInfo(StepInfo):
     """Most position solves (or sweeps) of one step."""
     max_iters_vel: int = 0
     """Most velocity solves (or sweeps) of one step."""
+    unconverged: int = 0
+    """Steps whose position or velocity correction stopped above its tolerance."""
     last: Optional[StepInfo] = None
     """The StepInfo of the last step."""
 
@@ -79,6 +81,7 @@ class RunInfo(StepInfo):
         self.steps += info.steps if many else 1
         self.max_iters_pos = max(self.max_iters_pos, info.max_iters_pos if many else info.iters_pos)
         self.max_iters_vel = max(self.max_iters_vel, info.max_iters_vel if many else info.iters_vel)
+        self.unconverged += info.unconverged if many else int(not (info.converged_pos and info.converged_vel))
         self.last = info.last if many else info
         for name in ("iters_pos", "iters_vel", "clamped", "n_collisions", "iters_collision", "shock_sweeps",
                      "patch_visits"):

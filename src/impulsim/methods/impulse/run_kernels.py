@@ -32,8 +32,9 @@ FAIL_NONE, FAIL_NONFINITE_STATE, FAIL_NONFINITE_RESIDUAL, FAIL_RANGE = 0, 1, 2, 
 
 # stats layout (float64 array written by the run kernels)
 (S_DONE, S_FAIL, S_T, S_SUM_P, S_MAX_P, S_SUM_V, S_MAX_V, S_RES_P, S_RES_V, S_CLAMPED, S_CONV_P, S_CONV_V,
- S_FACS, S_DROPPED, S_LAST_P, S_LAST_RP, S_LAST_CL, S_LAST_V, S_LAST_RV, S_LAST_CONV_P, S_LAST_CONV_V) = range(21)
-N_STATS = 21
+ S_FACS, S_DROPPED, S_LAST_P, S_LAST_RP, S_LAST_CL, S_LAST_V, S_LAST_RV, S_LAST_CONV_P, S_LAST_CONV_V,
+ S_UNCONVERGED) = range(22)
+N_STATS = 22
 
 
 @njit(cache=True)
@@ -92,6 +93,8 @@ def _tally(stats, sp, rp, cl, sv, rv, conv_p, conv_v, facs, dropped, iters_out, 
         stats[S_CONV_P] = 0.0
     if not conv_v:
         stats[S_CONV_V] = 0.0
+    if not (conv_p and conv_v):
+        stats[S_UNCONVERGED] += 1.0
     stats[S_FACS] += facs
     stats[S_DROPPED] = dropped
 

@@ -72,7 +72,7 @@ def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
     if method._lgs is not None:
         stats[rk.S_DROPPED] = method._lgs.dropped
     out = work.no_iters if iters is None else iters
-    if out.dtype != np.int64:
+    if out.dtype != np.int64 or not out.flags.c_contiguous:
         out = np.zeros((n, 2), np.int64)
     t0 = time.perf_counter()
     _call(method, path, state, h, n, out, work)
@@ -151,7 +151,8 @@ def _run_info(method, stats, done, seconds, path) -> RunInfo:
                    residual_pos=float(stats[rk.S_RES_P]), residual_vel=float(stats[rk.S_RES_V]),
                    converged_pos=bool(stats[rk.S_CONV_P]), converged_vel=bool(stats[rk.S_CONV_V]),
                    clamped=int(stats[rk.S_CLAMPED]), steps=done, max_iters_pos=int(stats[rk.S_MAX_P]),
-                   max_iters_vel=int(stats[rk.S_MAX_V]), timings={f"{path}_run": seconds})
+                   max_iters_vel=int(stats[rk.S_MAX_V]), unconverged=int(stats[rk.S_UNCONVERGED]),
+                   timings={f"{path}_run": seconds})
     if done:
         info.last = StepInfo(iters_pos=int(stats[rk.S_LAST_P]), residual_pos=float(stats[rk.S_LAST_RP]),
                              converged_pos=bool(stats[rk.S_LAST_CONV_P]), clamped=int(stats[rk.S_LAST_CL]),
