@@ -106,15 +106,19 @@ from impulsim.bench import orders
 for solver in ("lgs", "iterative"):
     model, state = orders.triple_pendulum()
     method = ims.make_method("impulse", model, solver=solver, contacts=False)
-    t0 = time.perf_counter(); method.step(state, 1e-3); t1 = time.perf_counter()
-    method.run(state, 1e-3, 10); t2 = time.perf_counter()
-    print(solver, t1 - t0, t2 - t1)
+    t0, c0 = time.perf_counter(), time.process_time()
+    method.step(state, 1e-3)
+    t1, c1 = time.perf_counter(), time.process_time()
+    method.run(state, 1e-3, 10)
+    t2, c2 = time.perf_counter(), time.process_time()
+    print(solver, t1 - t0, c1 - c0, t2 - t1, c2 - c1)
 """
 
 
 def cold():
     """Seconds of the first step and of the first run after it, in a fresh process with an empty cache (the
-    run's seconds are the compile cost its loop adds) and then with that cache filled."""
+    run's seconds are the compile cost its loop adds) and then with that cache filled; wall and CPU time
+    (on a busy machine the CPU time is the steadier figure)."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         for label in ("empty cache", "filled cache"):
@@ -122,9 +126,9 @@ def cold():
                                  check=True).stdout
             for line in out.split("\n"):
                 if line:
-                    solver, first_step, first_run = line.split()
-                    print(f"{label}: {solver}: first step {float(first_step):.2f} s, first run after it "
-                          f"{float(first_run):.2f} s")
+                    solver, step_wall, step_cpu, run_wall, run_cpu = line.split()
+                    print(f"{label}: {solver}: first step {float(step_wall):.2f} s ({float(step_cpu):.2f} s cpu), "
+                          f"first run after it {float(run_wall):.2f} s ({float(run_cpu):.2f} s cpu)")
 
 
 def main(argv=None):

@@ -12,7 +12,7 @@ the steps runs inside compiled code and repeats, per step, exactly what :meth:`M
   no body beyond ``max_distance`` [m] or faster than ``max_speed`` [m/s].
 
 Before each step the poses, velocities and the method's memory (predictions, dirty flags) are copied into
-``backup``; a step that fails a check stops the loop with its results in place, so the caller can name the
+``backup`` rows (:func:`backup_or_restore`); a step that fails a check stops the loop with its results in place, so the caller can name the
 cause exactly as ``Method.step`` would, then put ``backup`` back: the state is that of the last good step.
 """
 import numpy as np
@@ -51,20 +51,40 @@ def step_failure(body_pos, body_quat, body_vel, body_omega, res_p, res_v, max_di
     return FAIL_NONE
 
 
+B_POS, B_QUAT, B_VEL, B_OMEGA, B_PRED_POS, B_PRED_QUAT, B_PRED_VEL, B_PRED_OMEGA, B_WIDTH = 0, 3, 7, 10, 13, 16, 20, 23, 26
+"""Columns of the backup rows (one row per body): the state's motion and the method's predictions."""
+
+
 @njit(cache=True)
-def _save(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega, pred_valid,
-          dirty, b_pos, b_quat, b_vel, b_omega, b_pred_pos, b_pred_quat, b_pred_vel, b_pred_omega, b_pred_valid,
-          b_dirty):
-    b_pos[:, :] = body_pos
-    b_quat[:, :] = body_quat
-    b_vel[:, :] = body_vel
-    b_omega[:, :] = body_omega
-    b_pred_pos[:, :] = pred_pos
-    b_pred_quat[:, :] = pred_quat
-    b_pred_vel[:, :] = pred_vel
-    b_pred_omega[:, :] = pred_omega
-    b_pred_valid[:] = pred_valid
-    b_dirty[:] = dirty
+def _copy_rows(src, dst, col, width, to_backup):
+    """backup[:, col:col+width] ⇄ src (to_backup: from src into the backup, else back)."""
+    for k in range(src.shape[0]):
+        for i in range(width):
+            if to_backup:
+                dst[k, col + i] = src[k, i]
+            else:
+                src[k, i] = dst[k, col + i]
+
+
+@njit(cache=True)
+def backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                      pred_valid, dirty, backup, backup_flags, to_backup):
+    """Copy the state's motion and the method's memory into the backup rows (to_backup) or back."""
+    _copy_rows(body_pos, backup, B_POS, 3, to_backup)
+    _copy_rows(body_quat, backup, B_QUAT, 4, to_backup)
+    _copy_rows(body_vel, backup, B_VEL, 3, to_backup)
+    _copy_rows(body_omega, backup, B_OMEGA, 3, to_backup)
+    _copy_rows(pred_pos, backup, B_PRED_POS, 3, to_backup)
+    _copy_rows(pred_quat, backup, B_PRED_QUAT, 4, to_backup)
+    _copy_rows(pred_vel, backup, B_PRED_VEL, 3, to_backup)
+    _copy_rows(pred_omega, backup, B_PRED_OMEGA, 3, to_backup)
+    for k in range(pred_valid.shape[0]):
+        if to_backup:
+            backup_flags[k, 0] = pred_valid[k]
+            backup_flags[k, 1] = dirty[k]
+        else:
+            pred_valid[k] = backup_flags[k, 0]
+            dirty[k] = backup_flags[k, 1]
 
 
 @njit(cache=True)
@@ -135,15 +155,13 @@ def lgs_run(
         acc, tau, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, node_lin, node_ang, node_angw, asm_diag, asm_off,
         fac_diag_inv, fac_off, tmp, fac_diag, x, iters_pos, iters_vel, pred_pos, pred_quat, pred_vel, pred_omega,
         pred_valid, dirty, step_tol, rows_pos, rows_quat,
-        # the state and memory before the current step, and the step's forces
-        b_pos, b_quat, b_vel, b_omega, b_pred_pos, b_pred_quat, b_pred_vel, b_pred_omega, b_pred_valid, b_dirty,
-        force_w, torque_w):
+        # the state and memory before the current step (B_* columns), and the step's forces
+        backup, backup_flags, force_w, torque_w):
     """Up to ``n`` fused all-LGS steps from time ``t`` [s]; totals in ``stats`` (S_* layout). Stops at the
-    first step that fails a check, leaving its results in place and the state before it in ``b_*``."""
+    first step that fails a check, leaving its results in place and the state before it in ``backup``."""
     for i in range(n):
-        _save(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega, pred_valid,
-              dirty, b_pos, b_quat, b_vel, b_omega, b_pred_pos, b_pred_quat, b_pred_vel, b_pred_omega, b_pred_valid,
-              b_dirty)
+        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                          pred_valid, dirty, backup, backup_flags, True)
         _step_forces(body_force, body_torque, load_body, load_force, load_torque, load_start, load_end, t, h,
                      force_w, torque_w)
         sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
@@ -192,14 +210,12 @@ def iterative_run(
         body_force, body_torque, body_pos, body_quat, body_vel, body_omega,
         acc, tau, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, pred_pos, pred_quat, pred_vel, pred_omega,
         pred_valid, dirty, step_tol, rows_pos, rows_quat,
-        b_pos, b_quat, b_vel, b_omega, b_pred_pos, b_pred_quat, b_pred_vel, b_pred_omega, b_pred_valid, b_dirty,
-        force_w, torque_w):
+        backup, backup_flags, force_w, torque_w):
     """Up to ``n`` standard steps of a model whose joints are all corrected iteratively (the staged path of
     schemes.standard with the iterative solver, kernel by kernel); as :func:`lgs_run` otherwise."""
     for i in range(n):
-        _save(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega, pred_valid,
-              dirty, b_pos, b_quat, b_vel, b_omega, b_pred_pos, b_pred_quat, b_pred_vel, b_pred_omega, b_pred_valid,
-              b_dirty)
+        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                          pred_valid, dirty, backup, backup_flags, True)
         _step_forces(body_force, body_torque, load_body, load_force, load_torque, load_start, load_end, t, h,
                      force_w, torque_w)
         plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)

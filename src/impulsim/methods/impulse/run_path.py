@@ -39,24 +39,12 @@ class _Work:
     """Buffers of one compiled loop: the state and memory before the current step, the step's forces."""
 
     def __init__(self, n_bodies: int):
-        self.b_pos = np.zeros((n_bodies, 3))
-        self.b_quat = np.zeros((n_bodies, 4))
-        self.b_vel = np.zeros((n_bodies, 3))
-        self.b_omega = np.zeros((n_bodies, 3))
-        self.b_pred_pos = np.zeros((n_bodies, 3))
-        self.b_pred_quat = np.zeros((n_bodies, 4))
-        self.b_pred_vel = np.zeros((n_bodies, 3))
-        self.b_pred_omega = np.zeros((n_bodies, 3))
-        self.b_pred_valid = np.zeros(n_bodies, np.int8)
-        self.b_dirty = np.zeros(n_bodies, np.int8)
+        self.backup = np.zeros((n_bodies, rk.B_WIDTH))
+        self.backup_flags = np.zeros((n_bodies, 2), np.int8)
         self.force = np.zeros((n_bodies, 3))
         self.torque = np.zeros((n_bodies, 3))
         self.stats = np.zeros(rk.N_STATS)
         self.no_iters = np.zeros((0, 2), np.int64)
-
-    def backups(self):
-        return (self.b_pos, self.b_quat, self.b_vel, self.b_omega, self.b_pred_pos, self.b_pred_quat,
-                self.b_pred_vel, self.b_pred_omega, self.b_pred_valid, self.b_dirty, self.force, self.torque)
 
 
 def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
@@ -107,16 +95,17 @@ def fused_step(method, state, h: float):
 
 def _work(method, state) -> _Work:
     work = method.__dict__.get("_run_work")
-    if work is None or work.b_pos.shape[0] != state.body_pos.shape[0]:
+    if work is None or work.backup.shape[0] != state.body_pos.shape[0]:
         work = method.__dict__["_run_work"] = _Work(state.body_pos.shape[0])
+        m = method.model
+        work.no_loads = (m.load_body[:0], m.load_force[:0], m.load_torque[:0], m.load_start[:0], m.load_end[:0])
     return work
 
 
 def _call(method, path, state, h, n, out, work, loads=True, limits=(MAX_DISTANCE, MAX_SPEED)):
     m, s = method.model, state
-    k = None if loads else 0
-    head = (n, float(s.t), limits[0], limits[1], work.stats, out, m.load_body[:k], m.load_force[:k],
-            m.load_torque[:k], m.load_start[:k], m.load_end[:k], m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
+    timed = (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end) if loads else work.no_loads
+    head = (n, float(s.t), limits[0], limits[1], work.stats, out, *timed, m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
             m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, m.prim_vel_target,
             m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static)
     options = (h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
@@ -133,13 +122,13 @@ def _call(method, path, state, h, n, out, work, loads=True, limits=(MAX_DISTANCE
                    lgs.asm_off, lgs.fac_diag_inv, lgs.fac_off, lgs.tmp, lgs.fac_diag, lgs.x, lgs.iters_pos,
                    lgs.iters_vel, method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega,
                    method.pred_valid, method.dirty, method.step_tol, method._rows_pos, method._rows_quat,
-                   *work.backups())
+                   work.backup, work.backup_flags, work.force, work.torque)
     else:
         rk.iterative_run(*head, method._iter_prims, method._row_prims, *options, method.velocity_correction,
                          *motion, method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P,
                          method.row_dim, method.row_Minv, method.pred_pos, method.pred_quat, method.pred_vel,
                          method.pred_omega, method.pred_valid, method.dirty, method.step_tol, method._rows_pos,
-                         method._rows_quat, *work.backups())
+                         method._rows_quat, work.backup, work.backup_flags, work.force, work.torque)
 
 
 def _fail(method, state, h, work):
@@ -147,7 +136,8 @@ def _fail(method, state, h, work):
     checks on the same values) after putting the state and memory of before that step back."""
     stats = work.stats
     t_before = float(stats[rk.S_T])
-    before = SimpleNamespace(t=t_before, step_count=state.step_count, body_pos=work.b_pos)
+    b_pos = work.backup[:, rk.B_POS:rk.B_POS + 3]
+    before = SimpleNamespace(t=t_before, step_count=state.step_count, body_pos=b_pos)
     info = StepInfo(residual_pos=float(stats[rk.S_LAST_RP]), residual_vel=float(stats[rk.S_LAST_RV]))
     state.t = t_before + h
     error = SimulationError(f"step {state.step_count} (t = {t_before:.6g} s): the step failed a check "
@@ -158,12 +148,9 @@ def _fail(method, state, h, work):
     except SimulationError as exc:
         error = exc
     finally:
-        for mine, saved in ((state.body_pos, work.b_pos), (state.body_quat, work.b_quat),
-                            (state.body_vel, work.b_vel), (state.body_omega, work.b_omega),
-                            (method.pred_pos, work.b_pred_pos), (method.pred_quat, work.b_pred_quat),
-                            (method.pred_vel, work.b_pred_vel), (method.pred_omega, work.b_pred_omega),
-                            (method.pred_valid, work.b_pred_valid), (method.dirty, work.b_dirty)):
-            np.copyto(mine, saved)
+        rk.backup_or_restore(state.body_pos, state.body_quat, state.body_vel, state.body_omega, method.pred_pos,
+                             method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
+                             work.backup, work.backup_flags, False)
         state.t = t_before
     raise error
 
