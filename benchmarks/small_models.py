@@ -13,8 +13,9 @@ velocities; contacts and the energy computation disabled), integrator Euler, the
 at their defaults.
 
 Every model is measured in rounds; a round times a block of steps of each contender in turn (so a load
-change on a shared machine hits all of them alike). The table gives the median over the rounds of the
-microseconds per step, and the median of the per-round ratios to MuJoCo.
+change on a shared machine hits all of them alike), in CPU time of the process (time spent waiting for a
+core on a busy machine is not counted). The table gives the median over the rounds of the microseconds
+per step, and the median of the per-round ratios to MuJoCo.
 """
 from __future__ import annotations
 
@@ -74,9 +75,9 @@ def measure(name, build, h, solvers, block, rounds):
     times = {k: [] for k in contenders}
     for _ in range(rounds):
         for key, fn in contenders.items():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn(block)
-            times[key].append((time.perf_counter() - t0) / block * 1e6)
+            times[key].append((time.process_time() - t0) / block * 1e6)
     mj = np.array(times["mujoco"])
     rows = []
     for solver in solvers:
@@ -89,7 +90,7 @@ def measure(name, build, h, solvers, block, rounds):
 
 
 def table(rounds):
-    print(f"load average {os.getloadavg()[0]:.2f}; {rounds} rounds; µs per step, medians")
+    print(f"load average {os.getloadavg()[0]:.2f}; {rounds} rounds; CPU µs per step, medians")
     print("| model | bodies | h [s] | solver | step() loop | run() | MuJoCo Euler | step / MuJoCo | run / MuJoCo |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, build, h, solvers, block in MODELS:

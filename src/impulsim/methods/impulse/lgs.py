@@ -24,6 +24,7 @@ from impulsim.model.kinds import Prim
 from impulsim.methods.impulse.lgs_structure import analyse
 from impulsim.methods.impulse.lgs_kernels import ball_lin_rows, build_and_factorize
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs
+from impulsim.methods.impulse.lgs_step import lgs_standard_step
 
 LOOP_TREATMENTS = ("drop", "cut")
 
@@ -137,11 +138,28 @@ class LgsSolver:
             self.x, self.iters_vel)
 
     def standard_step(self, method, s, h):
-        """The whole standard step in one kernel (see lgs_step; run through the compiled loop of
-        run_kernels with n = 1, the kernel ``method.run`` uses); for all-LGS models without contacts and
+        """The whole standard step in one kernel (see lgs_step); for all-LGS models without contacts and
         force elements. Returns (position solves, residual, clamped, velocity solves, residual)."""
-        from impulsim.methods.impulse.run_path import fused_step
-        return fused_step(method, s, h)
+        m, st = self.model, self.structure
+        sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
+            m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a,
+            m.prim_axis_b, m.prim_target, m.prim_qrel, m.prim_vel_target, m.body_inertia, m.body_inv_inertia,
+            m.body_inv_mass, m.body_static,
+            st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
+            self.chain_soft_start, self.soft_prims, st.node_prim, st.node_trans, st.term_target, st.term_row,
+            st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row, st.upd_ptr, st.upd_a, st.upd_b,
+            st.upd_target,
+            h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
+            method.max_correction_speed, self.dependent_pivot,
+            s.body_force, s.body_torque, s.body_pos, s.body_quat, s.body_vel, s.body_omega,
+            method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P, method.row_dim,
+            method.row_Minv, self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off,
+            self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag, self.x, self.iters_pos, self.iters_vel,
+            method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
+            method.step_tol, method._rows_pos, method._rows_quat)
+        self.factorizations += facs
+        self.dropped = dropped
+        return sp, rp, cl, sv, rv
 
 
 def _velocity_only(model, i) -> bool:

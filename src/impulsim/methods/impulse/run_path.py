@@ -77,35 +77,17 @@ def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
     return _run_info(method, stats, done, seconds, path)
 
 
-def fused_step(method, state, h: float):
-    """One fused all-LGS step of ``state`` (Method.step's copy, timed loads already in its forces) through the
-    compiled loop with n = 1, so that step and run share one compiled kernel (one compile, not two).
-    Returns (position solves, residual, clamped, velocity solves, residual); Method.step checks the result."""
-    work = _work(method, state)
-    stats = work.stats
-    stats[:] = 0.0
-    stats[rk.S_DROPPED] = method._lgs.dropped
-    _call(method, "lgs", state, h, 1, work.no_iters, work, loads=False, limits=(np.inf, np.inf))
-    if stats[rk.S_FAIL] == 0:         # else Method.step raises and puts its memory back
-        method._lgs.factorizations += int(stats[rk.S_FACS])
-        method._lgs.dropped = int(stats[rk.S_DROPPED])
-    return (int(stats[rk.S_LAST_P]), float(stats[rk.S_LAST_RP]), int(stats[rk.S_LAST_CL]),
-            int(stats[rk.S_LAST_V]), float(stats[rk.S_LAST_RV]))
-
-
 def _work(method, state) -> _Work:
     work = method.__dict__.get("_run_work")
     if work is None or work.backup.shape[0] != state.body_pos.shape[0]:
         work = method.__dict__["_run_work"] = _Work(state.body_pos.shape[0])
-        m = method.model
-        work.no_loads = (m.load_body[:0], m.load_force[:0], m.load_torque[:0], m.load_start[:0], m.load_end[:0])
     return work
 
 
-def _call(method, path, state, h, n, out, work, loads=True, limits=(MAX_DISTANCE, MAX_SPEED)):
+def _call(method, path, state, h, n, out, work):
     m, s = method.model, state
-    timed = (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end) if loads else work.no_loads
-    head = (n, float(s.t), limits[0], limits[1], work.stats, out, *timed, m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
+    head = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out, m.load_body, m.load_force, m.load_torque,
+            m.load_start, m.load_end, m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
             m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, m.prim_vel_target,
             m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static)
     options = (h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
