@@ -4,6 +4,7 @@ loop) and MuJoCo (Euler) on the same model from the same state, measured in one 
     PYTHONPATH=src python benchmarks/small_models.py            # the table (about a minute)
     PYTHONPATH=src python benchmarks/small_models.py --quick    # fewer rounds
     PYTHONPATH=src python benchmarks/small_models.py --cold     # compile seconds of the run loops
+    PYTHONPATH=src python benchmarks/small_models.py --overhead # run against the bare step kernel
 
 Models: Bender's ball-joint chain of 10 links (h = 10 ms), a triple pendulum of hinged rods and a heavy top
 on a ball joint (h = 1 ms, see impulsim.bench.orders), Bender's binary trees of 63 and 255 bodies (h =
@@ -132,13 +133,50 @@ def cold():
                           f"first run after it {float(run_wall):.2f} s ({float(run_cpu):.2f} s cpu)")
 
 
+def overhead(steps=100000):
+    """CPU µs per step of ``run`` against a bare compiled loop over the fused LGS step kernel alone (no
+    backup, checks or totals): what the run loop adds per step."""
+    from numba import njit
+    from impulsim.methods.impulse import run_path
+    from impulsim.methods.impulse.lgs_step import lgs_standard_step
+
+    @njit
+    def bare(n, *args):
+        for _ in range(n):
+            lgs_standard_step(*args)
+
+    for name, build, h, _, _ in MODELS[:3]:
+        model, state = build()
+        method = ims.make_method("impulse", model, solver="lgs", contacts=False)
+        method.run(state, h, 100)
+        captured = {}
+        kernel, run_path.rk.lgs_run = run_path.rk.lgs_run, lambda *a: captured.setdefault("args", a)
+        try:
+            method.run(state.copy(), h, 1)
+        finally:
+            run_path.rk.lgs_run = kernel
+        # lgs_run's arguments without its own (n, t, limits, stats, iters, loads; backups, step forces)
+        args = captured["args"][11:-4]
+        bare(10, *args)
+        c0 = time.process_time()
+        bare(steps, *args)
+        c1 = time.process_time()
+        method.run(state, h, steps)
+        c2 = time.process_time()
+        a, b = (c1 - c0) / steps * 1e6, (c2 - c1) / steps * 1e6
+        print(f"{name}: bare step kernel {a:.2f} µs, run {b:.2f} µs, run adds {b - a:.2f} µs per step")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="5 rounds instead of 25")
     ap.add_argument("--cold", action="store_true", help="compile seconds of the run loops instead")
+    ap.add_argument("--overhead", action="store_true", help="what the run loop adds to the bare step kernel")
     args = ap.parse_args(argv)
     if args.cold:
         cold()
+    elif args.overhead:
+        overhead()
     else:
         table(5 if args.quick else 25)
 
