@@ -239,7 +239,8 @@ def cmd_run(args) -> int:
     progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
     compiles = _compile_messages(args, sim)
     try:
-        result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name)
+        result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name,
+                            after_steps=None if compiles is None else compiles.finish)
     finally:
         if compiles is not None:
             compiles.uninstall()
@@ -371,13 +372,12 @@ def _nonnegative(value: float, flag: str) -> float:
 
 
 def _compile_messages(args, sim):
-    """On a terminal and unless -q: a live line on stderr while kernels compile, ended after the step."""
+    """On a terminal and unless -q: a live line on stderr while kernels compile, ended after the steps
+    (the runner calls its ``finish``; an after-step callback would keep the run out of compiled loops)."""
     if args.quiet or not sys.stderr.isatty():
         return None
     from impulsim.warmup import CompileReporter
-    reporter = CompileReporter().install()
-    reporter.attach(sim)
-    return reporter
+    return CompileReporter().install()
 
 
 def _error(message: str) -> None:

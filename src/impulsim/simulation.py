@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from impulsim.methods import make, Method, StepInfo
+from impulsim.methods import make, Method, RunInfo, StepInfo
 from impulsim.model.model import Model
 from impulsim.model.state import State
 
@@ -95,18 +95,77 @@ class Simulation:
 
         ``observer(sim, info)`` is called every ``every`` steps, e.g. ``observer=recorder.record`` with an
         :class:`impulsim.io.recording.Recorder` (record the initial state first: ``recorder.record(sim)``).
+
+        Without ``before_step``/``after_step`` callbacks and event hooks the steps go through
+        :meth:`Method.run`, which takes them in compiled code where the method can (the same results, bit
+        for bit); ``info`` is then the StepInfo of the observed step and ``last_info`` that of the last.
+        A failed step raises as :meth:`step` does, with the state at the last good step.
         """
         n = max(0, int(math.floor(duration / self.h + 0.5)))
+        if observer is not None and every < 1:
+            raise ValueError(f"run: every must be at least 1, got {every!r}")
         bar = _progress(n, progress, self.model.name)
-        for i in range(n):
+        try:
+            self._run_batched(n, every, observer, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        return n
+
+    def run_steps(self, n: int, iters: Optional[np.ndarray] = None) -> RunInfo:
+        """``n`` steps in one call of :meth:`Method.run` (compiled where the method can), for loops that
+        observe the simulation every so many steps; ``iters`` (shape (n, 2), integers) receives each
+        step's position and velocity solves. Only without ``before_step``/``after_step`` callbacks and
+        event hooks (``batchable``), which need every step."""
+        if self._hooked():
+            raise ValueError("run_steps: callbacks or event hooks are set; they need single steps (use run)")
+        info = self.method.run(self.state, self.h, n, iters=iters)
+        if info.last is not None:
+            self.last_info = info.last
+            self.events.note_contacts(info.last)
+        return info
+
+    @property
+    def batchable(self) -> bool:
+        """Whether :meth:`run_steps` may be used: no callbacks or event hooks are set."""
+        return not self._hooked()
+
+    def _hooked(self) -> bool:
+        return bool(self.before_step or self.after_step or self.events.hooks)
+
+    def _run_stepwise(self, start, n, every, observer, bar):
+        """Steps start … n−1 one by one, with the callbacks and event hooks around each."""
+        for i in range(start, n):
             info = self.step()
             if observer is not None and (i + 1) % every == 0:
                 observer(self, info)
             if bar is not None:
                 bar.update(1)
-        if bar is not None:
-            bar.close()
-        return n
+
+    def _run_batched(self, n, every, observer, bar):
+        """Without callbacks and hooks: chunks of ``every`` steps with an observer (else up to RUN_CHUNK, or
+        a hundredth of the run with a progress bar) through Method.run; Ctrl-C is seen between chunks."""
+        if observer is not None:
+            chunk = every
+        else:
+            chunk = RUN_CHUNK if bar is None else max(1, min(RUN_CHUNK, n // 100))
+        done = 0
+        while done < n:
+            if self._hooked():      # callbacks (also ones an observer added) need the steps one by one
+                self._run_stepwise(done, n, every, observer, bar)
+                return
+            k = min(chunk, n - done)
+            info = self.run_steps(k)
+            done += k
+            if observer is not None and done % every == 0:
+                observer(self, info.last)
+            if bar is not None:
+                bar.update(k)
+
+
+RUN_CHUNK = 1000
+"""Most steps :meth:`Simulation.run` hands to one call of Method.run (its compiled loop cannot be
+interrupted; 1000 steps of a small model take a few milliseconds)."""
 
 
 def _progress(n, enabled, name):
@@ -180,6 +239,10 @@ class EventHooks:
             self.hooks.remove(hook)
         except ValueError:
             raise ValueError("remove_hook: this hook is not registered with the simulation") from None
+
+    def note_contacts(self, info: StepInfo) -> None:
+        """Remember whether the step of ``info`` had contacts (for a later contact_begin hook)."""
+        self._had_contacts = int(getattr(info, "n_contacts", 0)) > 0
 
     def dispatch(self, sim: "Simulation", info: StepInfo) -> None:
         """Fire the hooks whose condition became true in the step just taken."""

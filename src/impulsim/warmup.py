@@ -283,6 +283,7 @@ def run_task(task: WarmupTask) -> None:
     sim = scene.simulation(method=task.method, **dict(task.options))
     for _ in range(task.steps):
         sim.step()
+    sim.run_steps(1)          # Method.run's compiled loop, where the method has one (impulse, iterative)
 
 
 def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, float], None]] = None) -> dict:

@@ -69,17 +69,21 @@ def steps_for(duration: float, h: float) -> int:
 
 
 def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, every: int = 1,
-        progress: bool = False, desc: str = "") -> RunResult:
+        progress: bool = False, desc: str = "", after_steps=None) -> RunResult:
     """Advance ``sim`` by ``duration`` [s]; record the start, every ``every``-th step and the end.
 
-    A :class:`SimulationError` or Ctrl-C ends the run early; the result says so and ``sim.state`` holds
-    the last good step.
+    Without callbacks or hooks on ``sim``, the steps between two records go through one call of
+    :meth:`Simulation.run_steps` (compiled where the method can; the same results); the first step is
+    taken alone, so that its time (compiling on a cold start) is reported apart. ``after_steps()`` is
+    called after every step or batch of steps. A :class:`SimulationError` or Ctrl-C ends the run early;
+    the result says so and ``sim.state`` holds the last good step.
     """
     n = steps_for(duration, sim.h)
     if n > limits.MAX_STEPS:
         raise ValueError(f"duration / h = {n:.3g} steps, more than the limit {limits.MAX_STEPS:g} of one run "
                          f"(split it with --resume)")
-    times, it_pos, it_vel = np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    iters = np.zeros((n, 2), np.int64)
+    times, it_pos, it_vel = np.zeros(n), iters[:, 0], iters[:, 1]
     result = RunResult(0, n, times, it_pos, it_vel, 0.0, recorder)
     if recorder is not None and recorder.last_step() != sim.state.step_count:
         recorder.record(sim.state)
@@ -87,13 +91,17 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     start = time.perf_counter()
     previous = _terminate_as_interrupt()
     try:
-        for i in range(n):
+        if sim.batchable:
+            _run_batched(sim, n, recorder, every, bar, result, iters, after_steps)
+        for i in range(result.steps, n):
             t0 = time.perf_counter()
             info = sim.step()
             times[i] = time.perf_counter() - t0
             it_pos[i], it_vel[i] = info.iters_pos, info.iters_vel
             result.unconverged += int(not (info.converged_pos and info.converged_vel))
             result.steps = i + 1
+            if after_steps is not None:
+                after_steps()
             if recorder is not None and ((i + 1) % every == 0 or i + 1 == n):
                 recorder.record(sim.state, info)
             if bar is not None:
@@ -112,6 +120,36 @@ def run(sim: Simulation, duration: float, recorder: Optional[Recorder] = None, e
     if recorder is not None and result.steps and recorder.last_step() != sim.state.step_count:
         recorder.record(sim.state)
     return result
+
+
+BATCH = 1000
+"""Most steps in one batch (a compiled batch cannot be interrupted; Ctrl-C is seen between batches)."""
+
+
+def _run_batched(sim, n, recorder, every, bar, result, iters, after_steps):
+    """Steps in batches that end at the recorded steps (the first step alone), each step's solves into
+    ``iters``; per-step times are the batch's mean. result.steps counts the steps done, also when one
+    fails."""
+    start = sim.state.step_count
+    i = 0
+    while i < n:
+        k = 1 if i == 0 else min(every - i % every, n - i, BATCH)
+        t0 = time.perf_counter()
+        try:
+            info = sim.run_steps(k, iters=iters[i:i + k])
+        finally:
+            done = sim.state.step_count - start - i
+            if done > 0:
+                result.step_times[i:i + done] = (time.perf_counter() - t0) / done
+                result.steps = i + done
+        result.unconverged += info.unconverged
+        i += k
+        if after_steps is not None:
+            after_steps()
+        if recorder is not None and (i % every == 0 or i == n):
+            recorder.record(sim.state, info.last)
+        if bar is not None:
+            bar.update(k)
 
 
 def _terminate_as_interrupt():

@@ -1,6 +1,6 @@
 """Solver methods over the shared Model. All have the call shape ``make(name, model, **options)``
 followed by ``info = method.step(state, h)``."""
-from impulsim.methods.base import Method, StepInfo
+from impulsim.methods.base import Method, RunInfo, StepInfo
 from impulsim.methods.impulse import ImpulseMethod
 from impulsim.methods.masspoint import MassPointMethod
 from impulsim.methods.lagrange import LagrangeMethod
@@ -24,4 +24,4 @@ def make(name: str, model, **options) -> Method:
     return cls(model, **options)
 
 
-__all__ = ["Method", "StepInfo", "ImpulseMethod", "MassPointMethod", "LagrangeMethod", "MoreauMethod", "METHODS", "make"]
+__all__ = ["Method", "RunInfo", "StepInfo", "ImpulseMethod", "MassPointMethod", "LagrangeMethod", "MoreauMethod", "METHODS", "make"]

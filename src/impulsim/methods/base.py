@@ -9,6 +9,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -52,6 +53,48 @@ class StepInfo:
     timings: dict = field(default_factory=dict)
     ignored: dict = field(default_factory=dict)
     """Model elements this step ran without because the user asked (``ignore=``): {feature: number}."""
+
+
+@dataclass
+class RunInfo(StepInfo):
+    """What :meth:`Method.run` did over several steps: the StepInfo fields aggregated over them.
+
+    Sums: ``iters_pos``, ``iters_vel`` (solves or sweeps of all steps), ``clamped``, ``n_collisions``,
+    ``iters_collision``, ``shock_sweeps``, ``patch_visits`` and ``timings``. Maxima: ``residual_pos``,
+    ``residual_vel`` and ``n_contacts``. ``converged_*`` hold when every step converged; ``n_asleep`` and
+    ``ignored`` are those of the last step, which ``last`` holds whole.
+    """
+    steps: int = 0
+    """Steps taken."""
+    max_iters_pos: int = 0
+    """Most position solves (or sweeps) of one step."""
+    max_iters_vel: int = 0
+    """Most velocity solves (or sweeps) of one step."""
+    unconverged: int = 0
+    """Steps whose position or velocity correction stopped above its tolerance."""
+    last: Optional[StepInfo] = None
+    """The StepInfo of the last step."""
+
+    def add(self, info: StepInfo) -> None:
+        """Aggregate one step's StepInfo, or another RunInfo (steps that followed these)."""
+        many = isinstance(info, RunInfo)
+        self.steps += info.steps if many else 1
+        self.max_iters_pos = max(self.max_iters_pos, info.max_iters_pos if many else info.iters_pos)
+        self.max_iters_vel = max(self.max_iters_vel, info.max_iters_vel if many else info.iters_vel)
+        self.unconverged += info.unconverged if many else int(not (info.converged_pos and info.converged_vel))
+        self.last = info.last if many else info
+        for name in ("iters_pos", "iters_vel", "clamped", "n_collisions", "iters_collision", "shock_sweeps",
+                     "patch_visits"):
+            setattr(self, name, getattr(self, name) + getattr(info, name))
+        self.residual_pos = max(self.residual_pos, info.residual_pos)
+        self.residual_vel = max(self.residual_vel, info.residual_vel)
+        self.n_contacts = max(self.n_contacts, info.n_contacts)
+        self.converged_pos = self.converged_pos and info.converged_pos
+        self.converged_vel = self.converged_vel and info.converged_vel
+        self.n_asleep = info.n_asleep
+        self.ignored = info.ignored
+        for stage, seconds in info.timings.items():
+            self.timings[stage] = self.timings.get(stage, 0.0) + seconds
 
 
 class StageTimer:
@@ -109,8 +152,7 @@ class Method:
     def step(self, state: State, h: float) -> StepInfo:
         """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` and the method's own
         memory (warm start, anchors, sleep clocks, caches) as they were before the call."""
-        if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
-            raise ValueError(f"step size h must be a positive finite number of seconds, got {h!r}")
+        _valid_step(h)
         self._check_input(state)
         before = snapshot(self)
         try:
@@ -133,6 +175,55 @@ class Method:
             raise
         state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step
         return info
+
+    def run(self, state: State, h: float, n: int, *, every: int = 0,
+            callback: Optional[Callable[[RunInfo], None]] = None, iters: Optional[np.ndarray] = None) -> RunInfo:
+        """Advance ``state`` by ``n`` steps of h [s] in place; the same results, bit for bit, as ``n`` calls
+        of :meth:`step`, returned as one :class:`RunInfo`.
+
+        Methods that can (see their ``run_path``) take the steps inside compiled code, without the per-step
+        cost of :meth:`step` in Python; the others call :meth:`step` ``n`` times. ``callback(info)`` is
+        called after every ``every`` steps (the compiled loop returns to Python that often) with the
+        RunInfo of those steps (``info.last`` is the StepInfo of the latest). ``iters``, an integer array
+        of shape (n, 2), receives every step's position and velocity solves (or sweeps).
+
+        A failed step raises as :meth:`step` does (SimulationError naming the step and the cause); the
+        steps before it stay done, and ``state`` and the method's memory are those after the last good
+        step, i.e. as they were before the failing step.
+        """
+        h = _valid_step(h)
+        n, every = int(n), int(every)
+        if n < 0 or every < 0:
+            raise ValueError(f"run: the number of steps and 'every' must not be negative, got {n} and {every}")
+        if iters is not None and (iters.ndim != 2 or iters.shape[0] < n or iters.shape[1] != 2):
+            raise ValueError(f"run: iters must have shape ({n}, 2), got {iters.shape}")
+        chunk = every if (every and callback is not None) else max(n, 1)
+        total = RunInfo()
+        done = 0
+        while done < n:
+            k = min(chunk, n - done)
+            info = self._run_steps(state, h, k, None if iters is None else iters[done:done + k])
+            total.add(info)
+            done += k
+            if callback is not None and every and done % every == 0:
+                callback(info)
+        return total
+
+    @property
+    def run_path(self) -> str:
+        """How :meth:`run` takes its steps for this model and these options: "python" (calls of
+        :meth:`step`) unless the method has a compiled loop for them."""
+        return "python"
+
+    def _run_steps(self, state: State, h: float, n: int, iters) -> RunInfo:
+        """``n`` calls of :meth:`step`, aggregated (methods with a compiled loop override this)."""
+        total = RunInfo()
+        for i in range(n):
+            info = self.step(state, h)
+            total.add(info)
+            if iters is not None:
+                iters[i, 0], iters[i, 1] = info.iters_pos, info.iters_vel
+        return total
 
     def _check_input(self, s: State):
         """Refuse a state that cannot be stepped: non-finite time, poses, velocities or user inputs
@@ -225,6 +316,13 @@ class Method:
                 raise SimulationError(
                     f"step {step_count} (t = {s.t:.6g} s): body \"{self.model.body_names[k]}\" got a "
                     f"non-finite {name.removeprefix('body_')}; the state was left at the last good step")
+
+
+def _valid_step(h) -> float:
+    """h as a float; a step size that is not a positive finite number of seconds is refused."""
+    if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
+        raise ValueError(f"step size h must be a positive finite number of seconds, got {h!r}")
+    return float(h)
 
 
 def _refuse_point_masses(method: str, model: Model) -> None:

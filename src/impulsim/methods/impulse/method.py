@@ -9,7 +9,7 @@ from impulsim.dynamics.integrate import Integrator
 from impulsim.errors import ModelError
 from impulsim.methods.base import Method, StepInfo, StageTimer
 from impulsim.methods.capabilities import Capabilities
-from impulsim.methods.impulse import schemes
+from impulsim.methods.impulse import run_path as compiled_run, schemes
 from impulsim.methods.impulse.contact_step import ContactCoupling, CONTACT_OPTION_NAMES, contact_option_defaults
 from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
@@ -51,7 +51,8 @@ class ImpulseMethod(Method, ContactCoupling):
     dependent_pivot : relative pivot below which the LGS factorization drops a row as dependent.
     fused : run the step of an all-LGS model without contacts, limits, springs, motors or servos as one
         compiled kernel (default True; same results, less call overhead). False keeps the staged step,
-        whose StepInfo.timings has the time of every stage; the fused step reports "lgs_step" only.
+        whose StepInfo.timings has the time of every stage; the fused step reports "lgs_step" only. It also
+        keeps :meth:`run` in Python (calls of ``step``) instead of its compiled loop (see ``run_path``).
     contacts : True / False to switch collision handling on or off; None (default) switches it on when the
         model has shapes on two bodies that may collide.
     eps_c, eps_vc, restitution, restitution_rule, friction_rule, max_iter_collision, shock_propagation,
@@ -65,7 +66,7 @@ class ImpulseMethod(Method, ContactCoupling):
 
     _scratch_attrs = frozenset((
         "acc", "tau", "Iinv", "row_ra", "row_rb", "row_P", "row_dim", "row_Minv", "step_tol", "_rows_pos",
-        "_rows_quat", "chains", "chain_solvers", "_iter_prims", "_row_prims"))
+        "_rows_quat", "chains", "chain_solvers", "_iter_prims", "_row_prims", "_run_fused", "_run_work"))
     """Loads and rows of the current poses (with the poses they belong to, ``_rows_pos``/``_rows_quat``, the
     key under which they are reused) and the chain structure: not rolled back after a failed step, where
     rows and key stay consistent with each other, nor checkpointed (see impulsim.methods.memory)."""
@@ -108,6 +109,7 @@ class ImpulseMethod(Method, ContactCoupling):
         self._scheme = schemes.SCHEMES[scheme]
         self._setup_contacts(model, contacts, contact_options)
         self._fused = bool(fused) and self._fusable()
+        self._run_fused = bool(fused)
 
     def _fusable(self) -> bool:
         """Whether the step is the fixed kernel sequence of lgs_step: LGS only, standard scheme with the
@@ -165,6 +167,20 @@ class ImpulseMethod(Method, ContactCoupling):
         info.timings["lgs_step"] = time.perf_counter() - t
         info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
         info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
+
+    # many steps ---------------------------------------------------------------------------------------
+    @property
+    def run_path(self) -> str:
+        """How :meth:`run` steps this model: "lgs" or "iterative" (compiled loops, see
+        :mod:`impulsim.methods.impulse.run_path`), or "python" (calls of :meth:`step`: contacts, limits,
+        force elements, higher-order schemes, mixed solvers, ``fused=False``)."""
+        return compiled_run.compiled_path(self) or "python"
+
+    def _run_steps(self, state, h, n, iters):
+        path = compiled_run.compiled_path(self)
+        if path is None:
+            return super()._run_steps(state, h, n, iters)
+        return compiled_run.run_compiled(self, path, state, h, n, iters)
 
     @staticmethod
     def extra_option_defaults() -> dict:

@@ -1,0 +1,185 @@
+"""Microseconds per step of small models: ``method.step`` in a Python loop, ``method.run`` (the compiled
+loop) and MuJoCo (Euler) on the same model from the same state, measured in one process.
+
+    PYTHONPATH=src python benchmarks/small_models.py            # the table (about a minute)
+    PYTHONPATH=src python benchmarks/small_models.py --quick    # fewer rounds
+    PYTHONPATH=src python benchmarks/small_models.py --cold     # compile seconds of the run loops
+    PYTHONPATH=src python benchmarks/small_models.py --overhead # run against the bare step kernel
+
+Models: Bender's ball-joint chain of 10 links (h = 10 ms), a triple pendulum of hinged rods and a heavy top
+on a ball joint (h = 1 ms, see impulsim.bench.orders), Bender's binary trees of 63 and 255 bodies (h =
+1/30 s). The impulse method runs with its defaults (eps 1e-6) and the solver named in the table. MuJoCo:
+the model converted by impulsim.bench.mujoco_peer (same bodies, masses, inertias, joints and initial
+velocities; contacts and the energy computation disabled), integrator Euler, the same h, its other options
+at their defaults.
+
+Every model is measured in rounds; a round times a block of steps of each contender in turn (so a load
+change on a shared machine hits all of them alike), in CPU time of the process (time spent waiting for a
+core on a busy machine is not counted). The table gives the median over the rounds of the microseconds
+per step, and the median of the per-round ratios to MuJoCo.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import impulsim as ims
+from impulsim.bench import mujoco_peer, orders
+from impulsim.experiments import bender as scenes
+
+MODELS = [
+    # name, build, h, solvers, steps per block
+    ("chain 10", lambda: scenes.chain(10), 0.01, ("lgs", "iterative"), 200),
+    ("triple pendulum", orders.triple_pendulum, 1e-3, ("lgs", "iterative"), 500),
+    ("heavy top", orders.heavy_top, 1e-3, ("lgs", "iterative"), 500),
+    ("tree 63", lambda: scenes.tree(6), 1 / 30, ("lgs",), 40),
+    ("tree 255", lambda: scenes.tree(8), 1 / 30, ("lgs",), 10),
+]
+
+
+def _mujoco(model, state, h):
+    import mujoco
+    peer = mujoco_peer.build(model, state, h, "Euler")
+    peer.mj_model.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    data = mujoco_peer.initial_data(peer, model, state)
+    m = peer.mj_model
+
+    def block(k):
+        for _ in range(k):
+            mujoco.mj_step(m, data)
+    return block
+
+
+def _ours(model, state, h, solver, compiled):
+    method = ims.make_method("impulse", model, solver=solver, contacts=False)
+    s = state.copy()
+    if compiled:
+        return (lambda k: method.run(s, h, k)), method.run_path
+    return (lambda k: [method.step(s, h) for _ in range(k)]), "step"
+
+
+def measure(name, build, h, solvers, block, rounds):
+    model, state = build()
+    contenders = {"mujoco": _mujoco(model, state, h)}
+    paths = {}
+    for solver in solvers:
+        contenders[f"{solver} step"], _ = _ours(model, state, h, solver, False)
+        contenders[f"{solver} run"], paths[solver] = _ours(model, state, h, solver, True)
+    for fn in contenders.values():      # warm-up (compiled kernels loaded, caches filled)
+        fn(block)
+    times = {k: [] for k in contenders}
+    for _ in range(rounds):
+        for key, fn in contenders.items():
+            t0 = time.process_time()
+            fn(block)
+            times[key].append((time.process_time() - t0) / block * 1e6)
+    mj = np.array(times["mujoco"])
+    rows = []
+    for solver in solvers:
+        step, run = np.array(times[f"{solver} step"]), np.array(times[f"{solver} run"])
+        rows.append(dict(model=name, bodies=model.n_bodies - 1, h=h, solver=solver, path=paths[solver],
+                         step_us=float(np.median(step)), run_us=float(np.median(run)),
+                         mujoco_us=float(np.median(mj)), step_ratio=float(np.median(step / mj)),
+                         run_ratio=float(np.median(run / mj))))
+    return rows
+
+
+def table(rounds):
+    print(f"load average {os.getloadavg()[0]:.2f}; {rounds} rounds; CPU µs per step, medians")
+    print("| model | bodies | h [s] | solver | step() loop | run() | MuJoCo Euler | step / MuJoCo | run / MuJoCo |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, build, h, solvers, block in MODELS:
+        for r in measure(name, build, h, solvers, block, rounds):
+            print(f"| {r['model']} | {r['bodies']} | {r['h']:.3g} | {r['solver']} ({r['path']}) | "
+                  f"{r['step_us']:.1f} | {r['run_us']:.1f} | {r['mujoco_us']:.1f} | {r['step_ratio']:.2f} | "
+                  f"{r['run_ratio']:.2f} |", flush=True)
+
+
+COLD = """
+import time
+import impulsim as ims
+from impulsim.bench import orders
+for solver in ("lgs", "iterative"):
+    model, state = orders.triple_pendulum()
+    method = ims.make_method("impulse", model, solver=solver, contacts=False)
+    t0, c0 = time.perf_counter(), time.process_time()
+    method.step(state, 1e-3)
+    t1, c1 = time.perf_counter(), time.process_time()
+    method.run(state, 1e-3, 10)
+    t2, c2 = time.perf_counter(), time.process_time()
+    print(solver, t1 - t0, c1 - c0, t2 - t1, c2 - c1)
+"""
+
+
+def cold():
+    """Seconds of the first step and of the first run after it, in a fresh process with an empty cache (the
+    run's seconds are the compile cost its loop adds) and then with that cache filled; wall and CPU time
+    (on a busy machine the CPU time is the steadier figure)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for label in ("empty cache", "filled cache"):
+            out = subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, text=True,
+                                 check=True).stdout
+            for line in out.split("\n"):
+                if line:
+                    solver, step_wall, step_cpu, run_wall, run_cpu = line.split()
+                    print(f"{label}: {solver}: first step {float(step_wall):.2f} s ({float(step_cpu):.2f} s cpu), "
+                          f"first run after it {float(run_wall):.2f} s ({float(run_cpu):.2f} s cpu)")
+
+
+def overhead(steps=100000):
+    """CPU µs per step of ``run`` against a bare compiled loop over the fused LGS step kernel alone (no
+    backup, checks or totals): what the run loop adds per step."""
+    from numba import njit
+    from impulsim.methods.impulse import run_path
+    from impulsim.methods.impulse.lgs_step import lgs_standard_step
+
+    @njit
+    def bare(n, *args):
+        for _ in range(n):
+            lgs_standard_step(*args)
+
+    for name, build, h, _, _ in MODELS[:3]:
+        model, state = build()
+        method = ims.make_method("impulse", model, solver="lgs", contacts=False)
+        method.run(state, h, 100)
+        captured = {}
+        kernel, run_path.rk.lgs_run = run_path.rk.lgs_run, lambda *a: captured.setdefault("args", a)
+        try:
+            method.run(state.copy(), h, 1)
+        finally:
+            run_path.rk.lgs_run = kernel
+        # lgs_run's arguments without its own (n, t, limits, stats, iters, loads; backups, step forces)
+        args = captured["args"][11:-4]
+        bare(10, *args)
+        c0 = time.process_time()
+        bare(steps, *args)
+        c1 = time.process_time()
+        method.run(state, h, steps)
+        c2 = time.process_time()
+        a, b = (c1 - c0) / steps * 1e6, (c2 - c1) / steps * 1e6
+        print(f"{name}: bare step kernel {a:.2f} µs, run {b:.2f} µs, run adds {b - a:.2f} µs per step")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="5 rounds instead of 25")
+    ap.add_argument("--cold", action="store_true", help="compile seconds of the run loops instead")
+    ap.add_argument("--overhead", action="store_true", help="what the run loop adds to the bare step kernel")
+    args = ap.parse_args(argv)
+    if args.cold:
+        cold()
+    elif args.overhead:
+        overhead()
+    else:
+        table(5 if args.quick else 25)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""``ImpulseMethod.run`` in compiled code: which models take it, and the Python side of one compiled loop.
+
+The compiled loop (see :mod:`run_kernels`) covers the standard scheme without contacts, joint limits,
+springs, motors or servos, with either all chains solved by LGS (the fused step) or all joints corrected
+iteratively; timed loads and user forces are included. Everything else runs as calls of ``step``.
+"""
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from impulsim.errors import SimulationError
+from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo
+from impulsim.methods.impulse import run_kernels as rk
+
+PATHS = ("lgs", "iterative")
+
+
+def compiled_path(method) -> str | None:
+    """"lgs" or "iterative" when ``method``'s steps can run in the compiled loop, else None."""
+    m = method.model
+    if method.contacts is not None or method.limits is not None or method.scheme != "standard":
+        return None
+    if m.n_springs or m.n_motors or m.n_servos or not getattr(method, "_run_fused", True):
+        return None
+    thickness = method._thickness()
+    if thickness is not None and np.isfinite(thickness).any():
+        return None          # the per-body travel check of Method.step is not in the compiled loop
+    if method._fused:
+        return "lgs"
+    if method._lgs is None and method._iter_prims is not None:
+        return "iterative"
+    return None
+
+
+class _Work:
+    """Buffers of one compiled loop: the state and memory before the current step, the step's forces."""
+
+    def __init__(self, n_bodies: int):
+        self.backup = np.zeros((n_bodies, rk.B_WIDTH))
+        self.backup_flags = np.zeros((n_bodies, 2), np.int8)
+        self.force = np.zeros((n_bodies, 3))
+        self.torque = np.zeros((n_bodies, 3))
+        self.stats = np.zeros(rk.N_STATS)
+        self.no_iters = np.zeros((0, 2), np.int64)
+
+
+def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
+    """``n`` steps of ``method`` in the compiled loop ``path``; on a failed step, raise as Method.step does
+    with the state and the method's memory put back to before that step."""
+    method._check_input(state)
+    work = _work(method, state)
+    stats = work.stats
+    stats[:] = 0.0
+    stats[rk.S_CONV_P] = stats[rk.S_CONV_V] = 1.0
+    if method._lgs is not None:
+        stats[rk.S_DROPPED] = method._lgs.dropped
+    out = work.no_iters if iters is None else iters
+    if out.dtype != np.int64 or not out.flags.c_contiguous:
+        out = np.zeros((n, 2), np.int64)
+    t0 = time.perf_counter()
+    _call(method, path, state, h, n, out, work)
+    seconds = time.perf_counter() - t0
+    if iters is not None and out is not iters:
+        done = int(stats[rk.S_DONE]) + (stats[rk.S_FAIL] != 0)
+        iters[:done] = out[:done]
+    done = int(stats[rk.S_DONE])
+    state.step_count += done
+    if method._lgs is not None:
+        method._lgs.factorizations += int(stats[rk.S_FACS])
+        method._lgs.dropped = int(stats[rk.S_DROPPED])
+    if stats[rk.S_FAIL]:
+        _fail(method, state, h, work)
+    state.t = float(stats[rk.S_T])
+    return _run_info(method, stats, done, seconds, path)
+
+
+def _work(method, state) -> _Work:
+    work = method.__dict__.get("_run_work")
+    if work is None or work.backup.shape[0] != state.body_pos.shape[0]:
+        work = method.__dict__["_run_work"] = _Work(state.body_pos.shape[0])
+    return work
+
+
+def _call(method, path, state, h, n, out, work):
+    m, s = method.model, state
+    head = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out, m.load_body, m.load_force, m.load_torque,
+            m.load_start, m.load_end, m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
+            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, m.prim_vel_target,
+            m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static)
+    options = (h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
+               method.max_correction_speed)
+    motion = (s.body_force, s.body_torque, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+    if path == "lgs":
+        lgs, st = method._lgs, method._lgs.structure
+        rk.lgs_run(*head, st.chain_node_start, lgs.chain_body_start, lgs.chain_bodies, lgs.chain_cut_start,
+                   lgs.cut_prims, lgs.chain_soft_start, lgs.soft_prims, st.node_prim, st.node_trans, st.term_target,
+                   st.term_row, st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row,
+                   st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, *options, lgs.dependent_pivot, *motion,
+                   method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P,
+                   method.row_dim, method.row_Minv, lgs.node_lin, lgs.node_ang, lgs.node_angw, lgs.asm_diag,
+                   lgs.asm_off, lgs.fac_diag_inv, lgs.fac_off, lgs.tmp, lgs.fac_diag, lgs.x, lgs.iters_pos,
+                   lgs.iters_vel, method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega,
+                   method.pred_valid, method.dirty, method.step_tol, method._rows_pos, method._rows_quat,
+                   work.backup, work.backup_flags, work.force, work.torque)
+    else:
+        rk.iterative_run(*head, method._iter_prims, method._row_prims, *options, method.velocity_correction,
+                         *motion, method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P,
+                         method.row_dim, method.row_Minv, method.pred_pos, method.pred_quat, method.pred_vel,
+                         method.pred_omega, method.pred_valid, method.dirty, method.step_tol, method._rows_pos,
+                         method._rows_quat, work.backup, work.backup_flags, work.force, work.torque)
+
+
+def _fail(method, state, h, work):
+    """The loop stopped after a step that failed a check: raise Method.step's error for it (the same
+    checks on the same values) after putting the state and memory of before that step back."""
+    stats = work.stats
+    t_before = float(stats[rk.S_T])
+    b_pos = work.backup[:, rk.B_POS:rk.B_POS + 3]
+    before = SimpleNamespace(t=t_before, step_count=state.step_count, body_pos=b_pos)
+    info = StepInfo(residual_pos=float(stats[rk.S_LAST_RP]), residual_vel=float(stats[rk.S_LAST_RV]))
+    state.t = t_before + h
+    error = SimulationError(f"step {state.step_count} (t = {t_before:.6g} s): the step failed a check "
+                            f"(code {int(stats[rk.S_FAIL])}); the state was left at the last good step")
+    try:
+        method._check_finite(state, state.step_count)
+        method._check_divergence(state, before, h, info)
+    except SimulationError as exc:
+        error = exc
+    finally:
+        rk.backup_or_restore(state.body_pos, state.body_quat, state.body_vel, state.body_omega, method.pred_pos,
+                             method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
+                             work.backup, work.backup_flags, False)
+        state.t = t_before
+    raise error
+
+
+def _run_info(method, stats, done, seconds, path) -> RunInfo:
+    info = RunInfo(iters_pos=int(stats[rk.S_SUM_P]), iters_vel=int(stats[rk.S_SUM_V]),
+                   residual_pos=float(stats[rk.S_RES_P]), residual_vel=float(stats[rk.S_RES_V]),
+                   converged_pos=bool(stats[rk.S_CONV_P]), converged_vel=bool(stats[rk.S_CONV_V]),
+                   clamped=int(stats[rk.S_CLAMPED]), steps=done, max_iters_pos=int(stats[rk.S_MAX_P]),
+                   max_iters_vel=int(stats[rk.S_MAX_V]), unconverged=int(stats[rk.S_UNCONVERGED]),
+                   timings={f"{path}_run": seconds})
+    if done:
+        info.last = StepInfo(iters_pos=int(stats[rk.S_LAST_P]), residual_pos=float(stats[rk.S_LAST_RP]),
+                             converged_pos=bool(stats[rk.S_LAST_CONV_P]), clamped=int(stats[rk.S_LAST_CL]),
+                             iters_vel=int(stats[rk.S_LAST_V]), residual_vel=float(stats[rk.S_LAST_RV]),
+                             converged_vel=bool(stats[rk.S_LAST_CONV_V]))
+    if method.ignored:
+        info.ignored = dict(method.ignored)
+        if info.last is not None:
+            info.last.ignored = dict(method.ignored)
+    return info
