@@ -36,6 +36,8 @@ SKIPPED_KEYS = {"name", "type", "bodies", "body", "joint", "active", "shapes", "
 KEEP_CHOICES = ("y z", "x z", "x y", "z", "y", "x")
 """Ball-joint components that can be kept when locking: two keep a point on a line, one a point on a plane."""
 JOINT_TYPES = ("hinge", "ball")
+NOTHING = "(select)"
+"""The scene tree's entry when nothing is selected."""
 
 
 SINGULAR = {"bodies": "body", "joints": "joint", "motors": "motor", "limits": "limit", "servos": "servo",
@@ -81,7 +83,7 @@ class EditPanel:
         with gui.add_folder("Edit scene"):
             self.history = gui.add_button_group("History", ("Undo", "Redo"))
             self.history.on_click(lambda e: self.undo() if e.target.value == "Undo" else self.redo())
-            self.tree = gui.add_dropdown("Scene tree", ["(nothing)"], hint="select a body, joint, controller or load")
+            self.tree = gui.add_dropdown("Scene tree", [NOTHING], initial_value=NOTHING, hint="select a body, joint, controller or load")
             self.tree.on_update(lambda _: self.select(self.tree.value))
             self.tree_text = gui.add_markdown("")
             self.edit_line = gui.add_markdown("")
@@ -172,9 +174,9 @@ class EditPanel:
                 lines.append(f"- … and {len(items) - TREE_LINES} more (in the selector)")
         names = ["world"] + [str(b["name"]) for b in bodies]
         self.tree_text.content = "\n".join(lines) or "(empty scene)"
-        self.labels = labels or ["(nothing)"]
+        self.labels = labels
         current = label_of(*self.selection) if self.selection else None
-        self.tree.options = self.labels
+        self.tree.options = [NOTHING] + labels
         for box in (self.new_a, self.new_b):
             keep = box.value
             box.options = names
@@ -184,6 +186,7 @@ class EditPanel:
             self.select(current, force=True)
         else:
             self.selection = None
+            self.tree.value = NOTHING
             self._clear_fields()
 
     def _clicked(self, body: int) -> None:
@@ -196,7 +199,7 @@ class EditPanel:
 
     def select(self, label: str, force: bool = False) -> None:
         """Show the parameter panel of the element with the tree label ``label``."""
-        if label not in getattr(self, "labels", ()) or label == "(nothing)":
+        if label not in getattr(self, "labels", ()):
             return
         selection = parse_label(label)
         if selection == self.selection and not force:
