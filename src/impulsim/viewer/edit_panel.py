@@ -386,9 +386,15 @@ class EditPanel:
         return self._run("redo", lambda live: live.redo())
 
     def save(self, path: str) -> bool:
-        """Write the edited document (the scene's start with every edit) as a scene file."""
+        """Write the edited document (the scene's start with every edit) as a scene file: a ``.yaml`` or
+        ``.yml`` path inside the directory the viewer was started in (a page cannot write elsewhere)."""
+        target = save_target(path)
+        if isinstance(target, str):
+            self.refuse(f"save {path}: {target}")
+            return False
+
         def edit(live):
-            return live.save(Path(path).expanduser())
+            return live.save(target)
 
         def saved(written):
             self.last_edit = f"saved {written}"
@@ -397,6 +403,21 @@ class EditPanel:
 
 
 # ---------------------------------------------------------------------- helpers
+def save_target(path: str, root: Optional[Path] = None):
+    """The file a page may save to (a Path), or the reason it may not (a str): a scene file name ending in
+    .yaml or .yml, inside ``root`` (default: the working directory)."""
+    root = (root or Path.cwd()).resolve()
+    text = str(path).strip()
+    if not text:
+        return "give a file name"
+    target = (root / text).resolve()
+    if target.suffix.lower() not in (".yaml", ".yml"):
+        return "a scene file name ends in .yaml or .yml"
+    if root != target and root not in target.parents:
+        return f"only files inside {root} can be saved from the page"
+    return target
+
+
 def _running(live, section: str, name) -> dict:
     """The running values of a body: user-frame pose, velocity of the user-frame origin, angular velocity,
     mass, and the scene's materials (empty for other elements)."""
