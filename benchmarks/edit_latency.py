@@ -55,9 +55,14 @@ def measure(name: str, text: str, edits: dict, repeat: int) -> None:
     print(f"{name}: {len(live.model.body_names) - 1} bodies, a step alone {1e3 * step:.1f} ms")
     for label, (edit, undo) in edits.items():
         times = []
-        for _ in range(repeat):
-            times.append(timed(live, edit))
+        try:
+            for _ in range(repeat):
+                times.append(timed(live, edit))
+                undo(live)
+        except Exception as exc:                 # the step after the edit failed: say so, go on
+            print(f"  {label:<28s} FAILED: {str(exc).splitlines()[0]}")
             undo(live)
+            continue
         print(f"  {label:<28s} edit to next step {1e3 * statistics.median(times):8.1f} ms (median of {repeat})")
 
 
@@ -85,6 +90,7 @@ def viewer_pause(name: str, text: str, edits: dict, repeat: int) -> None:
         for label, (edit, undo) in edits.items():
             pauses, own = [], []
             for _ in range(repeat):
+                engine.error = None
                 start = time.perf_counter()
                 engine.send("edit", edit, wait=True, timeout=600)
                 step = engine.sim.state.step_count
@@ -92,8 +98,17 @@ def viewer_pause(name: str, text: str, edits: dict, repeat: int) -> None:
                     time.sleep(0.0005)
                 pauses.append(time.perf_counter() - start)
                 own.append(live.edit_seconds)
+                failed = engine.error
                 engine.send("edit", undo, wait=True, timeout=600)
+                if failed:
+                    break
+                engine.send("play", wait=True)
                 time.sleep(0.2)
+            if failed:
+                print(f"  {label:<28s} FAILED: {failed}")
+                engine.error = None
+                engine.send("play", wait=True)
+                continue
             print(f"  {label:<28s} view stands still {1e3 * statistics.median(pauses):8.1f} ms, "
                   f"the edit itself {1e3 * statistics.median(own):8.1f} ms (medians of {repeat})")
     finally:

@@ -22,6 +22,9 @@ from tests.viewer.test_view_browser import FIRST_WAIT, WAIT, _click, _wait_statu
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 pytestmark = needs_chromium()
+COLD_WAIT = 600.0
+"""Longest wait [s] for something that needs steps of a kind of joint not stepped before: with an empty
+Numba cache the kernels compile first (minutes on a loaded machine); warm, these waits end at once."""
 
 TWO_BALLS = """\
 # two free balls apart in the air, the right one drifting away
@@ -87,10 +90,10 @@ def test_mass_edited_while_swinging_scales_the_energy_not_the_swing_and_undo_res
     bob = viewer.model.body("bob")
     start_energy = total_energy(engine.sim.model, engine.sim.state)
     _click(page, "Play")
-    _wait_status(page, lambda t, step, state: state == "playing" and t > 0.2)
+    _wait_status(page, lambda t, step, state: state == "playing" and t > 0.2, timeout=COLD_WAIT)
     _choose(page, "Scene tree", "body: bob")
     _enter(page, "Mass [kg]", 4)
-    _wait_until(lambda: engine.sim.model.body_mass[bob] == 4.0, "the mass edit")
+    _wait_until(lambda: engine.sim.model.body_mass[bob] == 4.0, "the mass edit", timeout=COLD_WAIT)
     assert engine.snapshot().playing, "the edit paused the simulation"
     assert engine.snapshot().error is None
     _click(page, "Pause")
@@ -109,7 +112,7 @@ def test_mass_edited_while_swinging_scales_the_energy_not_the_swing_and_undo_res
     assert e_light == pytest.approx(start_energy, rel=1e-2)
     # a rigid pendulum's swing does not depend on its mass (gravity torque and inertia both scale with it):
     # 400 steps (0.4 s, a fifth of the period) with 4 kg follow the 1 kg swing to far below the bob's size
-    engine.send("step", 400, wait=True, timeout=WAIT)
+    engine.send("step", 400, wait=True, timeout=COLD_WAIT)
     reference.run(400 * reference.h)
     assert engine.sim.state.step_count == reference.state.step_count
     travelled = np.linalg.norm(engine.sim.state.body_pos[bob] - state.body_pos[bob])
@@ -157,13 +160,13 @@ def test_a_hinge_added_in_assembling_mode_from_the_page_closes_within_tolerance(
     _fill_vector(page, "Hinge axis (world)", (0, 1, 0))
     _wait_until(lambda: tuple(viewer.edit_panel.new_anchor_b.value) == (-0.2, 0.0, 0.0), "the anchors")
     _click(page, "Play")
-    _wait_status(page, lambda t, step, state: state == "playing" and t > 0.1)
+    _wait_status(page, lambda t, step, state: state == "playing" and t > 0.1, timeout=COLD_WAIT)
     page.get_by_role("button", name="Add joint", exact=True).click()
-    _wait_until(lambda: "joint_1" in engine.sim.model.joint_names, "the new joint")
+    _wait_until(lambda: "joint_1" in engine.sim.model.joint_names, "the new joint", timeout=COLD_WAIT)
     added_at = engine.snapshot().t
     assert engine.snapshot().error is None
     # assembling mode ends when the joint is within the method's tolerance; the page keeps playing
-    _wait_until(lambda: live.assembling is None, "the assembly", timeout=WAIT)
+    _wait_until(lambda: live.assembling is None, "the assembly", timeout=COLD_WAIT)
     _click(page, "Pause")
     _wait_status(page, lambda t, step, state: state == "paused")
     time.sleep(0.2)                    # the thread is between steps: its state is consistent to read
@@ -171,7 +174,7 @@ def test_a_hinge_added_in_assembling_mode_from_the_page_closes_within_tolerance(
     assert live.joint_error("joint_1") <= eps
     assert engine.snapshot().t > added_at
     # and the joint stays closed while the two balls fall and swing on together
-    engine.send("step", 200, wait=True, timeout=WAIT)
+    engine.send("step", 200, wait=True, timeout=COLD_WAIT)
     assert engine.snapshot().error is None
     assert live.joint_error("joint_1") <= eps
     assert constraint_errors(engine.sim.model, engine.sim.state).max() <= eps
