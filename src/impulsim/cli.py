@@ -117,6 +117,8 @@ def _add_view(sub, common) -> None:
     p.add_argument("--replay", metavar="RECORDING",
                    help="replay a recording of the scene instead of simulating")
     p.add_argument("--ghost", metavar="RECORDING", help="with --replay: a second recording shown as a ghost")
+    p.add_argument("--edit", action="store_true",
+                   help="edit the scene while it runs (scene tree, parameters, undo, save; needs ruamel.yaml)")
     p.set_defaults(func=cmd_view)
 
 
@@ -343,6 +345,8 @@ def cmd_view(args) -> int:
         viewer = replay_scene(args.scene, args.replay, args.ghost, port=args.port,
                               open_browser=not args.no_browser, host=args.host)
     else:
+        if getattr(args, "edit", False):
+            from impulsim.viewer.edit_panel import edit_scene as view_scene
         viewer = view_scene(args.scene, port=args.port, open_browser=not args.no_browser, h=h,
                             method=args.method, host=args.host)
     print(f"impulsim view: {viewer.url} (Ctrl+C to stop)", flush=True)

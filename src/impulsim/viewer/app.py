@@ -63,6 +63,8 @@ class Viewer:
         self._refused_at = -np.inf
         self._last_snapshot = None
         self._stop = threading.Event()
+        self.select_hooks: list = []
+        """Functions ``hook(body)`` called when a body is clicked (the edit panel's scene tree follows)."""
         self._add_bodies()
         self._add_visuals(getattr(builder, "import_report", None))
         self.joint_frames = self._add_joint_frames()
@@ -96,9 +98,9 @@ class Viewer:
             self.server.stop()
 
     # scene ------------------------------------------------------------------------------------
-    def _add_bodies(self) -> None:
+    def _add_bodies(self, state=None) -> None:
         """One mesh node per body, placed at the body's principal frame."""
-        state = self.engine.snapshot()
+        state = state or self.engine.snapshot()
         thick = PICK_THICKNESS * _scene_size(state.body_pos)
         self.pick_targets = {}
         for i, mesh in enumerate(self.meshes):
@@ -141,9 +143,9 @@ class Viewer:
                 f"/bodies/{names[k]}/visual", mesh.vertices.astype(np.float32), mesh.faces, color=VISUAL_COLOR,
                 flat_shading=False))
 
-    def _add_joint_frames(self) -> list:
+    def _add_joint_frames(self, snap=None) -> list:
         """A small axes triad at every joint anchor, z along the joint axis, attached to a body's node."""
-        m, snap, frames = self.model, self.engine.snapshot(), []
+        m, snap, frames = self.model, snap or self.engine.snapshot(), []
         size = 0.1 * _scene_size(snap.body_pos)
         for j, name in enumerate(m.joint_names):
             side = _frame_body(m, self.handles, j)
@@ -235,6 +237,8 @@ class Viewer:
     def _select(self, body: int) -> None:
         self.selected_body = body
         self._show_selected(self.engine.snapshot())
+        for hook in self.select_hooks:
+            hook(body)
         if self.manipulate.value:
             self._attach_manipulator(body)
 
@@ -355,6 +359,9 @@ class Viewer:
             time.sleep(max(0.0, FRAME_INTERVAL - (time.perf_counter() - tick)))
 
     def _push(self, snap) -> None:
+        if snap.model is not None and snap.model is not self.model:     # an edit changed the scene
+            from impulsim.viewer.edit_view import follow_model
+            follow_model(self, snap)
         with self.server.atomic():
             for k, handle in self.handles.items():
                 if not self.model.body_static[k]:

@@ -52,6 +52,9 @@ class Snapshot:
     contact_bodies: Optional[np.ndarray] = None
     """The two bodies of each contact, shape [n, 2], int."""
     steps_per_second: float = 0.0
+    model: object = None
+    """The model the poses belong to, when the scene can be edited while it runs (else None: it never
+    changes); the view rebuilds its bodies when it differs from the one it shows."""
 
 
 @dataclass
@@ -76,6 +79,9 @@ class SimulationThread:
         self.grab = None
         self.contacts_on = False
         self._detector = None
+        self.live = None
+        """An editable :class:`~impulsim.editing.LiveScene` (see :mod:`.edit_panel`): stepped through its own
+        ``step`` (assembling mode) and changed by ``edit`` commands; None for a fixed scene."""
         self.sim = make_sim(None, h, method)
         self.method_name = self._scene_method = method
         self.commands: "queue.Queue[Command]" = queue.Queue()
@@ -166,7 +172,11 @@ class SimulationThread:
 
     def _step_once(self) -> bool:
         try:
-            self.sim.step()
+            if self.live is not None and self.grab is None:
+                self.live.sim = self.sim          # after a release or a method change: the same model
+                self.live.step()
+            else:
+                self.sim.step()
             return True
         except Exception as exc:   # SimulationError and friends: pause and show the message
             self.playing = False
@@ -189,7 +199,14 @@ class SimulationThread:
                         float(err.max(initial=0.0)), 0 if info is None else int(info.iters_pos),
                         error=self.error, steps_per_second=rate,
                         momentum=float(np.linalg.norm(diagnostics.linear_momentum(m, s))),
-                        contact_points=points, contact_normals=normals, contact_bodies=pairs)
+                        contact_points=points, contact_normals=normals, contact_bodies=pairs,
+                        model=self._shown_model())
+
+    def _shown_model(self):
+        """The scene's own model (without a grab's mouse body) for an editable scene, else None."""
+        if self.live is None:
+            return None
+        return self.sim.model if self.grab is None else self.grab.base_model
 
     def _contacts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Contacts of the current state from a detector of our own (the same for every method): points,
@@ -268,6 +285,19 @@ class SimulationThread:
         if "gravity" in arrays:
             arrays = {**arrays, "gravity": [checked("gravity", g) for g in arrays["gravity"]]}
         self.sim.set_params(**arrays)
+
+    def _do_edit(self, fn: Callable) -> None:
+        """Run ``fn(live)`` on the editable scene between two steps (an edit, undo, redo, save); the thread
+        goes on with the edited scene's simulation. A grab is released first (its model is the old one)."""
+        if self.live is None:
+            raise ValueError("this view shows a fixed scene: start it with an editable one to edit")
+        self._do_release()
+        self.live.sim = self.sim
+        self.live.method_name, self.live.h_override = self.method_name, self.sim.h
+        try:
+            fn(self.live)
+        finally:
+            self.sim, self.builder = self.live.sim, self.live.scene.builder
 
     def _do_call(self, fn: Callable) -> None:
         """Run ``fn(sim)`` in the simulation thread (scripts from the view's side)."""
