@@ -1,6 +1,8 @@
 """A run: the bob starts at the start line with a start speed, the pilot steers every 10 ms, the clock
 takes the time at every timing station (the bob's nose crossing it), and the run ends at the finish, in a
-crash (a rollover point touches the ice) or when the bob stops.
+crash (a rollover point touches the ice), off the track (the nose more than ``OFF_TRACK`` below or beside
+the channel: the bob flew over a wall or through the ice, and no later split would mean anything) or when
+the bob stops.
 
     from impulsim.apps.bobsleigh.run import run
     result = run("test_chute")                 # track name or Track, default bob and pilot
@@ -28,11 +30,15 @@ NOSE = np.array([1.35, 0.0, 0.0])
 """The bob's nose in the bob frame [m] (half the 2.70 m length ahead of the origin): the timing point."""
 RECORD_PERIOD = 0.01
 """Recorder and pilot period [s]."""
+OFF_TRACK = (-1.0, 4.0)
+"""The nose is off the track when its height h above the centre line is below the first value [m] (under
+the floor, whose lowest point is at h ≈ 0) or its lateral offset |b| exceeds the second [m] (channels are
+at most about 3 m wide at the top)."""
 
 
 @dataclass
 class RunResult:
-    """Outcome ("finish", "crash", "stopped", "time limit"), split times at the track's timing stations
+    """Outcome ("finish", "crash", "off track", "stopped", "time limit"), split times at the track's timing stations
     [s] (NaN where not reached), and the 100 Hz trace (column name → array)."""
     outcome: str
     stations: np.ndarray
@@ -70,21 +76,25 @@ class RunResult:
         pq.write_table(table, path)
 
 
-def _start_pose(view, track, sim):
-    """Bob frame origin such that the nose is on the start line, heading along the track."""
-    s0 = float(track.start_s) - NOSE[0]
+def _start_pose(view, track, sim, start_at=None):
+    """Bob frame origin such that the nose is on the start line (or at station ``start_at`` [m]), heading
+    along the track."""
+    s0 = float(track.start_s if start_at is None else start_at) - NOSE[0]
     view.seek(s0)
     origin, tangent, lateral = view.frame(s0)
     return origin, tangent, lateral
 
 
 def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.0, h: float = 2e-4,
-        max_time: float = 120.0, setup: dict | None = None, **options) -> RunResult:
+        max_time: float = 120.0, setup: dict | None = None, start_at: float | None = None,
+        **options) -> RunResult:
     """Simulate one run on ``track`` (a Track or a name/path for load_track); see the module docstring.
 
     bob: a Bob or a bob file (default the shipped two-man bob); setup: changes to the bob's parameters
-    (e.g. ``{"directness": 0.7, "runner": {"mu_t": 5e-3}}``); h: time step [s]; options go to the solver
-    (e_r, e_a, max_iter)."""
+    (e.g. ``{"directness": 0.7, "runner": {"mu_t": 5e-3}}``); h: time step [s]; start_at: station [m] at
+    which the nose starts, on the centre line heading along the track at ``start_speed`` (default the start
+    line; timing stations at or before it are not taken, their splits stay NaN, and the clock starts at
+    0 there); options go to the solver (e_r, e_a, max_iter)."""
     if not (start_speed >= 0 and h > 0 and max_time > 0):
         raise ValueError("run: need start_speed ≥ 0, h > 0 and max_time > 0")
     if isinstance(track, str):
@@ -97,13 +107,15 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
     pilot = pilot or Pilot()
     view = TrackView(track)
     sim = BobSim(bob, track.mesh(), **options)
-    origin, tangent, lateral = _start_pose(view, track, sim)
+    if start_at is not None and not float(track.s_min) + NOSE[0] + 1.0 <= start_at < float(track.finish_s):
+        raise ValueError(f"run: start_at {start_at:g} m lies outside the track")
+    origin, tangent, lateral = _start_pose(view, track, sim, start_at)
     sim.place(origin, tangent, lateral, speed=start_speed)
     n_chunk = max(1, int(round(RECORD_PERIOD / h)))
     stations = np.asarray(track.timing_stations, float)
     splits = np.full(len(stations), np.nan)
     rec = _Recorder(len(bob.contacts), sim.system.nq)
-    s_prev, t_prev, slow = float(track.start_s), 0.0, 0.0
+    s_prev, t_prev, slow = float(track.start_s if start_at is None else start_at), 0.0, 0.0
     outcome, steps = "time limit", 0
     wall0 = time.perf_counter()
     while sim.system.t < max_time:
@@ -115,6 +127,9 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
         i = pilot.steer(view, s, b, hh, nose, R, speed, yaw_rate)
         beta = bob.steering(i)
         t = sim.system.t
+        if hh < OFF_TRACK[0] or abs(b) > OFF_TRACK[1]:
+            outcome = "off track"
+            break
         _take_splits(stations, splits, s_prev, s, t_prev, t)
         if not np.isnan(splits[-1]):
             outcome = "finish"
