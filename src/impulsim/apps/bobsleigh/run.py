@@ -55,13 +55,15 @@ class RunResult:
 
     def summary(self) -> str:
         rows = [f"outcome: {self.outcome} after {self.trace['t'][-1]:.2f} s simulated "
-                f"({self.steps} steps in {self.wall_time:.1f} s wall, "
-                f"{self.trace['t'][-1] / max(self.wall_time, 1e-9):.1f}x real time)"]
+                f"({self.steps} steps in {self.wall_time:.1f} s wall, {self.stats.get('cpu_time', float('nan')):.1f} s "
+                f"CPU, {self.trace['t'][-1] / max(self.wall_time, 1e-9):.1f}x real time; median "
+                f"{self.stats.get('step_us_median', float('nan')):.0f} µs per step)"]
         for s, t in zip(self.stations, self.splits):
             rows.append(f"  s = {s:7.1f} m   t = {t:7.3f} s")
         v = self.trace["speed"]
         rows.append(f"  top speed {v.max():.2f} m/s ({3.6 * v.max():.1f} km/h), "
-                    f"closed contacts per step {self.stats.get('closed_per_step', float('nan')):.2f}")
+                    f"closed contacts per step {self.stats.get('closed_per_step', float('nan')):.2f} on average "
+                f"(at most {self.stats.get('closed_per_step_max', float('nan')):.1f} over 10 ms)")
         return "\n".join(rows)
 
     def to_parquet(self, path):
@@ -117,7 +119,8 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
     rec = _Recorder(len(bob.contacts), sim.system.nq)
     s_prev, t_prev, slow = float(track.start_s if start_at is None else start_at), 0.0, 0.0
     outcome, steps = "time limit", 0
-    wall0 = time.perf_counter()
+    chunk_us = []
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     while sim.system.t < max_time:
         R = sim.rotation()
         nose = sim.position + R @ (NOSE - sim.com0)
@@ -143,12 +146,17 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
             break
         s_prev, t_prev = s, t
         sim.system.reset_accumulators()
+        c0 = time.perf_counter()
         steps += sim.run(h, n_chunk, beta)
+        chunk_us.append(1e6 * (time.perf_counter() - c0) / n_chunk)
         rec.add(sim, t + n_chunk * h, s, b, hh, speed, i, beta, n_chunk * h)
-    wall = time.perf_counter() - wall0
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     trace = rec.arrays(bob)
     closed = trace.pop("_closed_per_step")
-    stats = {"closed_per_step": float(np.mean(closed)) if len(closed) else float("nan")}
+    stats = {"closed_per_step": float(np.mean(closed)) if len(closed) else float("nan"),
+             "closed_per_step_max": float(np.max(closed)) if len(closed) else float("nan"),
+             "step_us_median": float(np.median(chunk_us)) if chunk_us else float("nan"),
+             "cpu_time": cpu}
     setup_info = {"bob": bob.name, "bob_file": bob.source, "pilot": pilot.__dict__, "start_speed": start_speed,
                   "h": h, "track": getattr(track, "name", "")}
     return RunResult(outcome, stations, splits, trace, setup_info, wall, steps, stats)
