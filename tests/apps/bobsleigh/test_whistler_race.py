@@ -1,5 +1,7 @@
-"""The Whistler-like track with the default bob and pilot: the run passes the exit of curve 2, where every
-run used to end on the bob's side, and the pilot's riding place matches where an unsteered bob rides."""
+"""The Whistler-like track with the default bob and pilot: the run reaches the finish without the bob ever
+touching the ice with a rollover point, in a time near the 2010 Olympic race's mean (Rempfler 2015,
+Table 6.1); it passes the exit of curve 2, where every run used to end on the bob's side; and the pilot's
+riding place matches where an unsteered bob rides."""
 import numpy as np
 import pytest
 
@@ -12,6 +14,41 @@ from impulsim.apps.bobsleigh.view import TrackView
 @pytest.fixture(scope="module")
 def whistler():
     return load_track("whistler")
+
+
+RACE_MEAN = np.array([4.87, 16.29, 30.27, 39.19, 46.94, 52.33])
+"""Mean split and run times [s] of the 2010 Olympic two-man race at Whistler (Rempfler 2015, Table 6.1)."""
+
+
+@pytest.fixture(scope="module")
+def full_run(whistler):
+    return run(whistler, pilot=Pilot(), start_speed=10.0, max_time=80.0)
+
+
+@pytest.mark.slow
+def test_default_pilot_reaches_the_finish_upright(full_run, whistler):
+    """The whole run, 1450 m: it ends at the finish; no rollover point ever carried a force (a closed
+    rollover contact would also have ended the run as a crash); the nose stays inside the channel (|b| <
+    1.6 m, the outer walls' half width at their top, and h above −5 cm); every station is timed in order."""
+    r = full_run
+    assert r.outcome == "finish", r.summary()
+    bob_contacts = [k for k in r.trace if k.startswith("contact") and "_rollover_" in k]
+    assert len(bob_contacts) == 15 and all(np.all(r.trace[k] == 0.0) for k in bob_contacts)
+    assert np.abs(r.trace["b"]).max() < 1.6 and r.trace["h"].min() > -0.05
+    assert np.all(np.isfinite(r.splits)) and np.all(np.diff(r.splits) > 0)
+
+
+@pytest.mark.slow
+def test_run_time_and_top_speed_near_the_race(full_run):
+    """Without any tuning to race times the run time is within 3 % of the race mean 52.33 s, the splits
+    after the start within 5 % (the start split is not compared: the run starts at 10 m/s on the start
+    line, where the crews push from rest), and the top speed within 10 % of the 150 km/h bobs reach at
+    Whistler."""
+    r = full_run
+    err = r.splits / RACE_MEAN - 1.0
+    assert abs(err[-1]) < 0.03, r.summary()
+    assert np.all(np.abs(err[1:]) < 0.05), r.summary()
+    assert 135.0 < 3.6 * r.trace["speed"].max() < 165.0
 
 
 @pytest.mark.slow

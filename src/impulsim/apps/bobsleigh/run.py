@@ -1,6 +1,8 @@
 """A run: the bob starts at the start line with a start speed, the pilot steers every 10 ms, the clock
 takes the time at every timing station (the bob's nose crossing it), and the run ends at the finish, in a
-crash (a rollover point touches the ice) or when the bob stops.
+crash (a rollover point touches the ice), off the track (the nose more than ``OFF_TRACK`` below or beside
+the channel: the bob flew over a wall or through the ice, and no later split would mean anything) or when
+the bob stops.
 
     from impulsim.apps.bobsleigh.run import run
     result = run("test_chute")                 # track name or Track, default bob and pilot
@@ -28,12 +30,21 @@ NOSE = np.array([1.35, 0.0, 0.0])
 """The bob's nose in the bob frame [m] (half the 2.70 m length ahead of the origin): the timing point."""
 RECORD_PERIOD = 0.01
 """Recorder and pilot period [s]."""
+OFF_TRACK = (-1.0, 4.0)
+"""The nose is off the track when its height h above the centre line is below the first value [m] (under
+the floor, whose lowest point is at h ≈ 0) or its lateral offset |b| exceeds the second [m] (channels are
+at most about 3 m wide at the top)."""
 
 
 @dataclass
 class RunResult:
-    """Outcome ("finish", "crash", "stopped", "time limit"), split times at the track's timing stations
-    [s] (NaN where not reached), and the 100 Hz trace (column name → array)."""
+    """Outcome ("finish", "crash", "off track", "stopped", "time limit"), split times at the track's timing
+    stations [s] (NaN where not reached), and the 100 Hz trace (column name → array).
+
+    ``stats``: closed contacts per step (``closed_per_step`` mean over the run, ``closed_per_step_max`` the
+    largest 10 ms mean), the time per step of the solver alone as the median over the 10 ms chunks of
+    50 steps (``step_us_median`` wall clock, ``step_cpu_us_median`` process CPU time) [µs], and the
+    process CPU time of the whole loop ``cpu_time`` [s] (pilot, projection and recorder included)."""
     outcome: str
     stations: np.ndarray
     splits: np.ndarray
@@ -49,13 +60,16 @@ class RunResult:
 
     def summary(self) -> str:
         rows = [f"outcome: {self.outcome} after {self.trace['t'][-1]:.2f} s simulated "
-                f"({self.steps} steps in {self.wall_time:.1f} s wall, "
-                f"{self.trace['t'][-1] / max(self.wall_time, 1e-9):.1f}x real time)"]
+                f"({self.steps} steps in {self.wall_time:.1f} s wall, {self.stats.get('cpu_time', float('nan')):.1f} s "
+                f"CPU, {self.trace['t'][-1] / max(self.wall_time, 1e-9):.1f}x real time; per step median "
+                f"{self.stats.get('step_us_median', float('nan')):.0f} µs wall, "
+                f"{self.stats.get('step_cpu_us_median', float('nan')):.0f} µs CPU)"]
         for s, t in zip(self.stations, self.splits):
             rows.append(f"  s = {s:7.1f} m   t = {t:7.3f} s")
         v = self.trace["speed"]
         rows.append(f"  top speed {v.max():.2f} m/s ({3.6 * v.max():.1f} km/h), "
-                    f"closed contacts per step {self.stats.get('closed_per_step', float('nan')):.2f}")
+                    f"closed contacts per step {self.stats.get('closed_per_step', float('nan')):.2f} on average "
+                f"(at most {self.stats.get('closed_per_step_max', float('nan')):.1f} over 10 ms)")
         return "\n".join(rows)
 
     def to_parquet(self, path):
@@ -70,21 +84,25 @@ class RunResult:
         pq.write_table(table, path)
 
 
-def _start_pose(view, track, sim):
-    """Bob frame origin such that the nose is on the start line, heading along the track."""
-    s0 = float(track.start_s) - NOSE[0]
+def _start_pose(view, track, sim, start_at=None):
+    """Bob frame origin such that the nose is on the start line (or at station ``start_at`` [m]), heading
+    along the track."""
+    s0 = float(track.start_s if start_at is None else start_at) - NOSE[0]
     view.seek(s0)
     origin, tangent, lateral = view.frame(s0)
     return origin, tangent, lateral
 
 
 def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.0, h: float = 2e-4,
-        max_time: float = 120.0, setup: dict | None = None, **options) -> RunResult:
+        max_time: float = 120.0, setup: dict | None = None, start_at: float | None = None,
+        **options) -> RunResult:
     """Simulate one run on ``track`` (a Track or a name/path for load_track); see the module docstring.
 
     bob: a Bob or a bob file (default the shipped two-man bob); setup: changes to the bob's parameters
-    (e.g. ``{"directness": 0.7, "runner": {"mu_t": 5e-3}}``); h: time step [s]; options go to the solver
-    (e_r, e_a, max_iter)."""
+    (e.g. ``{"directness": 0.7, "runner": {"mu_t": 5e-3}}``); h: time step [s]; start_at: station [m] at
+    which the nose starts, on the centre line heading along the track at ``start_speed`` (default the start
+    line; timing stations at or before it are not taken, their splits stay NaN, and the clock starts at
+    0 there); options go to the solver (e_r, e_a, max_iter)."""
     if not (start_speed >= 0 and h > 0 and max_time > 0):
         raise ValueError("run: need start_speed ≥ 0, h > 0 and max_time > 0")
     if isinstance(track, str):
@@ -97,15 +115,18 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
     pilot = pilot or Pilot()
     view = TrackView(track)
     sim = BobSim(bob, track.mesh(), **options)
-    origin, tangent, lateral = _start_pose(view, track, sim)
+    if start_at is not None and not float(track.s_min) + NOSE[0] + 1.0 <= start_at < float(track.finish_s):
+        raise ValueError(f"run: start_at {start_at:g} m lies outside the track")
+    origin, tangent, lateral = _start_pose(view, track, sim, start_at)
     sim.place(origin, tangent, lateral, speed=start_speed)
     n_chunk = max(1, int(round(RECORD_PERIOD / h)))
     stations = np.asarray(track.timing_stations, float)
     splits = np.full(len(stations), np.nan)
     rec = _Recorder(len(bob.contacts), sim.system.nq)
-    s_prev, t_prev, slow = float(track.start_s), 0.0, 0.0
+    s_prev, t_prev, slow = float(track.start_s if start_at is None else start_at), 0.0, 0.0
     outcome, steps = "time limit", 0
-    wall0 = time.perf_counter()
+    chunk_us = []
+    wall0, cpu0 = time.perf_counter(), time.process_time()
     while sim.system.t < max_time:
         R = sim.rotation()
         nose = sim.position + R @ (NOSE - sim.com0)
@@ -115,6 +136,9 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
         i = pilot.steer(view, s, b, hh, nose, R, speed, yaw_rate)
         beta = bob.steering(i)
         t = sim.system.t
+        if hh < OFF_TRACK[0] or abs(b) > OFF_TRACK[1]:
+            outcome = "off track"
+            break
         _take_splits(stations, splits, s_prev, s, t_prev, t)
         if not np.isnan(splits[-1]):
             outcome = "finish"
@@ -128,12 +152,18 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
             break
         s_prev, t_prev = s, t
         sim.system.reset_accumulators()
+        c0, p0 = time.perf_counter(), time.process_time()
         steps += sim.run(h, n_chunk, beta)
+        chunk_us.append((1e6 * (time.perf_counter() - c0) / n_chunk, 1e6 * (time.process_time() - p0) / n_chunk))
         rec.add(sim, t + n_chunk * h, s, b, hh, speed, i, beta, n_chunk * h)
-    wall = time.perf_counter() - wall0
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     trace = rec.arrays(bob)
     closed = trace.pop("_closed_per_step")
-    stats = {"closed_per_step": float(np.mean(closed)) if len(closed) else float("nan")}
+    stats = {"closed_per_step": float(np.mean(closed)) if len(closed) else float("nan"),
+             "closed_per_step_max": float(np.max(closed)) if len(closed) else float("nan"),
+             "step_us_median": float(np.median([c[0] for c in chunk_us])) if chunk_us else float("nan"),
+             "step_cpu_us_median": float(np.median([c[1] for c in chunk_us])) if chunk_us else float("nan"),
+             "cpu_time": cpu}
     setup_info = {"bob": bob.name, "bob_file": bob.source, "pilot": pilot.__dict__, "start_speed": start_speed,
                   "h": h, "track": getattr(track, "name", "")}
     return RunResult(outcome, stations, splits, trace, setup_info, wall, steps, stats)

@@ -38,3 +38,28 @@ def test_full_run_finishes_with_ordered_splits(chute):
     z = chute.centerline(np.array([chute.start_s, chute.finish_s]))[:, 2]
     v_free = np.sqrt(10.0 ** 2 + 2 * 9.81 * (z[0] - z[1]))
     assert 0.5 * v_free < r.trace["speed"][-1] < v_free
+
+
+def test_run_started_mid_track_times_only_the_stations_ahead(chute):
+    """Started with the nose on the straight after the chute's second curve (s = 140 m, past the stations
+    at 50 and 100 m) at 17 m/s, the bob is there heading along the track; the passed stations' splits stay
+    NaN and the finish at 150 m is timed from 0 there, at about 10 m / 17 m/s."""
+    s0 = 140.0
+    r = run(chute, start_at=s0, start_speed=17.0, max_time=10.0)
+    assert r.outcome == "finish"
+    assert r.trace["s"][0] == pytest.approx(s0, abs=0.01)      # the first row: the nose where it started
+    assert abs(r.trace["b"][0]) < 0.05 and r.trace["speed"][0] == pytest.approx(17.0, abs=0.3)
+    assert np.all(np.isnan(r.splits[:-1]))
+    assert r.splits[-1] == pytest.approx(10.0 / 17.0, rel=0.05)
+    with pytest.raises(ValueError, match="start_at"):
+        run(chute, start_at=float(chute.finish_s) + 1.0)
+
+
+def test_a_bob_out_of_the_channel_ends_the_run_off_track(chute):
+    """At 60 m/s, unsteered, the bob needs a banking of 87° in the chute's first curve (r = 20 m),
+    more than its walls give, and flies over the outer wall; the run ends "off track" before the bob falls
+    any further, and the finish is not timed."""
+    r = run(chute, start_speed=60.0, max_time=20.0, pilot=Pilot(gain=0.0, damping=0.0))
+    assert r.outcome == "off track", r.summary()
+    assert np.isnan(r.splits[-1])
+    assert r.trace["t"][-1] < 3.0            # ended while flying out, not after a long fall

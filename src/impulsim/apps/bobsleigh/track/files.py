@@ -242,11 +242,15 @@ def _read_sections(el: Element, node, curves: list[Curve]) -> SectionTable:
 
 
 def hand_at(curves: list[Curve], s: float) -> int:
-    """The hand c of the curve whose extent [s_b, s_e] holds s, else of the nearest curve (+1 if none)."""
+    """The hand c of the curve whose extent [s_b, s_e) holds s, else of the nearest curve (+1 if none).
+
+    Where one curve ends at the station where the next begins, a section there belongs to the curve that
+    begins: taken with the ending curve's hand it would face the next curve's sections across a change of
+    hand, and the surface would jump from one section to the other halfway between them."""
     if not curves:
         return LEFT
-    dist = [max(cu.s_b - s, s - cu.s_e, 0.0) for cu in curves]
-    return curves[int(np.argmin(dist))].c
+    key = [(max(cu.s_b - s, s - cu.s_e, 0.0), 0 if cu.s_b <= s < cu.s_e else 1) for cu in curves]
+    return curves[min(range(len(curves)), key=key.__getitem__)].c
 
 
 def _read_boundary(top: Element, node, s_min: float, s_max: float) -> list[BoundaryElement]:
