@@ -20,6 +20,8 @@ def add_bob_parser(sub, common) -> None:
     r.add_argument("--setup", default="", metavar="K=V,...",
                    help="bob setup, e.g. directness=0.7,mu_t=0.004,mu_b_max=0.1,eps_n=0.05")
     r.add_argument("--start-speed", type=float, default=10.0, help="speed at the start line [m/s]")
+    r.add_argument("--start-at", type=float, default=None, metavar="S",
+                   help="start the nose at station S [m] instead of the start line (earlier splits not taken)")
     r.add_argument("--dt", type=float, default=2e-4, help="time step [s] (default 0.2 ms)")
     r.add_argument("--max-time", type=float, default=120.0, help="longest run [s]")
     r.add_argument("-o", "--output", help="Parquet file (default out/bob_<track>.parquet)")
@@ -61,7 +63,7 @@ def cmd_bob_run(args) -> int:
     from impulsim.apps.bobsleigh.run import run
     pilot = Pilot.from_text(args.pilot)
     result = run(args.track, bob=args.bob, pilot=pilot, start_speed=args.start_speed, h=args.dt,
-                 max_time=args.max_time, setup=parse_setup(args.setup))
+                 max_time=args.max_time, setup=parse_setup(args.setup), start_at=args.start_at)
     out = Path(args.output) if args.output else Path("out") / f"bob_{Path(args.track).stem}.parquet"
     out.parent.mkdir(parents=True, exist_ok=True)
     result.to_parquet(out)
