@@ -232,16 +232,19 @@ class ContactStage:
         return e, mus, mud
 
     # the step ---------------------------------------------------------------------------------------
-    def hold_contact_forces(self, ev, s, h, v_end, info) -> None:
-        """Impulses of the contacts of ``s`` (see the module) for the end-of-step velocities ``v_end``
-        [n, 6] the step would reach without them; adds P / h to the loads ``ev`` holds over the step."""
+    def hold_contact_forces(self, ev, s, h, end_velocities, info) -> None:
+        """Impulses of the contacts of ``s`` (see the module) for the end-of-step velocities [n, 6] the step
+        would reach without them (``end_velocities()``, which also leaves the joints' rows and the world
+        inertias of ``ev`` at ``s``); adds P / h to the loads ``ev`` holds over the step."""
         con = self.detector.detect(s)
         count = int(con.count)
         self.n_contacts = count
         self.acted = False
+        self.sweeps = 0
         info.n_contacts += count
         if count == 0:
             return
+        v_end = end_velocities()
         n = con.normal[:count]
         t1, t2 = _perpendicular(n)
         ca, cb, cJa, cJb = self._contact_jacobians(con, count, s.body_pos, (n, t1, t2))

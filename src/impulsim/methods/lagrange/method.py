@@ -193,15 +193,19 @@ class LagrangeMethod(Method):
         ev.rows(s.t, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
 
     def _contact_forces(self, s, h, info):
-        """Contact impulses of this step held as forces over it (see .contacts): from the velocities the
-        step would end with under the joints alone, v + h v̇ (one evaluation at the step's start)."""
+        """Contact impulses of this step held as forces over it (see .contacts), from the velocities the
+        step would end with under the joints alone, v + h v̇ (one more evaluation at the step's start, only
+        in steps with contacts)."""
         ev, n = self.eval, self.model.n_bodies
-        out = np.empty(13 * n)
-        ev.derivative(s.t, pack(s), out)
-        _, _, acc, alpha = unpack(out, n)
-        v_end = np.hstack([s.body_vel + h * acc, s.body_omega + h * alpha])
-        self._refresh(s)
-        self.contacts.hold_contact_forces(ev, s, h, v_end, info)
+
+        def end_velocities():
+            out = np.empty(13 * n)
+            ev.derivative(s.t, pack(s), out)
+            _, _, acc, alpha = unpack(out, n)
+            v_end = np.hstack([s.body_vel + h * acc, s.body_omega + h * alpha])
+            self._refresh(s)
+            return v_end
+        self.contacts.hold_contact_forces(ev, s, h, end_velocities, info)
         info.iters_collision = self.contacts.sweeps
 
     def _separate(self, s, info):
