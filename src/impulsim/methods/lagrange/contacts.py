@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, combine, parse_rule
+from impulsim.contact.warmstart import make_keys, match
 from impulsim.methods.lagrange.limits import _displace as displace
 
 BILATERAL, NORMAL, TANGENT = 0, 1, 2
@@ -44,7 +45,8 @@ def gauss_seidel(row_a, row_b, Ja, Jb, kind, mu, target, inv_mass, inv_inertia, 
     changed in place by the impulses M⁻¹ Jᵀ λ; λ accumulates in ``lam``). Rows: BILATERAL u = target;
     NORMAL u ≥ target, λ ≥ 0, complementary; a TANGENT row r is followed by its second tangent r + 1 and
     preceded by its normal row: the pair aims at u = target, within |λ_t| ≤ mu[r] λ_n (Coulomb's cone).
-    Stops when a sweep changes no row velocity by more than tol [m/s]. Returns the sweeps done."""
+    Stops when a sweep changes no row velocity by more than tol [m/s]. ``lam`` on entry is a warm start
+    (applied to v first). Returns the sweeps done."""
     n_rows = row_a.shape[0]
     Wa = np.zeros((n_rows, 6))
     Wb = np.zeros((n_rows, 6))
@@ -61,6 +63,9 @@ def gauss_seidel(row_a, row_b, Ja, Jb, kind, mu, target, inv_mass, inv_inertia, 
         for i in range(6):
             d += Ja[r, i] * Wa[r, i] + Jb[r, i] * Wb[r, i]
         D[r] = d
+    for r in range(n_rows):             # a warm start: the impulses lam holds on entry act first
+        if lam[r] != 0.0:
+            _apply(r, row_a, row_b, Wa, Wb, lam[r], v)
     sweeps = 0
     for it in range(max_iter):
         sweeps = it + 1
@@ -106,6 +111,10 @@ def gauss_seidel_dense(K, kind, mu, target, u, lam, max_iter, tol):
     matrix K (u = u* + K λ, ``u`` changed in place): for contacts on jointed bodies, whose K is the
     contacts' mobility projected onto the joints. Returns the sweeps done."""
     n_rows = K.shape[0]
+    for r in range(n_rows):             # a warm start: the impulses lam holds on entry act first
+        if lam[r] != 0.0:
+            for i in range(n_rows):
+                u[i] += K[i, r] * lam[r]
     sweeps = 0
     dl = np.zeros(2)
     for it in range(max_iter):
@@ -176,11 +185,14 @@ class ContactStage:
     ``eps_v`` [m/s] stop criterion of the Gauss–Seidel sweeps, ``max_iter`` their number at most,
     ``rest_speed`` [m/s] approach speed below which a contact gets no restitution (None: 2 |g| h),
     ``slop`` [m] penetration left uncorrected, ``restitution_rule``/``friction_rule`` how two materials
-    combine (contact.materials).
+    combine (contact.materials), ``warm_start``: a contact found in the last step (same bodies and
+    features) starts the sweeps with the impulse it took then, so a resting stack is solved in a few sweeps
+    instead of creeping by the residual of sweeps cut off at ``max_iter``.
     """
 
-    def __init__(self, model, table, detector, *, eps_v=1e-7, max_iter=200, rest_speed=None, slop=1e-4,
-                 restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE):
+    def __init__(self, model, table, detector, *, eps_v=1e-6, max_iter=100, rest_speed=None, slop=1e-4,
+                 restitution_rule=DEFAULT_RESTITUTION_RULE, friction_rule=DEFAULT_FRICTION_RULE,
+                 warm_start=True):
         self.model, self.table, self.detector = model, table, detector
         self.eps_v, self.max_iter = float(eps_v), int(max_iter)
         if not (self.eps_v > 0 and self.max_iter >= 1):
@@ -197,6 +209,13 @@ class ContactStage:
         self.sweeps = 0
         self.acted = False
         """Whether the contacts of the last step carried any impulse."""
+        self.warm_start = bool(warm_start)
+        self.prev_keys = np.zeros(0, np.int64)
+        """Keys (body pair and features, contact.warmstart) of the last step's contacts, sorted."""
+        self.prev_order = np.zeros(0, np.int64)
+        self.prev_impulse = np.zeros((0, 3))
+        """Their impulses [N s] as world vectors, in detection order."""
+        self.n_warm = 0
 
     # rows -------------------------------------------------------------------------------------------
     def _inverse_inertia(self, iw_inv):
@@ -243,6 +262,7 @@ class ContactStage:
         self.sweeps = 0
         info.n_contacts += count
         if count == 0:
+            self.prev_keys = np.zeros(0, np.int64)
             return
         v_end = end_velocities()
         n = con.normal[:count]
@@ -261,10 +281,14 @@ class ContactStage:
         mu = np.zeros(3 * count)
         mu[1::3] = np.where(ut0 > rest, mud, mus)
         kind = np.tile(np.array([NORMAL, TANGENT, TANGENT], np.int64), count)
+        keys = np.zeros(count, np.int64)
+        make_keys(con.body_a, con.body_b, con.feature_a, con.feature_b, count, keys)
+        lam = self._warm(keys, ~colliding, n, t1, t2, mu)
         if self.table.n_rows:
-            lam = self._solve_projected(ev, ca, cb, cJa, cJb, kind, mu, target, v_end, holonomic_only=False)
+            lam = self._solve_projected(ev, ca, cb, cJa, cJb, kind, mu, target, v_end, lam, holonomic_only=False)
         else:
-            lam = self._solve(ca, cb, cJa, cJb, kind, mu, target, ev.Iw_inv, v_end.copy())
+            lam = self._solve(ca, cb, cJa, cJb, kind, mu, target, ev.Iw_inv, v_end.copy(), lam)
+        self._remember(keys, lam, n, t1, t2)
         P = np.zeros((self.model.n_bodies, 6))
         np.add.at(P, ca, cJa * lam[:, None])
         np.add.at(P, cb, cJb * lam[:, None])
@@ -273,7 +297,33 @@ class ContactStage:
         ev.acc_held += P[:, :3] * self.model.body_inv_mass[:, None]
         ev.tau_held += P[:, 3:]
 
-    def _solve_projected(self, ev, ca, cb, cJa, cJb, kind, mu, target, v, holonomic_only):
+    def _warm(self, keys, resting, n, t1, t2, mu):
+        """Starting λ [3 per contact]: the last step's impulse of each resting contact found again (its world
+        vector on today's n, t₁, t₂, within the cone), 0 for the others."""
+        lam = np.zeros(3 * len(keys))
+        self.n_warm = 0
+        if not (self.warm_start and len(self.prev_keys)):
+            return lam
+        found = np.zeros(len(keys), np.int64)
+        match(keys, len(keys), self.prev_keys, self.prev_order, len(self.prev_keys), found)
+        use = (found >= 0) & resting
+        P = self.prev_impulse[np.maximum(found, 0)]
+        ln = np.maximum(np.einsum("ij,ij->i", P, n), 0.0)
+        l1, l2 = np.einsum("ij,ij->i", P, t1), np.einsum("ij,ij->i", P, t2)
+        scale = np.minimum(1.0, mu[1::3] * ln / np.maximum(np.hypot(l1, l2), 1e-300))
+        lam[0::3] = np.where(use, ln, 0.0)
+        lam[1::3] = np.where(use, l1 * scale, 0.0)
+        lam[2::3] = np.where(use, l2 * scale, 0.0)
+        self.n_warm = int(np.count_nonzero(use))
+        return lam
+
+    def _remember(self, keys, lam, n, t1, t2):
+        order = np.argsort(keys, kind="stable")
+        self.prev_keys = keys[order]
+        self.prev_order = order.astype(np.int64)
+        self.prev_impulse = lam[0::3, None] * n + lam[1::3, None] * t1 + lam[2::3, None] * t2
+
+    def _solve_projected(self, ev, ca, cb, cJa, cJb, kind, mu, target, v, lam, holonomic_only):
         """λ of the contact rows over their Delassus matrix K = C M̃ Cᵀ, with M̃ = M⁻¹ − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)⁺ J M⁻¹
         the mobility left by the joints' rows J (dense over the model's bodies: for the small systems that
         carry joints and contacts together)."""
@@ -291,13 +341,13 @@ class ContactStage:
         mobility = minv - MJ @ np.linalg.pinv(A, rcond=1e-12, hermitian=True) @ MJ.T
         K = np.ascontiguousarray(C @ mobility @ C.T)
         u = C @ v.reshape(-1)
-        lam = np.zeros(len(ca))
+        lam = np.zeros(len(ca)) if lam is None else lam
         self.sweeps = gauss_seidel_dense(K, kind, mu, target, u, lam, self.max_iter, self.eps_v)
         self.mobility = mobility
         return lam
 
-    def _solve(self, row_a, row_b, Ja, Jb, kind, mu, target, iw_inv, v):
-        lam = np.zeros(len(row_a))
+    def _solve(self, row_a, row_b, Ja, Jb, kind, mu, target, iw_inv, v, lam=None):
+        lam = np.zeros(len(row_a)) if lam is None else lam
         self.sweeps = gauss_seidel(row_a, row_b, np.ascontiguousarray(Ja), np.ascontiguousarray(Jb), kind, mu,
                                    target, self.inv_mass, np.ascontiguousarray(self._inverse_inertia(iw_inv)), v,
                                    lam, self.max_iter, self.eps_v)
@@ -320,7 +370,7 @@ class ContactStage:
         n = self.model.n_bodies
         if self.table.n_rows:
             lam = self._solve_projected(ev, ca, cb, cJa, cJb, kind, np.zeros(count), target, np.zeros((n, 6)),
-                                        holonomic_only=True)
+                                        None, holonomic_only=True)
             C = _dense(ca, cb, cJa, cJb, n)
             dq = (self.mobility @ (C.T @ lam)).reshape(n, 6)
         else:

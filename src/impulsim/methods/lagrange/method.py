@@ -107,8 +107,8 @@ class LagrangeMethod(Method):
                  stabilization: str = "baumgarte", alpha: float = 5.0, gamma: float = 1.0, svd_tol: float = 1e-9,
                  tolerance: float = 1e-8, constraints=(), forces=(), eps_d: float = 1e-6, eps_v: float = 1e-6,
                  consistent_start: bool = False, contacts: bool | None = None, restitution: str = "newton",
-                 eps_c: float = 1e-3, slop: float = 1e-4, rest_speed=None, contact_eps_v: float = 1e-7,
-                 contact_max_iter: int = 200, restitution_rule=DEFAULT_RESTITUTION_RULE,
+                 eps_c: float = 1e-3, slop: float = 1e-4, rest_speed=None, contact_eps_v: float = 1e-6,
+                 contact_max_iter: int = 100, restitution_rule=DEFAULT_RESTITUTION_RULE,
                  friction_rule=DEFAULT_FRICTION_RULE, ignore=()):
         super().__init__(model, ignore=ignore, contacts=contacts, constraints=constraints, forces=forces,
                          restitution=restitution)
