@@ -173,3 +173,35 @@ def test_an_unknown_law_is_a_value_error():
     model, _ = ball(0.8, 0.2)
     with pytest.raises(ValueError, match="unknown restitution law"):
         ims.make_method("lagrange", model, restitution="bounce")
+
+
+def pile(seed, n=6):
+    """n boxes of random sizes, orientations, and spins dropped one above the other (seeded), e = 0.3, μ = 0.5."""
+    rng = np.random.default_rng(seed)
+    b = ims.ModelBuilder("pile")
+    b.add_material("m", restitution=0.3, static_friction=0.5, dynamic_friction=0.5)
+    b.add_body("floor", static=True, shapes=[ims.HalfSpace()], material="m")
+    for i in range(n):
+        q = rng.normal(size=4)
+        b.add_body(f"b{i}", shapes=[ims.Box(size=tuple(rng.uniform(0.1, 0.3, 3)))], density=500,
+                   position=(rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15), 0.3 + 0.35 * i),
+                   orientation=q / np.linalg.norm(q), velocity=rng.normal(size=3),
+                   angular_velocity=3 * rng.normal(size=3), material="m")
+    return b.build()
+
+
+@pytest.mark.parametrize("seed", [3, 7])
+def test_a_random_pile_loses_energy_and_comes_to_rest_without_sinking(seed):
+    from impulsim.collision import Detector
+    model, state = pile(seed)
+    m = ims.make_method("lagrange", model)
+    e0 = ims.diagnostics.total_energy(model, state)
+    highest = e0
+    for _ in range(int(4.0 / H)):
+        m.step(state, H)
+        highest = max(highest, ims.diagnostics.total_energy(model, state))
+    # impacts with e < 1 and friction only take energy out (rounding aside)
+    assert highest <= e0 * (1 + 1e-12)
+    assert np.abs(state.body_vel).max() < 1e-4 and np.abs(state.body_omega).max() < 1e-3
+    con = Detector(model, 1e-3).detect(state)
+    assert con.count > 0 and -con.distance[:con.count].min() < 1e-3
