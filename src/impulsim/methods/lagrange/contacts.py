@@ -171,6 +171,33 @@ def _apply(r, row_a, row_b, Wa, Wb, dl, v):
         v[b, i] += Wb[r, i] * dl
 
 
+@njit(cache=True)
+def contact_jacobians(body_a, body_b, point_a, point_b, pos, dirs, row_a, row_b, Ja, Jb):
+    """Per contact c and direction q (dirs [C, k, 3], world) the row c·k + q: Ja = (d, r_a × d),
+    Jb = −(d, r_b × d), r the contact point relative to the body's centre of mass [m]."""
+    k = dirs.shape[1]
+    for c in range(dirs.shape[0]):
+        a, b = body_a[c], body_b[c]
+        for q in range(k):
+            r = c * k + q
+            row_a[r], row_b[r] = a, b
+            d = dirs[c, q]
+            ax, ay, az = point_a[c, 0] - pos[a, 0], point_a[c, 1] - pos[a, 1], point_a[c, 2] - pos[a, 2]
+            bx, by, bz = point_b[c, 0] - pos[b, 0], point_b[c, 1] - pos[b, 1], point_b[c, 2] - pos[b, 2]
+            for i in range(3):
+                Ja[r, i] = d[i]
+                Jb[r, i] = -d[i]
+            Ja[r, 3], Ja[r, 4], Ja[r, 5] = ay * d[2] - az * d[1], az * d[0] - ax * d[2], ax * d[1] - ay * d[0]
+            Jb[r, 3], Jb[r, 4], Jb[r, 5] = -(by * d[2] - bz * d[1]), -(bz * d[0] - bx * d[2]), -(bx * d[1] - by * d[0])
+
+
+@njit(cache=True)
+def combine_all(rule, x, y, out):
+    """out[i] = the coefficient of materials x[i], y[i] under ``rule`` (contact.materials.combine)."""
+    for i in range(out.shape[0]):
+        out[i] = combine(rule, x[i], y[i])
+
+
 def _perpendicular(n):
     """Two unit tangents (t₁, t₂) with (n, t₁, t₂) right-handed, per row of n [C, 3]."""
     helper = np.where((np.abs(n[:, 0]) < 0.57)[:, None], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
@@ -229,25 +256,22 @@ class ContactStage:
     @staticmethod
     def _contact_jacobians(con, count, pos, directions):
         """Ja, Jb [count·len(directions), 6]: rows ordered per contact, direction by direction."""
-        a, b = con.body_a[:count].astype(np.int64), con.body_b[:count].astype(np.int64)
-        ra = con.point_a[:count] - pos[a]
-        rb = con.point_b[:count] - pos[b]
         k = len(directions)
-        Ja, Jb = np.zeros((count, k, 6)), np.zeros((count, k, 6))
+        dirs = np.empty((count, k, 3))
         for q, d in enumerate(directions):
-            Ja[:, q, :3], Ja[:, q, 3:] = d, np.cross(ra, d)
-            Jb[:, q, :3], Jb[:, q, 3:] = -d, -np.cross(rb, d)
-        return np.repeat(a, k), np.repeat(b, k), Ja.reshape(-1, 6), Jb.reshape(-1, 6)
+            dirs[:, q] = d
+        a, b = np.empty(count * k, np.int64), np.empty(count * k, np.int64)
+        Ja, Jb = np.empty((count * k, 6)), np.empty((count * k, 6))
+        contact_jacobians(con.body_a, con.body_b, con.point_a, con.point_b, pos, dirs, a, b, Ja, Jb)
+        return a, b, Ja, Jb
 
     def _coefficients(self, con, count):
         m = self.model
         ma, mb = m.shape_material[con.shape_a[:count]], m.shape_material[con.shape_b[:count]]
-        e = np.array([combine(self.e_rule, x, y) for x, y in zip(m.material_restitution[ma],
-                                                                 m.material_restitution[mb])])
-        mus = np.array([combine(self.mu_rule, x, y) for x, y in zip(m.material_static_friction[ma],
-                                                                   m.material_static_friction[mb])])
-        mud = np.array([combine(self.mu_rule, x, y) for x, y in zip(m.material_dynamic_friction[ma],
-                                                                   m.material_dynamic_friction[mb])])
+        e, mus, mud = np.empty(count), np.empty(count), np.empty(count)
+        combine_all(self.e_rule, m.material_restitution[ma], m.material_restitution[mb], e)
+        combine_all(self.mu_rule, m.material_static_friction[ma], m.material_static_friction[mb], mus)
+        combine_all(self.mu_rule, m.material_dynamic_friction[ma], m.material_dynamic_friction[mb], mud)
         return e, mus, mud
 
     # the step ---------------------------------------------------------------------------------------
