@@ -237,12 +237,18 @@ class ContactStage:
         self.acted = False
         """Whether the contacts of the last step carried any impulse."""
         self.warm_start = bool(warm_start)
-        self.prev_keys = np.zeros(0, np.int64)
-        """Keys (body pair and features, contact.warmstart) of the last step's contacts, sorted."""
-        self.prev_order = np.zeros(0, np.int64)
-        self.prev_impulse = np.zeros((0, 3))
-        """Their impulses [N s] as world vectors, in detection order."""
+        self._allocate_memory(64)
         self.n_warm = 0
+
+    def _allocate_memory(self, capacity):
+        """The warm start's memory, fixed-size buffers (a checkpoint stores and restores them as they are)."""
+        self.prev_count = 0
+        """Contacts of the last step."""
+        self.prev_keys = np.zeros(capacity, np.int64)
+        """Their keys (body pair and features, contact.warmstart), sorted."""
+        self.prev_order = np.zeros(capacity, np.int64)
+        self.prev_impulse = np.zeros((capacity, 3))
+        """Their impulses [N s] as world vectors, in detection order."""
 
     # rows -------------------------------------------------------------------------------------------
     def _inverse_inertia(self, iw_inv):
@@ -286,7 +292,7 @@ class ContactStage:
         self.sweeps = 0
         info.n_contacts += count
         if count == 0:
-            self.prev_keys = np.zeros(0, np.int64)
+            self.prev_count = 0
             return
         v_end = end_velocities()
         n = con.normal[:count]
@@ -326,10 +332,10 @@ class ContactStage:
         vector on today's n, t₁, t₂, within the cone), 0 for the others."""
         lam = np.zeros(3 * len(keys))
         self.n_warm = 0
-        if not (self.warm_start and len(self.prev_keys)):
+        if not (self.warm_start and self.prev_count):
             return lam
         found = np.zeros(len(keys), np.int64)
-        match(keys, len(keys), self.prev_keys, self.prev_order, len(self.prev_keys), found)
+        match(keys, len(keys), self.prev_keys, self.prev_order, self.prev_count, found)
         use = (found >= 0) & resting
         P = self.prev_impulse[np.maximum(found, 0)]
         ln = np.maximum(np.einsum("ij,ij->i", P, n), 0.0)
@@ -342,10 +348,14 @@ class ContactStage:
         return lam
 
     def _remember(self, keys, lam, n, t1, t2):
+        count = len(keys)
+        if count > len(self.prev_keys):
+            self._allocate_memory(max(count, 2 * len(self.prev_keys)))
         order = np.argsort(keys, kind="stable")
-        self.prev_keys = keys[order]
-        self.prev_order = order.astype(np.int64)
-        self.prev_impulse = lam[0::3, None] * n + lam[1::3, None] * t1 + lam[2::3, None] * t2
+        self.prev_count = count
+        self.prev_keys[:count] = keys[order]
+        self.prev_order[:count] = order
+        self.prev_impulse[:count] = lam[0::3, None] * n + lam[1::3, None] * t1 + lam[2::3, None] * t2
 
     def _solve_projected(self, ev, ca, cb, cJa, cJb, kind, mu, target, v, lam, holonomic_only):
         """λ of the contact rows over their Delassus matrix K = C M̃ Cᵀ, with M̃ = M⁻¹ − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)⁺ J M⁻¹

@@ -147,6 +147,8 @@ class LagrangeMethod(Method):
             self.contacts = ContactStage(model, self.table, Detector(model, eps_c), eps_v=contact_eps_v,
                                          max_iter=contact_max_iter, rest_speed=rest_speed, slop=slop,
                                          restitution_rule=restitution_rule, friction_rule=friction_rule)
+        if hasattr(self.solver, "prepare_step"):
+            self.solver.prepare_step(self.eval, self.integrator)
         self.y0 = self.integrator.y0
         """The packed state at the start of the step (the integrator's buffer, which a step taken in one
         kernel fills)."""
@@ -269,6 +271,9 @@ class LagrangeMethod(Method):
 
     def _singular_message(self, s, row):
         t = self.table
+        if not 0 <= row < t.n_rows:          # a body's equations failed (a load that overflows), no row's
+            return (f"step {s.step_count} (t = {s.t:.6g} s): the equations of motion have no finite solution "
+                    f"(a load or velocity is too large); the state was left at the last good step")
         name = t.element_names[t.element[t.row_block[row]]]
         return (f'step {s.step_count} (t = {s.t:.6g} s): the constraint system is singular at "{name}": its rows '
                 f'depend on the other constraints (redundant or conflicting); solver="{self.solver_name}" needs '
