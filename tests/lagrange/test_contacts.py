@@ -205,3 +205,23 @@ def test_a_random_pile_loses_energy_and_comes_to_rest_without_sinking(seed):
     assert np.abs(state.body_vel).max() < 1e-4 and np.abs(state.body_omega).max() < 1e-3
     con = Detector(model, 1e-3).detect(state)
     assert con.count > 0 and -con.distance[:con.count].min() < 1e-3
+
+
+def test_a_box_on_a_kinematic_lift_rides_with_it():
+    """A lift (kinematic, infinite mass) rising at 1 m/s while moving sideways at 0.3 m/s carries a box
+    resting on it by its normal force and static friction: the box keeps its place on the lift."""
+    b = ims.ModelBuilder("lift")
+    b.add_material("m", static_friction=0.5, dynamic_friction=0.5)
+    b.add_body("lift", kinematic=True, shapes=[ims.Box(size=(1.0, 1.0, 0.1))], velocity=(0.3, 0, 1.0),
+               material="m")
+    b.add_body("box", shapes=[ims.Box(size=(0.2, 0.2, 0.2))], mass=1.0, position=(0, 0, 0.15),
+               velocity=(0.3, 0, 1.0), material="m")
+    model, state = b.build()
+    m = ims.make_method("lagrange", model)
+    box, lift = model.body("box"), model.body("lift")
+    for _ in range(int(1.0 / H)):
+        info = m.step(state, H)
+    assert info.n_contacts >= 4
+    assert state.body_pos[lift] == pytest.approx([0.3, 0, 1.0], abs=1e-12)    # the lift is not pushed
+    assert state.body_pos[box] - state.body_pos[lift] == pytest.approx([0, 0, 0.15], abs=1e-6)
+    assert state.body_vel[box] == pytest.approx([0.3, 0, 1.0], abs=1e-6)
