@@ -212,13 +212,14 @@ class LagrangeMethod(Method):
 
     def _separate(self, s, info):
         """Contacts deeper than the slop at the step's end pushed apart, the joints kept (see .contacts).
-        After a step whose contacts carried forces, bodies under joints are put back onto their joints
+        After a step whose contacts carried forces or were pushed apart, bodies under joints are put back
+        onto their joints
         (positions, then velocities): a contact force of one step turns a jointed body within the step
         (ω reversed in a collision), which the Runge–Kutta step follows only to its order; left alone,
         the joint's velocity error of such a step would drift for the ~1/α seconds Baumgarte needs."""
         self._refresh(s)
-        self.contacts.separate(self.eval, s)
-        if self.table.n_rows and info.n_contacts and self.contacts.acted:
+        moved = self.contacts.separate(self.eval, s) > self.contacts.slop
+        if self.table.n_rows and (moved or (info.n_contacts and self.contacts.acted)):
             try:
                 self._project_positions(s)
                 self._project(s)
