@@ -259,3 +259,12 @@ def test_a_chain_falling_onto_the_floor_keeps_its_joints_and_comes_to_rest_on_it
     links = [model.body(f"l{i}") for i in range(3)]
     assert np.abs(state.body_vel[links]).max() < 1e-3
     assert state.body_pos[links[2], 2] == pytest.approx(0.025, abs=1e-4)    # the last link lies on the floor
+
+
+@pytest.mark.parametrize("option", [dict(slop=-1e-3), dict(rest_speed=-1.0), dict(contact_max_iter=0),
+                                    dict(contact_eps_v=0.0)])
+def test_bad_contact_options_are_refused_with_their_name(option):
+    model, _ = ball(0.8, 0.2)
+    name = next(iter(option))
+    with pytest.raises(ValueError, match=name):
+        ims.make_method("lagrange", model, **option)

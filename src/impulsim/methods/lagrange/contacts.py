@@ -225,6 +225,8 @@ class ContactStage:
         if not (self.eps_v > 0 and self.max_iter >= 1):
             raise ValueError(f"contact_eps_v must be positive and contact_max_iter at least 1, got {eps_v!r}, "
                              f"{max_iter!r}")
+        if rest_speed is not None and not (np.isfinite(rest_speed) and rest_speed >= 0):
+            raise ValueError(f"rest_speed must be a non-negative speed [m/s] or None, got {rest_speed!r}")
         self.rest_speed = rest_speed
         self.slop = float(slop)
         self.e_rule = int(parse_rule(restitution_rule, "restitution"))
