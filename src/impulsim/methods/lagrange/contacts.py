@@ -360,8 +360,8 @@ class ContactStage:
         self.prev_impulse[:count] = lam[0::3, None] * n + lam[1::3, None] * t1 + lam[2::3, None] * t2
 
     def _solve_projected(self, ev, ca, cb, cJa, cJb, kind, mu, target, v, lam, holonomic_only):
-        """λ of the contact rows over their Delassus matrix K = C M̃ Cᵀ, with M̃ = M⁻¹ − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)⁺ J M⁻¹
-        the mobility left by the joints' rows J (dense over the model's bodies: for the small systems that
+        """λ of the contact rows over their Delassus matrix K = C M̃ Cᵀ, with
+        M̃ = M⁻¹ − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)⁺ J M⁻¹ the mobility left by the joints' rows J (dense over the model's bodies: for the small systems that
         carry joints and contacts together)."""
         n = self.model.n_bodies
         minv = np.zeros((6 * n, 6 * n))

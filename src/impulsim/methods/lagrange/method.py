@@ -9,18 +9,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from impulsim.contact.default import model_has_contacts
+from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE
 from impulsim.errors import ModelError, SimulationError
 from impulsim.methods.base import Method, StepInfo
 from impulsim.methods.capabilities import IMPACT_LAWS, Capabilities
-from impulsim.contact.default import model_has_contacts
-from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE
 from impulsim.methods.lagrange.constraints import ExtraConstraint
 from impulsim.methods.lagrange.contacts import ContactStage
 from impulsim.methods.lagrange.evaluate import Evaluator, pack, unpack
 from impulsim.methods.lagrange.forces import bind_all
 from impulsim.methods.lagrange.integrators import RungeKutta, normalize_quaternions
 from impulsim.methods.lagrange.kinds import VELOCITY_LEVEL
-from impulsim.methods.lagrange.limits import _displace as displace, apply_limits
+from impulsim.methods.lagrange.limits import _displace as displace
+from impulsim.methods.lagrange.limits import apply_limits
 from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
 from impulsim.methods.lagrange.system import block_residuals, constraint_loads
 from impulsim.methods.lagrange.table import build_table, check_extras
