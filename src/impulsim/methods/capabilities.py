@@ -253,13 +253,14 @@ A method given a model element or option it does not honour refuses it when it i
 `UnsupportedFeatureError` that names the element and the methods that honour it:
 
 ```
-method 'lagrange' does not honour contacts (impact laws): shapes of "floor" and "ball" may collide
-(methods that do: featherstone, impulse, moreau); or pass ignore=('contacts',) to run without them
+method 'moreau_minimal' does not honour contacts (impact laws): shapes of "floor" and "ball" may collide
+(methods that do: featherstone, impulse, lagrange, moreau); or pass ignore=('contacts',) to run without them
 ```
 
-Contacts and joint limits may be dropped on request: `make_method("lagrange", model, ignore=("contacts",))`
-warns once and then reports the dropped elements in every step's `StepInfo.ignored`
-(`{"contacts": 2}`). Nothing else is ever dropped.
+Contacts and joint limits may be dropped on request where a method does not honour them:
+`make_method(name, model, ignore=("contacts",))` warns once and then reports the dropped elements in every
+step's `StepInfo.ignored` (`{"contacts": 2}`). Nothing else is ever dropped. A method that honours contacts
+runs without them when given `contacts=False`.
 
 """
 

@@ -9,14 +9,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from impulsim.contact.default import model_has_contacts
+from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE
 from impulsim.errors import ModelError, SimulationError
 from impulsim.methods.base import Method, StepInfo
-from impulsim.methods.capabilities import Capabilities
+from impulsim.methods.capabilities import IMPACT_LAWS, Capabilities
 from impulsim.methods.lagrange.constraints import ExtraConstraint
+from impulsim.methods.lagrange.contacts import ContactStage
 from impulsim.methods.lagrange.evaluate import Evaluator, pack, unpack
 from impulsim.methods.lagrange.forces import bind_all
 from impulsim.methods.lagrange.integrators import RungeKutta, normalize_quaternions
 from impulsim.methods.lagrange.kinds import VELOCITY_LEVEL
+from impulsim.methods.lagrange.limits import _displace as displace
 from impulsim.methods.lagrange.limits import apply_limits
 from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
 from impulsim.methods.lagrange.system import block_residuals, constraint_loads
@@ -62,7 +66,8 @@ class LagrangeMethod(Method):
     joints, springs, motors, PID servos, user forces, closed loops (found automatically), redundant and
     conflicting constraints (with the SVD solvers), and Wagner's extra constraints and force elements
     passed in ``constraints`` and ``forces`` (see :mod:`.constraints`, :mod:`.forces`).
-    Contacts and collisions are not handled.
+    Contacts (collisions with Newton's restitution, resting contacts, Coulomb friction) by impulses held
+    as forces over each step, solved together with the joints (see :mod:`.contacts`).
 
     Options
     -------
@@ -80,6 +85,15 @@ class LagrangeMethod(Method):
         RadialField), evaluated at every integrator stage.
     eps_d, eps_v : bounds on the position [m, rad] and velocity [m/s, rad/s] constraint errors that
         ``StepInfo.converged_pos/vel`` report against after each step (the method does not iterate).
+    contacts : resolve contacts found by the collision Detector. Default: on when shapes of bodies that no
+        chain of joints connects may collide (see contact.default); True also detects self-collisions;
+        False runs without contacts.
+    restitution : impact law of the contacts: only "newton" (u_n⁺ = −e u_n⁻); "poisson" and "stronge"
+        are refused.
+    eps_c : contact tolerance of the Detector [m]. slop : penetration [m] left uncorrected.
+    rest_speed : approach speed [m/s] below which a contact gets no restitution (default 2 |g| h).
+    contact_eps_v, contact_max_iter : stop criterion [m/s] and sweeps at most of the contacts' Gauss–Seidel.
+    restitution_rule, friction_rule : how the coefficients of two materials combine (contact.materials).
     consistent_start : before the first step of a run (``state.step_count == 0``) project the velocities
         onto the velocity constraints (:meth:`project_velocities`), as for a DAE's consistent initial
         values; otherwise Baumgarte removes an initial velocity error over ~5/α … 10/α seconds.
@@ -88,13 +102,20 @@ class LagrangeMethod(Method):
     name = "lagrange"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
     capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, constraints=True,
-                                force_elements=True, limits=True)
+                                force_elements=True, limits=True, contacts=("newton",))
 
     def __init__(self, model, *, solver: str = "baraff", integrator: str = "rk4",
                  stabilization: str = "baumgarte", alpha: float = 5.0, gamma: float = 1.0, svd_tol: float = 1e-9,
                  tolerance: float = 1e-8, constraints=(), forces=(), eps_d: float = 1e-6, eps_v: float = 1e-6,
-                 consistent_start: bool = False, contacts: bool | None = None, ignore=()):
-        super().__init__(model, ignore=ignore, contacts=contacts, constraints=constraints, forces=forces)
+                 consistent_start: bool = False, contacts: bool | None = None, restitution: str = "newton",
+                 eps_c: float = 1e-3, slop: float = 1e-4, rest_speed=None, contact_eps_v: float = 1e-6,
+                 contact_max_iter: int = 100, restitution_rule=DEFAULT_RESTITUTION_RULE,
+                 friction_rule=DEFAULT_FRICTION_RULE, ignore=()):
+        super().__init__(model, ignore=ignore, contacts=contacts, constraints=constraints, forces=forces,
+                         restitution=restitution)
+        if str(restitution).lower() not in IMPACT_LAWS:
+            raise ValueError(f"unknown restitution law {restitution!r} (use one of: {', '.join(IMPACT_LAWS)}; "
+                             f"the Lagrange method honours newton)")
         self._check_options(stabilization, alpha, gamma, svd_tol, eps_d, eps_v)
         self.extras = list(constraints)
         for c in self.extras:
@@ -117,6 +138,18 @@ class LagrangeMethod(Method):
         self.consistent_start = bool(consistent_start)
         self.lam_start = np.zeros(self.table.n_rows)
         """λ per row at the start of the last step [N, N m or N s/m per unit row]."""
+        self.contacts = None
+        """The contact stage (None: the model runs without contacts)."""
+        use = model_has_contacts(model) if contacts is None else bool(contacts)
+        if use and "contacts" not in self.ignored:
+            from impulsim.collision import Detector
+            if not (np.isfinite(slop) and slop >= 0):
+                raise ValueError(f"slop must be a non-negative distance, got {slop!r}")
+            self.contacts = ContactStage(model, self.table, Detector(model, eps_c), eps_v=contact_eps_v,
+                                         max_iter=contact_max_iter, rest_speed=rest_speed, slop=slop,
+                                         restitution_rule=restitution_rule, friction_rule=friction_rule)
+        if hasattr(self.solver, "prepare_step"):
+            self.solver.prepare_step(self.eval, self.integrator)
         self.y0 = self.integrator.y0
         """The packed state at the start of the step (the integrator's buffer, which a step taken in one
         kernel fills)."""
@@ -138,6 +171,8 @@ class LagrangeMethod(Method):
         if self.consistent_start and s.step_count == 0:
             self.project_velocities(s)
         ev.begin_step(s, h)
+        if self.contacts is not None:
+            self._contact_forces(s, h, info)
         try:
             if ev.whole_step_in_one_kernel and not self.integrator.adaptive:
                 ev.runge_kutta_step(self.integrator, s, h, self.lam_start)
@@ -147,9 +182,65 @@ class LagrangeMethod(Method):
             raise SimulationError(self._singular_message(s, exc.row)) from None
         s.t += h
         s.step_count += 1
+        if self.contacts is not None:
+            self._separate(s, info)
         if self.model.n_limits and "limits" not in self.ignored:
             self._stops(s)
         self._report(s, info)
+
+    def _refresh(self, s):
+        """World inertias and joint rows at ``s``."""
+        from impulsim.methods.lagrange.system import world_inertia
+        ev, m = self.eval, self.model
+        world_inertia(s.body_quat, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, ev.Iw, ev.Iw_inv)
+        ev.rows(s.t, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+
+    def _contact_forces(self, s, h, info):
+        """Contact impulses of this step held as forces over it (see .contacts), from the velocities the
+        step would end with under the joints alone, v + h v̇ (one more evaluation at the step's start, only
+        in steps with contacts)."""
+        ev, n = self.eval, self.model.n_bodies
+
+        def end_velocities():
+            out = np.empty(13 * n)
+            ev.derivative(s.t, pack(s), out)
+            _, _, acc, alpha = unpack(out, n)
+            v_end = np.hstack([s.body_vel + h * acc, s.body_omega + h * alpha])
+            self._refresh(s)
+            return v_end
+        self.contacts.hold_contact_forces(ev, s, h, end_velocities, info)
+        info.iters_collision = self.contacts.sweeps
+
+    def _separate(self, s, info):
+        """Contacts deeper than the slop at the step's end pushed apart, the joints kept (see .contacts).
+        After a step whose contacts carried forces or were pushed apart, bodies under joints are put back
+        onto their joints
+        (positions, then velocities): a contact force of one step turns a jointed body within the step
+        (ω reversed in a collision), which the Runge–Kutta step follows only to its order; left alone,
+        the joint's velocity error of such a step would drift for the ~1/α seconds Baumgarte needs."""
+        self._refresh(s)
+        moved = self.contacts.separate(self.eval, s) > self.contacts.slop
+        if self.table.n_rows and (moved or (info.n_contacts and self.contacts.acted)):
+            try:
+                self._project_positions(s)
+                self._project(s)
+            except SingularSystem as exc:
+                raise SimulationError(self._singular_message(s, exc.row)) from None
+
+    POSITION_PROJECTIONS = 2
+    """Gauss–Newton projections of the positions onto the joints after a step with contact forces."""
+
+    def _project_positions(self, s):
+        """Δq = M⁻¹ Jᵀ μ with J M⁻¹ Jᵀ μ = −C on the holonomic rows (Gauss–Newton onto C = 0)."""
+        ev = self.eval
+        velocity_row = self.table.row_velocity.astype(bool)
+        for _ in range(self.POSITION_PROJECTIONS):
+            self._refresh(s)
+            ev.force[...] = 0.0
+            ev.a0[...] = 0.0
+            ev.cp[...] = np.where(velocity_row, 0.0, ev.row_C)
+            self.solver.solve(ev)
+            displace(s, ev.acc6 * (1.0 - self.model.body_static)[:, None])
 
     def _stops(self, s):
         """Joint limits reached at the end of the step: impulses and displacements (see .limits)."""
@@ -182,6 +273,9 @@ class LagrangeMethod(Method):
 
     def _singular_message(self, s, row):
         t = self.table
+        if not 0 <= row < t.n_rows:          # a body's equations failed (a load that overflows), no row's
+            return (f"step {s.step_count} (t = {s.t:.6g} s): the equations of motion have no finite solution "
+                    f"(a load or velocity is too large); the state was left at the last good step")
         name = t.element_names[t.element[t.row_block[row]]]
         return (f'step {s.step_count} (t = {s.t:.6g} s): the constraint system is singular at "{name}": its rows '
                 f'depend on the other constraints (redundant or conflicting); solver="{self.solver_name}" needs '

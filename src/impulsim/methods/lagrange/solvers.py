@@ -108,7 +108,17 @@ class BaraffSolver:
         """Advance the motion of ``state`` by h with the fixed-step integrator ``rk`` in one kernel
         (:func:`.fused.baraff_runge_kutta_step`); only for models without secondary rows (see
         :attr:`.Evaluator.whole_step_in_one_kernel`). Rows and forces of the last stage are left in ``ev``."""
-        if self._step_args is None:     # the buffers the kernel works on never change: gather them once
+        self.prepare_step(ev, rk)
+        bad = baraff_runge_kutta_step(rk.a, rk.b, h, ev.alpha, ev.beta, state.body_pos, state.body_quat,
+                                      state.body_vel, state.body_omega, *self._step_args, lam_start)
+        if bad >= 0:
+            raise SingularSystem(self._first_row(bad))
+        rk.count_one_step()
+
+    def prepare_step(self, ev, rk) -> None:
+        """Gather the buffers the one-kernel step works on (they never change), once; done when the method
+        is made, so that a fresh method's memory has the same parts as one that has stepped."""
+        if self._step_args is None:
             f, t, m = self.forest, ev.table, ev.model
             self._step_args = (
                 m.body_static, m.body_inv_mass, m.body_inertia, m.body_inv_inertia, t.kind, t.a, t.b, t.anchor_a,
@@ -118,11 +128,6 @@ class BaraffSolver:
                 ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd,
                 ev.cp, self.Q, self.Y, self.node_form, self.x, self.work, ev.acc6, ev.lam, rk.k, rk.tmp, rk.y0,
                 rk.out)
-        bad = baraff_runge_kutta_step(rk.a, rk.b, h, ev.alpha, ev.beta, state.body_pos, state.body_quat,
-                                      state.body_vel, state.body_omega, *self._step_args, lam_start)
-        if bad >= 0:
-            raise SingularSystem(self._first_row(bad))
-        rk.count_one_step()
 
     def _first_row(self, node):
         f = self.forest
