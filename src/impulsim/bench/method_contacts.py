@@ -38,8 +38,6 @@ IMPACT_SPEED = math.sqrt(2.0 * G * DROP)    # v_1, the first (fastest) impact [m
 MOREAU_E_A = 1e-9
 """Moreau's absolute percussion tolerance [N s] here: its default 1e-4 N s lets the 1 kg box creep at
 1e-4 m/s once it sticks (see methods/moreau/benchmark.py)."""
-NO_CONTACTS = {"lagrange": "no contact model (shapes are ignored: the box falls through the plane)"}
-"""Registered methods without contact handling, and what the table says about them."""
 
 
 def contact_methods() -> list[tuple[str, object]]:
@@ -48,7 +46,8 @@ def contact_methods() -> list[tuple[str, object]]:
             ("impulse LGS", lambda m: make("impulse", m, solver="lgs")),
             ("Featherstone rk4", lambda m: make("featherstone", m)),
             ("Featherstone euler", lambda m: make("featherstone", m, integrator="euler")),
-            ("Moreau", lambda m: make("moreau", m, e_a=MOREAU_E_A))]
+            ("Moreau", lambda m: make("moreau", m, e_a=MOREAU_E_A)),
+            ("Lagrange", lambda m: make("lagrange", m))]
 
 
 def timed_steps(method, state, h, n, record=None):
@@ -126,11 +125,9 @@ def contact_records(quick: bool = False) -> list[dict]:
     """Rows of every contact-capable method at each step, then a row for each method without contacts."""
     steps = (5e-3, 1e-3) if quick else (5e-3, 2e-3, 1e-3)
     records = [method_record(label, factory, h) for h in steps for label, factory in contact_methods()]
-    covered = {"impulse", "featherstone", "moreau"}
+    covered = {"impulse", "featherstone", "moreau", "lagrange"}
     for name in ims.METHODS:
-        if name in NO_CONTACTS:
-            records.append({"table": "contact scenes", "method": name, "physics": NO_CONTACTS[name]})
-        elif name not in covered:
+        if name not in covered:
             records.append(_other_method(name))
     return records
 

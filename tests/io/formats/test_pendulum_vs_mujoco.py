@@ -18,10 +18,9 @@ from impulsim.io.formats import load_model_file  # noqa: E402
 from tests.io.formats.sources import DATA  # noqa: E402
 
 H, DURATION = 1e-3, 1.0
-# contacts off on both sides (the files' floors are never reached; Lagrange's method has no contacts and runs
-# without them only when asked)
+# contacts off on both sides (the files' floors are never reached)
 TIGHT = {"impulse": dict(solver="lgs", eps_d=1e-12, eps_v=1e-12, contacts=False),
-         "lagrange": dict(eps_d=1e-12, eps_v=1e-12, ignore=("contacts",)),
+         "lagrange": dict(eps_d=1e-12, eps_v=1e-12, contacts=False),
          "featherstone": dict(eps_d=1e-12, eps_v=1e-12)}
 FILES = ["pendulum.urdf", "pendulum.xml", "double_pendulum.urdf", "double_pendulum.xml"]
 def _runs(name, method):
