@@ -6,14 +6,18 @@ from pathlib import Path
 import numpy as np
 
 from impulsim.io import load_scene
+from impulsim.methods import METHODS
+from impulsim.methods.capabilities import capabilities_of
 from impulsim.methods.memory import method_memory
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
 CONTACT_SCENE = EXAMPLES / "falling_boxes.yaml"
 CHAIN_SCENE = EXAMPLES / "double_pendulum.yaml"
 
-CONTACT_METHODS = ("impulse", "featherstone", "moreau")
-"""Methods that handle contacts (the others refuse or ignore shapes)."""
+CONTACT_METHODS = tuple(sorted(name for name, cls in METHODS.items()
+                               if getattr(capabilities_of(cls), "contacts", ())))
+"""Methods that handle contacts, from their capability declarations (the others refuse shapes)."""
 
 JOINT_METHODS = {
     "impulse-iterative": ("impulse", {"solver": "iterative"}),
