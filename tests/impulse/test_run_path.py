@@ -11,6 +11,13 @@ from impulsim.methods import RunInfo
 from tests.impulse.random_models import random_model
 
 MOTION = ("body_pos", "body_quat", "body_vel", "body_omega")
+
+
+@pytest.fixture(autouse=True)
+def always_compiled(monkeypatch):
+    """These tests are of the compiled loop: take it for every run, however short (see loop_ready)."""
+    from impulsim.methods.impulse import run_path
+    monkeypatch.setattr(run_path, "COMPILE_PAYS_STEPS", 0)
 TREE_KINDS = ("ball", "hinge", "universal", "slider", "cylindrical", "fixed")
 
 
@@ -273,3 +280,13 @@ def test_the_run_command_loop_reports_a_failed_step_and_keeps_the_good_ones():
     result = runner.run(sim, 0.5, None, every=4)
     assert isinstance(result.error, SimulationError) and "step 10 " in str(result.error)
     assert result.steps == 10 == sim.state.step_count and len(result.step_times) == 10
+
+
+def test_short_runs_wait_for_a_compiled_loop_and_long_runs_compile_it(monkeypatch):
+    from impulsim.methods.impulse import run_kernels, run_path
+    monkeypatch.setattr(run_path, "COMPILE_PAYS_STEPS", 1000)
+    assert run_path.loop_ready("lgs", 1000)                        # long enough to earn its compile
+    # shorter: only a loop compiled already (here by the tests above, or found in Numba's cache)
+    compiled = bool(run_kernels.lgs_run.overloads)
+    cached = run_path.os.path.exists(run_kernels.lgs_run._cache._cache_file._index_path)
+    assert run_path.loop_ready("lgs", 10) == (compiled or cached)

@@ -178,7 +178,7 @@ class ImpulseMethod(Method, ContactCoupling):
 
     def _run_steps(self, state, h, n, iters):
         path = compiled_run.compiled_path(self)
-        if path is None:
+        if path is None or n < 1 or not compiled_run.loop_ready(path, n):
             return super()._run_steps(state, h, n, iters)
         return compiled_run.run_compiled(self, path, state, h, n, iters)
 
