@@ -283,7 +283,19 @@ def run_task(task: WarmupTask) -> None:
     sim = scene.simulation(method=task.method, **dict(task.options))
     for _ in range(task.steps):
         sim.step()
-    sim.run_steps(1)          # Method.run's compiled loop, where the method has one (impulse, iterative)
+    _compile_run_loop(sim)
+
+
+def _compile_run_loop(sim) -> None:
+    """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative); a
+    short run would otherwise step in Python until the loop is compiled (see run_path.loop_ready)."""
+    from impulsim.methods.impulse import run_path
+    saved = run_path.COMPILE_PAYS_STEPS
+    run_path.COMPILE_PAYS_STEPS = 0
+    try:
+        sim.run_steps(1)
+    finally:
+        run_path.COMPILE_PAYS_STEPS = saved
 
 
 def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, float], None]] = None) -> dict:
