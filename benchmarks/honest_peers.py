@@ -46,7 +46,7 @@ SCENES = {
     # xml, impulsim scene and method, step, window for the scan, rest bodies (MuJoCo body ids), budget [s]
     "funnel": dict(xml=C.funnel_mjcf, build=lambda: S.funnel(),
                    method=lambda m: C.make_method(m, S.FUNNEL_SETTINGS, **S.FUNNEL_SOLVER),
-                   h=S.FUNNEL_H, window=100, seconds=S.FUNNEL_DURATION, budget=12.0),
+                   h=S.FUNNEL_H, window=30, seconds=S.FUNNEL_DURATION, budget=4.0),
     "wall": dict(xml=C.wall_mjcf, build=lambda: S.wall(),
                  method=lambda m: C.make_method(m, S.WALL_SETTINGS, **{**S.WALL_SOLVER,
                                                                        "shock_propagation": S.WALL_SHOCK_ITERATIONS}),
@@ -58,6 +58,18 @@ SCENES = {
 
 def _n_free(name):
     return {"funnel": S.FUNNEL_CUBES, "wall": len(S.wall_rows()), "heap": 55}[name]
+
+
+def funnel_configs():
+    """The funnel's reduced scan (6000 degrees of freedom; on the shared machine the full grid would take
+    hours): the default; Newton with 30 and 10 iterations; every CG and PGS configuration with the sparse
+    Jacobian (auto is sparse here), islands on and off for CG; one dense configuration (CG 30), which shows
+    what dense costs at this size."""
+    out = [MC.DEFAULT, MC.Config("Newton", 30, "pyramidal", "sparse"), MC.Config("Newton", 10, "pyramidal", "sparse")]
+    out += [MC.Config("CG", it, cone, "sparse", isl) for it in MC.ITERATIONS for cone in MC.CONES
+            for isl in (True, False)]
+    out += [MC.Config("PGS", it, cone, "sparse") for it in MC.ITERATIONS for cone in MC.CONES]
+    return out + [MC.Config("CG", 30, "pyramidal", "dense")]
 
 
 def scan_scene(name, progress=True):
@@ -76,7 +88,11 @@ def scan_scene(name, progress=True):
     say = (lambda r: print(f"  {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "
                            f"drift {r.drift:.3g}, {r.steps} steps, stable {r.stable}", file=sys.stderr,
                            flush=True)) if progress else None
-    results = MC.scan(xml, sc["window"], start=start, rest_bodies=rest, budget_s=sc["budget"], progress=say)
+    configs, warmup = MC.configurations(), 2
+    if name == "funnel":
+        configs, warmup = funnel_configs(), 1
+    results = MC.scan(xml, sc["window"], configs=configs, start=start, rest_bodies=rest, budget_s=sc["budget"],
+                      progress=say, warmup=warmup)
     return results, MC.best_reasonable(results), where
 
 
