@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -195,6 +196,27 @@ def table(records) -> str:
     return "\n".join(lines)
 
 
+LOG_LINE = re.compile(r"^  (\w+) (.+) h=([\d.e+-]+): error ([\w.+-]+) m, ([\w.+-]+) s CPU per s \(load ([\d.]+)\)")
+REF_LINE = re.compile(r"^(\w+): reference .* differs by ([\d.e+-]+) m")
+
+
+def records_from_log(path):
+    """The records of a run rebuilt from its progress lines on stderr (one line per run, as printed by
+    measure): a run cut short still gives its table and plot."""
+    out, floor = [], {}
+    for line in open(path):
+        m = REF_LINE.match(line)
+        if m:
+            floor[m.group(1)] = float(m.group(2))
+            continue
+        m = LOG_LINE.match(line)
+        if m:
+            out.append(dict(scene=m.group(1), method=m.group(2), h=float(m.group(3)), error_m=float(m.group(4)),
+                            cpu_s_per_s=float(m.group(5)), ref_floor_m=floor.get(m.group(1), float("nan")),
+                            load=float(m.group(6))))
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scenes", default="chain,tree")
@@ -202,8 +224,10 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="every other step size")
     p.add_argument("--json", default=None)
     p.add_argument("--plot", default=None)
+    p.add_argument("--from-log", default=None, help="rebuild table and plot from a run's stderr instead of running")
     a = p.parse_args(argv)
-    records = measure(a.scenes.split(","), a.methods.split(","), a.quick)
+    records = (records_from_log(a.from_log) if a.from_log
+               else measure(a.scenes.split(","), a.methods.split(","), a.quick))
     print(table(records))
     if a.json:
         with open(a.json, "w") as f:

@@ -96,6 +96,29 @@ def scan_scene(name, progress=True):
     return results, MC.best_reasonable(results), where
 
 
+def _result_of(row) -> MC.Result:
+    parts = [x.strip() for x in row["config"].split(",")]
+    solver, it = parts[0].split()[:2]
+    cfg = MC.Config(solver, int(it), parts[1], parts[2], "no islands" not in parts)
+    return MC.Result(**{**row, "config": cfg})
+
+
+def confirm_scene(name, scan_json, seconds=None):
+    """The scan's acceptable configurations, fastest first, over the scene's whole run (``seconds``, default
+    the scene's) from its initial state, until one keeps the scan's bound throughout (MC.confirm)."""
+    sc = SCENES[name]
+    rec = next(r for r in json.load(open(scan_json)) if r["scene"] == name)
+    results = [_result_of(row) for row in rec["results"]]
+    default = next(r for r in results if r.config == MC.DEFAULT)
+    steps = int(round((seconds or sc["seconds"]) / sc["h"]))
+    count = (lambda m, d: int((d.xpos[1:, 2] < S.FUNNEL_OUTLET_Z).sum())) if name == "funnel" else None
+    say = lambda r: print(f"  long run {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "   # noqa: E731
+                          f"count {r.count}, stable {r.stable}", file=sys.stderr, flush=True)
+    best, checked = MC.confirm(sc["xml"](), results, default, steps, count=count, progress=say)
+    return dict(scene=name, steps=steps, bound=MC.quality_bound(default), load=os.getloadavg(),
+                confirmed=best.config.label if best else None, checked=[r.row() for r in checked])
+
+
 class MujocoProbe:
     """MuJoCo's collision stage on impulsim's poses: the largest penetration among the same geometry."""
 
@@ -200,12 +223,13 @@ def paired(name, seconds, block=100, probe=5, config=None):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=("scan", "paired"))
+    p.add_argument("what", choices=("scan", "confirm", "paired"))
     p.add_argument("scenes", nargs="*", default=list(SCENES))
     p.add_argument("--seconds", type=float, default=None, help="paired: simulated seconds (default: the scene's)")
     p.add_argument("--block", type=int, default=100)
     p.add_argument("--config", default=None, help="paired: 'default' for MuJoCo's defaults")
     p.add_argument("--json", default=None)
+    p.add_argument("--scan-json", default=None, help="confirm: the scan's records (default: benchmarks/results/peers)")
     a = p.parse_args(argv)
     records = []
     for name in a.scenes:
@@ -220,6 +244,10 @@ def main(argv=None):
             records.append(dict(scene=name, start=where, window=SCENES[name]["window"], chosen=best.config.label,
                                 bound=dict(penetration=pen, drift=drift), load=os.getloadavg(),
                                 results=[r.row() for r in results]))
+        elif a.what == "confirm":
+            r = confirm_scene(name, a.scan_json or f"benchmarks/results/peers/scan_{name}.json", a.seconds)
+            print(json.dumps(r, default=str))
+            records.append(r)
         else:
             cfg = MC.DEFAULT if a.config == "default" else None
             r = paired(name, a.seconds or SCENES[name]["seconds"], a.block, config=cfg)

@@ -94,3 +94,19 @@ def test_rest_drift_and_a_common_start():
     results = MC.scan(xml, 50, configs=cfgs, start=s, rest_bodies=np.arange(1, 5))
     for r in results:
         assert r.stable and r.drift < 1e-3
+
+
+def test_confirm_rejects_what_breaks_the_bound_over_the_long_run():
+    """The long-run check keeps the bound from the scan: with a bound of zero penetration every
+    configuration of a dropped pile fails it, and with the default's own bound the default passes."""
+    xml = _drop_xml()
+    cfgs = [MC.DEFAULT, MC.Config("CG", 10, "pyramidal", "sparse")]
+    results = MC.scan(xml, 50, configs=cfgs)
+    default = results[0]
+    best, checked = MC.confirm(xml, results, default, 150)
+    assert best is not None and best.stable
+    pen, _ = MC.quality_bound(default)
+    assert best.penetration <= pen and best.steps == 148
+    assert checked[-1] is best and all(c.penetration > pen or not c.stable for c in checked[:-1])
+    none, checked = MC.confirm(xml, results, default, 150, factor=0.0, slack=0.0)
+    assert none is None and len(checked) == sum(MC.acceptable(r, default, 0.0, 0.0) for r in results)
