@@ -248,11 +248,12 @@ def _peer(name):
     return MC.Config(*PEER_CONFIGS[name])
 
 
-PEER_CONFIGS = dict(funnel=("CG", 10, "pyramidal", "sparse", False), wall=("Newton", 30, "elliptic", "auto", True),
+PEER_CONFIGS = dict(funnel=("CG", 30, "pyramidal", "sparse", True), wall=("Newton", 30, "elliptic", "auto", True),
                     heap=("Newton", 100, "pyramidal", "auto", False))
 """MuJoCo's options per scene (solver, iterations, cone, Jacobian, islands): the "best reasonable"
-configuration of ``benchmarks/honest_peers.py``'s scan, the fastest whose penetration and rest drift stay
-within twice the defaults' (docs/peers.md). Pass ``config=mujoco_configs.DEFAULT`` for MuJoCo's defaults."""
+configuration of ``benchmarks/honest_peers.py`` (a scan of the options over a window, checked over the whole
+run): the fastest whose penetration and rest drift stay within twice the defaults' (docs/peers.md). Pass
+``config=mujoco_configs.DEFAULT`` for MuJoCo's defaults."""
 
 
 def funnel_mujoco(seconds: float, n_cubes: int = S.FUNNEL_CUBES, budget_s: float = MUJOCO_FUNNEL_BUDGET_S,
