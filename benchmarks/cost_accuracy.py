@@ -217,6 +217,40 @@ def records_from_log(path):
     return out
 
 
+LEVELS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+
+
+def cost_at(records, scene, method, level):
+    """CPU seconds per simulated second at error ``level`` [m], interpolated log-log between the two runs
+    around it; minus the largest step's cost when even that step is more accurate (an upper bound); None
+    when no run reaches the level."""
+    rs = sorted(((r["error_m"], r["cpu_s_per_s"]) for r in records if r["scene"] == scene and r["method"] == method
+                 and np.isfinite(r["error_m"]) and r["error_m"] > 0), reverse=True)
+    for (e0, c0), (e1, c1) in zip(rs, rs[1:]):
+        if e1 <= level <= e0:
+            if e0 == e1:
+                return min(c0, c1)
+            w = (math.log(level) - math.log(e0)) / (math.log(e1) - math.log(e0))
+            return math.exp(math.log(c0) + w * (math.log(c1) - math.log(c0)))
+    if rs and rs[0][0] < level:        # even the largest step is more accurate: its cost bounds it
+        return -rs[0][1]
+    return None
+
+
+def summary(records) -> str:
+    """CPU seconds per simulated second each method needs for an error of 1e-2 … 1e-6 m, per scene."""
+    lines = ["| scene | method | " + " | ".join(f"{x:g} m" for x in LEVELS) + " |",
+             "|---|---|" + "---|" * len(LEVELS)]
+    for scene in sorted({r["scene"] for r in records}):
+        for name in METHODS:
+            cells = [cost_at(records, scene, name, x) for x in LEVELS]
+            if any(c is not None for c in cells):
+                lines.append(f"| {scene} | {name} | " + " | ".join("—" if c is None else (f"≤ {-c:.3g}" if c < 0 else f"{c:.3g}")
+                                                       for c in cells)
+                             + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scenes", default="chain,tree")
@@ -229,6 +263,8 @@ def main(argv=None):
     records = (records_from_log(a.from_log) if a.from_log
                else measure(a.scenes.split(","), a.methods.split(","), a.quick))
     print(table(records))
+    print()
+    print(summary(records))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(records, f, indent=1)
