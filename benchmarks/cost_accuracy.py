@@ -245,9 +245,8 @@ def summary(records) -> str:
         for name in METHODS:
             cells = [cost_at(records, scene, name, x) for x in LEVELS]
             if any(c is not None for c in cells):
-                lines.append(f"| {scene} | {name} | " + " | ".join("—" if c is None else (f"≤ {-c:.3g}" if c < 0 else f"{c:.3g}")
-                                                       for c in cells)
-                             + " |")
+                text = ["—" if c is None else (f"≤ {-c:.3g}" if c < 0 else f"{c:.3g}") for c in cells]
+                lines.append(f"| {scene} | {name} | " + " | ".join(text) + " |")
     return "\n".join(lines)
 
 

@@ -33,7 +33,7 @@ FUNNEL_START_S = 2.0
 FUNNEL_START_CONFIG = MC.Config("CG", 30, "pyramidal", "sparse", True)
 
 
-def _load(): 
+def _load():
     import mujoco
     return mujoco
 
@@ -124,8 +124,9 @@ def confirm_scene(name, scan_json, seconds=None, first=0, checks=None):
         # rest drift: the wall collapses; its drift bound stays the standing wall's)
         default = MC.Result(**{**long.__dict__, "penetration": max(long.penetration, default.penetration),
                                "drift": max(long.drift, default.drift)})
-    say = lambda r: print(f"  long run {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "   # noqa: E731
-                          f"count {r.count}, stable {r.stable}", file=sys.stderr, flush=True)
+    def say(r):
+        print(f"  long run {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, count {r.count}, "
+              f"stable {r.stable}", file=sys.stderr, flush=True)
     best, checked = MC.confirm(sc["xml"](), results, default, steps, count=count, rest_bodies=rest, progress=say,
                                first=first, checks=checks)
     return dict(scene=name, steps=steps, bound=MC.quality_bound(default), load=os.getloadavg(),

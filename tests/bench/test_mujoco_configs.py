@@ -110,3 +110,15 @@ def test_confirm_rejects_what_breaks_the_bound_over_the_long_run():
     assert checked[-1] is best and all(c.penetration > pen or not c.stable for c in checked[:-1])
     none, checked = MC.confirm(xml, results, default, 150, factor=0.0, slack=0.0)
     assert none is None and len(checked) == sum(MC.acceptable(r, default, 0.0, 0.0) for r in results)
+
+
+def test_confirm_with_checks_keeps_the_fastest_passing_over_the_long_run():
+    xml = _drop_xml()
+    cfgs = [MC.DEFAULT, MC.Config("CG", 30, "pyramidal", "sparse"), MC.Config("PGS", 30, "elliptic", "sparse")]
+    results = MC.scan(xml, 50, configs=cfgs)
+    default = results[0]
+    best, checked = MC.confirm(xml, results, default, 120, checks=3)
+    assert len(checked) == sum(MC.acceptable(r, default) for r in results)
+    pen, _ = MC.quality_bound(default)
+    passing = [c for c in checked if c.stable and c.penetration <= pen]
+    assert best is not None and best.cpu_ms == min(c.cpu_ms for c in passing)
