@@ -29,8 +29,9 @@ FUNNEL_THESIS = dict(max_collisions=332, max_contacts=2813, avg_collisions=38, a
 """Table 5.1 (Pentium 4, 3.4 GHz; times without collision detection)."""
 FUNNEL_GOAL_MS = 3.0            # goal: average step, detection included
 MUJOCO_FUNNEL_BUDGET_S = 600.0
-"""Wall-clock cap [s] on MuJoCo's funnel run: with its default solver it takes ~2.6 s per step once the
-cubes reach the funnel (t ≈ 1.5 s), hours for the 8 s; it reports how far it got."""
+"""Wall-clock cap [s] on MuJoCo's funnel run: with its default options (Newton) a step takes ~0.3 s once the
+cubes pile into the funnel, about an hour for the 8 s; the run reports how far it got. With the configuration
+of PEER_CONFIGS it needs a few ms per step and finishes well within the cap."""
 WALL_THESIS_S = dict(shock=91.0, plain=998.0)   # Sec. 5.5.1.2: wall-clock for 5 s [s]
 WALL_GOAL_S = 9.0
 REST_DRIFT_GOAL = 1e-3          # goal: stacks and the wall before the impact [m]
@@ -184,44 +185,102 @@ def _count_below(model, state, z):
     return int((state.body_pos[model.body_inv_mass > 0, 2] < z).sum())
 
 
+def _fmt(v) -> str:
+    return " ".join(f"{x:.12g}" for x in v)
+
+
+def _mjcf(name, h, friction, geoms, bodies, memory) -> str:
+    """An MJCF scene: ground plane, static ``geoms`` and ``bodies`` (lines), one friction coefficient μ for
+    every contact (MuJoCo takes the larger of two geoms' values; its torsional and rolling friction are off
+    with the default condim 3). Solver options are left at MuJoCo's defaults: :mod:`mujoco_configs` sets
+    them on the compiled model. ``memory``: MuJoCo's arena (``<size memory>``), large enough for the dense
+    Jacobian and PGS's dense matrix of the scene's fullest step (the arena MuJoCo sizes by itself overflows
+    there); its size does not change the time of a step."""
+    return "\n".join([f'<mujoco model="{name}">', f'<size memory="{memory}"/>', f'<option timestep="{h}"/>',
+                      f'<default><geom friction="{friction:g} 0.005 0.0001"/></default>', "<worldbody>",
+                      '<geom type="plane" size="0 0 1"/>', *geoms, *bodies, "</worldbody>", "</mujoco>"])
+
+
+def _box_body(centre, size, mass) -> str:
+    return (f'<body pos="{_fmt(centre)}"><freejoint/><geom type="box" size="{_fmt(0.5 * np.asarray(size))}" '
+            f'mass="{mass:g}"/></body>')
+
+
 def funnel_mjcf(n_cubes: int = S.FUNNEL_CUBES) -> str:
-    """The funnel scene for MuJoCo: same geometry, masses, friction (μ = 0.05; MuJoCo takes the larger of
-    two geoms' values) and step; MuJoCo's soft contacts have no coefficient of restitution."""
-    fmt = lambda v: " ".join(f"{x:.12g}" for x in v)       # noqa: E731
-    cube = fmt([0.5 * S.FUNNEL_CUBE] * 3)
-    lines = ['<mujoco model="funnel">', f'<option timestep="{S.FUNNEL_H}"/>',
-             f'<default><geom friction="{S.FUNNEL_MU} 0.005 0.0001"/></default>', "<worldbody>",
-             '<geom type="plane" size="0 0 1"/>']
+    """The funnel scene for MuJoCo: same geometry, masses, friction (μ = 0.05) and step; MuJoCo's soft
+    contacts have no coefficient of restitution (ours: e = 0.8). Body i + 1 is cube i."""
+    plates = []
     for side in range(4):
         pos, quat = S.funnel_plate_pose(side)
-        lines.append(f'<geom type="box" size="{fmt(0.5 * S.funnel_plate_size())}" pos="{fmt(pos)}" '
-                     f'quat="{fmt(quat)}"/>')
-    for centre in S.drop_grid(n_cubes):
-        lines.append(f'<body pos="{fmt(centre)}"><freejoint/><geom type="box" size="{cube}" '
-                     f'mass="{S.FUNNEL_CUBE_MASS:g}"/></body>')
-    lines += ["</worldbody>", "</mujoco>"]
-    return "\n".join(lines)
+        plates.append(f'<geom type="box" size="{_fmt(0.5 * S.funnel_plate_size())}" pos="{_fmt(pos)}" '
+                      f'quat="{_fmt(quat)}"/>')
+    cubes = [_box_body(c, [S.FUNNEL_CUBE] * 3, S.FUNNEL_CUBE_MASS) for c in S.drop_grid(n_cubes)]
+    return _mjcf("funnel", S.FUNNEL_H, S.FUNNEL_MU, plates, cubes, "3G")
 
 
-def funnel_mujoco(seconds: float, n_cubes: int = S.FUNNEL_CUBES, budget_s: float = MUJOCO_FUNNEL_BUDGET_S) -> dict:
-    """MuJoCo on the same funnel in this process: average and largest step time [ms], contact counts, and
-    the simulated time it reached [s] (less than ``seconds`` if it ran out of its wall-clock budget)."""
+def wall_mjcf(rows: int = S.WALL_ROWS, long_row: int = S.WALL_LONG_ROW) -> str:
+    """The wall for MuJoCo: the same stones, masses and step, and the 10 kg ball on a massless 6 m rod hinged
+    at the same pivot (the last body). One friction coefficient: the thesis's static μ = 0.2 (ours has
+    μ_s = 0.2, μ_d = 0.1); no restitution (ours: e = 0.1). Bodies 1 … n are the stones."""
+    stones = [_box_body((x, 0.0, (row + 0.5) * S.WALL_STONE[2]), S.WALL_STONE, S.WALL_STONE_MASS)
+              for x, row in S.wall_rows(rows, long_row)]
+    pivot = np.array([0.0, -(0.5 * S.WALL_STONE[1] + S.WALL_BALL_RADIUS) + S.WALL_REACH, S.WALL_PIVOT_Z])
+    centre = pivot + S.WALL_ROPE * np.array([0.0, -np.sin(S.WALL_RELEASE), -np.cos(S.WALL_RELEASE)])
+    ball = (f'<body pos="{_fmt(centre)}"><joint type="hinge" axis="1 0 0" pos="{_fmt(pivot - centre)}"/>'
+            f'<geom type="sphere" size="{S.WALL_BALL_RADIUS:g}" mass="{S.WALL_BALL_MASS:g}"/></body>')
+    return _mjcf("wall", S.WALL_H, S.WALL_MU_S, [], stones + [ball], "1500M")
+
+
+def heap_mjcf(n_base: int = 10) -> str:
+    """The resting heap (the stacking benchmark's pyramid of 55 unit cubes, 1 kg, μ = 0.5, h = 10 ms) for
+    MuJoCo. Body i + 1 is box i."""
+    boxes = []
+    for row in range(n_base):
+        for i in range(n_base - row):
+            x = (i - 0.5 * (n_base - row - 1)) * S.STACK_BOX
+            boxes.append(_box_body((x, 0.0, (row + 0.5) * S.STACK_BOX), [S.STACK_BOX] * 3, S.STACK_MASS))
+    return _mjcf("heap", S.STACK_H, 2 * S.STACK_FRICTION, [], boxes, "256M")
+
+
+def _peer(name):
+    """The MuJoCo configuration chosen for a scene by the scan (docs/peers.md)."""
+    from impulsim.bench import mujoco_configs as MC
+    return MC.Config(*PEER_CONFIGS[name])
+
+
+PEER_CONFIGS = dict(funnel=("CG", 30, "pyramidal", "sparse", True), wall=("Newton", 30, "elliptic", "auto", True),
+                    heap=("Newton", 100, "pyramidal", "auto", False))
+"""MuJoCo's options per scene (solver, iterations, cone, Jacobian, islands): the "best reasonable"
+configuration of ``benchmarks/honest_peers.py`` (a scan of the options over a window, checked over the whole
+run): the fastest whose penetration and rest drift stay within twice the defaults' (docs/peers.md). Pass
+``config=mujoco_configs.DEFAULT`` for MuJoCo's defaults."""
+
+
+def funnel_mujoco(seconds: float, n_cubes: int = S.FUNNEL_CUBES, budget_s: float = MUJOCO_FUNNEL_BUDGET_S,
+                  config=None) -> dict:
+    """MuJoCo on the same funnel in this process, with ``config`` (default: the scan's choice for the
+    funnel, PEER_CONFIGS): average and largest step time [ms], contact counts, largest penetration [m],
+    cubes below the outlet, the simulated time it reached [s] (less than ``seconds`` if it ran out of its
+    wall-clock budget) and the configuration's label."""
     import mujoco
-    m = mujoco.MjModel.from_xml_string(funnel_mjcf(n_cubes))
-    d = mujoco.MjData(m)
-    times, ncon = [], []
+    from impulsim.bench import mujoco_configs as MC
+    config = config or _peer("funnel")
+    m, d = MC.load(funnel_mjcf(n_cubes), config)
+    times, ncon, pen = [], [], 0.0
     start = time.perf_counter()
     for _ in range(int(round(seconds / S.FUNNEL_H))):
         t = time.perf_counter()
         mujoco.mj_step(m, d)
         times.append(time.perf_counter() - t)
         ncon.append(d.ncon)
+        pen = max(pen, MC.penetration(d))
         if t - start > budget_s:
             break
     z = d.xpos[1:, 2]
     return dict(avg_step_ms=_ms(np.mean(times)), max_step_ms=_ms(np.max(times)), avg_contacts=float(np.mean(ncon)),
                 max_contacts=int(np.max(ncon)), below_rim=int((z < S.FUNNEL_OUTLET_Z).sum()),
-                reached_s=float(d.time))
+                reached_s=float(d.time), max_penetration=pen, config=config.label,
+                stable=not MC.warning_counts(d) and bool(np.isfinite(d.qpos).all()))
 
 
 def funnel_records(quick):
@@ -239,7 +298,8 @@ def funnel_records(quick):
                             impulsim=ours[f"{agg}_{key}"], thesis=FUNNEL_THESIS[f"{agg}_{key}"], goal="", met="",
                             note="without detection, as the thesis"))
     note = "detection included; "
-    note += (f"MuJoCo {peer['avg_step_ms']:.3g} ms/step on the same scene{_reached(peer, seconds)}, ratio "
+    note += (f"MuJoCo ({peer['config']}) {peer['avg_step_ms']:.3g} ms/step on the same scene"
+             f"{_reached(peer, seconds)}, ratio "
              f"impulsim/MuJoCo {ours['avg_step_ms'] / peer['avg_step_ms']:.3g}" if peer else "MuJoCo not installed")
     out.append(dict(experiment="funnel", case=part, quantity="avg step ms", impulsim=ours["avg_step_ms"],
                     thesis=FUNNEL_THESIS["avg_collision_ms"] + FUNNEL_THESIS["avg_contact_ms"], goal=FUNNEL_GOAL_MS,

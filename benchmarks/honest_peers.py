@@ -1,0 +1,282 @@
+"""Honest peers: MuJoCo's options scanned on the funnel, the wall and the heap, then impulsim against the
+best reasonable MuJoCo configuration, paired in one process.
+
+    nice python benchmarks/honest_peers.py scan [funnel|wall|heap ...] [--json FILE]
+    nice python benchmarks/honest_peers.py paired [funnel|wall|heap ...] [--seconds S] [--json FILE]
+
+``scan``: every configuration of impulsim.bench.mujoco_configs over a window of each scene, all from the same
+start (the funnel: the state at t = 2 s, cubes piling into the funnel, reached with CG 30 sparse; the wall and
+the heap: their initial state, the wall's window ending before the ball arrives). ``paired``: impulsim's
+method and MuJoCo (the scene's configuration in contact.PEER_CONFIGS, or ``--config default``) step the same
+scene side by side, alternating blocks of ``--block`` steps, each block timed in process CPU time; the
+ratio is impulsim's CPU time over MuJoCo's. Beside the time: largest penetration (MuJoCo's every step;
+impulsim's measured by MuJoCo's own collision stage on impulsim's poses every ``--probe`` steps), bodies
+through (funnel), the largest rest drift before the impact (wall) or over the run (heap).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+from impulsim.bench import contact as C
+from impulsim.bench import mujoco_configs as MC
+from impulsim.dynamics import diagnostics
+from impulsim.experiments import bender_contacts as S
+
+FUNNEL_START_S = 2.0
+FUNNEL_START_CONFIG = MC.Config("CG", 30, "pyramidal", "sparse", True)
+
+
+def _load():
+    import mujoco
+    return mujoco
+
+
+def _wall_ball_touches(y_ball: float) -> bool:
+    return y_ball + S.WALL_BALL_RADIUS >= -0.5 * S.WALL_STONE[1] - S.WALL_SETTINGS["eps_c"]
+
+
+SCENES = {
+    # xml, impulsim scene and method, step, window for the scan, rest bodies (MuJoCo body ids), budget [s]
+    "funnel": dict(xml=C.funnel_mjcf, build=lambda: S.funnel(),
+                   method=lambda m: C.make_method(m, S.FUNNEL_SETTINGS, **S.FUNNEL_SOLVER),
+                   h=S.FUNNEL_H, window=30, seconds=S.FUNNEL_DURATION, budget=4.0),
+    "wall": dict(xml=C.wall_mjcf, build=lambda: S.wall(),
+                 method=lambda m: C.make_method(m, S.WALL_SETTINGS, **{**S.WALL_SOLVER,
+                                                                       "shock_propagation": S.WALL_SHOCK_ITERATIONS}),
+                 h=S.WALL_H, window=240, seconds=S.WALL_DURATION, budget=12.0),
+    "heap": dict(xml=C.heap_mjcf, build=lambda: S.pyramid(), method=lambda m: C.make_method(m, S.STACK_SETTINGS),
+                 h=S.STACK_H, window=100, seconds=10.0, budget=12.0),
+}
+
+
+def _n_free(name):
+    return {"funnel": S.FUNNEL_CUBES, "wall": len(S.wall_rows()), "heap": 55}[name]
+
+
+def funnel_configs():
+    """The funnel's reduced scan (6000 degrees of freedom; on the shared machine the full grid would take
+    hours): the default; Newton with 30 and 10 iterations; every CG and PGS configuration with the sparse
+    Jacobian (auto is sparse here), islands on and off for CG; one dense configuration (CG 30), which shows
+    what dense costs at this size."""
+    out = [MC.DEFAULT, MC.Config("Newton", 30, "pyramidal", "sparse"), MC.Config("Newton", 10, "pyramidal", "sparse")]
+    out += [MC.Config("CG", it, cone, "sparse", isl) for it in MC.ITERATIONS for cone in MC.CONES
+            for isl in (True, False)]
+    out += [MC.Config("PGS", it, cone, "sparse") for it in MC.ITERATIONS for cone in MC.CONES]
+    return out + [MC.Config("CG", 30, "pyramidal", "dense")]
+
+
+def scan_scene(name, progress=True):
+    """Scan every configuration on the scene's window; returns (results, chosen, start description)."""
+    mujoco = _load()
+    sc = SCENES[name]
+    xml = sc["xml"]()
+    start, where = None, "the initial state"
+    if name == "funnel":
+        m, d = MC.load(xml, FUNNEL_START_CONFIG)
+        for _ in range(int(round(FUNNEL_START_S / S.FUNNEL_H))):
+            mujoco.mj_step(m, d)
+        start = MC.snapshot(m, d)
+        where = f"the state at t = {FUNNEL_START_S:g} s ({d.ncon} contacts), reached with {FUNNEL_START_CONFIG.label}"
+    rest = None if name == "funnel" else np.arange(1, _n_free(name) + 1)
+    say = (lambda r: print(f"  {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "
+                           f"drift {r.drift:.3g}, {r.steps} steps, stable {r.stable}", file=sys.stderr,
+                           flush=True)) if progress else None
+    configs, warmup = MC.configurations(), 2
+    if name == "funnel":
+        configs, warmup = funnel_configs(), 1
+    results = MC.scan(xml, sc["window"], configs=configs, start=start, rest_bodies=rest, budget_s=sc["budget"],
+                      progress=say, warmup=warmup)
+    return results, MC.best_reasonable(results), where
+
+
+def _result_of(row) -> MC.Result:
+    parts = [x.strip() for x in row["config"].split(",")]
+    solver, it = parts[0].split()[:2]
+    cfg = MC.Config(solver, int(it), parts[1], parts[2], "no islands" not in parts)
+    return MC.Result(**{**row, "config": cfg})
+
+
+def confirm_scene(name, scan_json, seconds=None, first=0, checks=None):
+    """The scan's acceptable configurations, fastest first, over the scene's whole run (``seconds``, default
+    the scene's) from its initial state, until one keeps the scan's bound throughout (MC.confirm)."""
+    sc = SCENES[name]
+    rec = next(r for r in json.load(open(scan_json)) if r["scene"] == name)
+    results = [_result_of(row) for row in rec["results"]]
+    default = next(r for r in results if r.config == MC.DEFAULT)
+    steps = int(round((seconds or sc["seconds"]) / sc["h"]))
+    count = (lambda m, d: int((d.xpos[1:, 2] < S.FUNNEL_OUTLET_Z).sum())) if name == "funnel" else None
+    rest, long = None, None
+    if name != "funnel":
+        # the default's own long run sets the bound where it is affordable (the wall's impact and collapse
+        # press far deeper than the standing wall of the scan's window); on the funnel Newton needs hours, so
+        # the bound stays the scan window's
+        rest = np.arange(1, _n_free(name) + 1) if name == "heap" else None
+        m, d = MC.load(sc["xml"](), MC.DEFAULT)
+        long = MC.Result(config=MC.DEFAULT, **MC.run_window(m, d, steps, rest))
+        # the bound: the larger of the window's and the long run's figures (the wall's long run measures no
+        # rest drift: the wall collapses; its drift bound stays the standing wall's)
+        default = MC.Result(**{**long.__dict__, "penetration": max(long.penetration, default.penetration),
+                               "drift": max(long.drift, default.drift)})
+    def say(r):
+        print(f"  long run {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, count {r.count}, "
+              f"stable {r.stable}", file=sys.stderr, flush=True)
+    best, checked = MC.confirm(sc["xml"](), results, default, steps, count=count, rest_bodies=rest, progress=say,
+                               first=first, checks=checks)
+    return dict(scene=name, steps=steps, bound=MC.quality_bound(default), load=os.getloadavg(),
+                default_long=long.row() if name != "funnel" else None,
+                confirmed=best.config.label if best else None, checked=[r.row() for r in checked])
+
+
+class MujocoProbe:
+    """MuJoCo's collision stage on impulsim's poses: the largest penetration among the same geometry."""
+
+    def __init__(self, name, model):
+        mujoco = _load()
+        self.mujoco, self.name, self.model = mujoco, name, model
+        self.m = mujoco.MjModel.from_xml_string(SCENES[name]["xml"]())
+        self.d = mujoco.MjData(self.m)
+        self.dyn = np.nonzero(model.body_inv_mass > 0)[0]
+
+    def penetration(self, state) -> float:
+        q = self.d.qpos
+        adr = 0
+        for k in self.dyn:
+            pos, quat = diagnostics.body_user_pose(self.model, state, int(k))
+            if self.name == "wall" and k == self.dyn[-1]:          # the ball: its hinge angle about x
+                pivot = np.array([0.0, -(0.5 * S.WALL_STONE[1] + S.WALL_BALL_RADIUS) + S.WALL_REACH,
+                                  S.WALL_PIVOT_Z])
+                r0 = -np.array([0.0, np.sin(S.WALL_RELEASE), np.cos(S.WALL_RELEASE)])
+                r = (pos - pivot) / np.linalg.norm(pos - pivot)
+                q[adr] = math.atan2(r0[1] * r[2] - r0[2] * r[1], float(r0 @ r))
+                adr += 1
+                continue
+            q[adr:adr + 3], q[adr + 3:adr + 7] = pos, quat
+            adr += 7
+        self.mujoco.mj_kinematics(self.m, self.d)
+        self.mujoco.mj_collision(self.m, self.d)
+        return MC.penetration(self.d)
+
+
+def paired(name, seconds, block=100, probe=5, config=None):
+    """impulsim and MuJoCo on the same scene in one process, alternating blocks of ``block`` steps."""
+    mujoco = _load()
+    sc = SCENES[name]
+    config = config or C._peer(name)
+    model, state = sc["build"]()
+    method = sc["method"](model)
+    m, d = MC.load(sc["xml"](), config)
+    pr = MujocoProbe(name, model)
+    steps = int(round(seconds / sc["h"]))
+    dyn = model.body_inv_mass > 0
+    rest_ours = np.nonzero(dyn)[0][:_n_free(name)]
+    rest_mj = np.arange(1, _n_free(name) + 1)
+    start_ours, start_mj = state.body_pos[rest_ours].copy(), d.xpos[rest_mj].copy()
+    cpu_ours, cpu_mj, pen_ours, pen_mj, drift_ours, drift_mj = [], [], 0.0, 0.0, 0.0, 0.0
+    touched_ours = touched_mj = name != "wall"
+    ncon_ours, ncon_mj, first = [], [], None
+    done = 0
+    while done < steps:
+        n = min(block, steps - done)
+        c0 = time.process_time()
+        for i in range(n):
+            info = method.step(state, sc["h"])
+            if first is None:
+                first = time.process_time() - c0       # the first step loads or compiles the kernels
+                c0 = time.process_time()
+            ncon_ours.append(info.n_contacts)
+            if (done + i) % probe == 0:
+                t = time.process_time()
+                pen_ours = max(pen_ours, pr.penetration(state))
+                c0 += time.process_time() - t              # the probe is not impulsim's time
+            if not touched_ours:
+                touched_ours = name == "wall" and _wall_ball_touches(state.body_pos[-1, 1])
+                drift_ours = max(drift_ours, float(np.linalg.norm(state.body_pos[rest_ours] - start_ours,
+                                                                  axis=1).max()))
+            elif name == "heap":
+                drift_ours = max(drift_ours, float(np.linalg.norm(state.body_pos[rest_ours] - start_ours,
+                                                                  axis=1).max()))
+        cpu_ours.append((time.process_time() - c0, n - (1 if done == 0 else 0)))
+        c0 = time.process_time()
+        for i in range(n):
+            mujoco.mj_step(m, d)
+            ncon_mj.append(d.ncon)
+            t = time.process_time()
+            pen_mj = max(pen_mj, MC.penetration(d))
+            if not touched_mj:
+                touched_mj = name == "wall" and _wall_ball_touches(d.xpos[-1, 1])
+                drift_mj = max(drift_mj, float(np.linalg.norm(d.xpos[rest_mj] - start_mj, axis=1).max()))
+            elif name == "heap":
+                drift_mj = max(drift_mj, float(np.linalg.norm(d.xpos[rest_mj] - start_mj, axis=1).max()))
+            c0 += time.process_time() - t
+        cpu_mj.append((time.process_time() - c0, n))
+        done += n
+        print(f"  {name} {done}/{steps}: ours {1e3 * cpu_ours[-1][0] / max(cpu_ours[-1][1], 1):.3g} ms, "
+              f"MuJoCo {1e3 * cpu_mj[-1][0] / n:.3g} ms per step", file=sys.stderr, flush=True)
+    ours_ms = 1e3 * sum(c for c, _ in cpu_ours) / sum(k for _, k in cpu_ours)
+    mj_ms = 1e3 * sum(c for c, _ in cpu_mj) / sum(k for _, k in cpu_mj)
+    out = dict(scene=name, seconds=seconds, steps=steps, config=config.label, block=block,
+               ours_cpu_ms=ours_ms, mujoco_cpu_ms=mj_ms, ratio=ours_ms / mj_ms, ours_first_step_s=first,
+               ours_penetration=pen_ours, ours_penetration_probe_every=probe, mujoco_penetration=pen_mj,
+               ours_avg_contacts=float(np.mean(ncon_ours)), mujoco_avg_contacts=float(np.mean(ncon_mj)),
+               stable=not MC.warning_counts(d) and bool(np.isfinite(d.qpos).all()),
+               mujoco_warnings=MC.warning_counts(d), load=os.getloadavg())
+    if name == "funnel":
+        out.update(ours_through=int((state.body_pos[dyn, 2] < S.FUNNEL_OUTLET_Z).sum()),
+                   mujoco_through=int((d.xpos[1:, 2] < S.FUNNEL_OUTLET_Z).sum()))
+    else:
+        out.update(ours_drift=drift_ours, mujoco_drift=drift_mj,
+                   drift_window="before the ball touches the wall" if name == "wall" else "over the run")
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("what", choices=("scan", "confirm", "paired"))
+    p.add_argument("scenes", nargs="*", default=list(SCENES))
+    p.add_argument("--seconds", type=float, default=None, help="paired: simulated seconds (default: the scene's)")
+    p.add_argument("--block", type=int, default=100)
+    p.add_argument("--config", default=None, help="paired: 'default' for MuJoCo's defaults")
+    p.add_argument("--json", default=None)
+    p.add_argument("--first", type=int, default=0, help="confirm: skip this many of the fastest candidates")
+    p.add_argument("--checks", type=int, default=None,
+                   help="confirm: run this many candidates and keep the fastest over the long run that passes "
+                        "(default: stop at the first that passes)")
+    p.add_argument("--scan-json", default=None, help="confirm: the scan's records (default: benchmarks/results/peers)")
+    a = p.parse_args(argv)
+    records = []
+    for name in a.scenes:
+        print(f"{a.what} {name} (load {os.getloadavg()[0]:.1f}) ...", file=sys.stderr, flush=True)
+        if a.what == "scan":
+            results, best, where = scan_scene(name)
+            default = next(r for r in results if r.config == MC.DEFAULT)
+            pen, drift = MC.quality_bound(default)
+            print(f"\n## {name}: {SCENES[name]['window']} steps from {where}; load {os.getloadavg()}\n")
+            print(MC.table(results, best))
+            print(f"\nbound: penetration ≤ {pen:.3g} m, rest drift ≤ {drift:.3g} m; chosen: {best.config.label}")
+            records.append(dict(scene=name, start=where, window=SCENES[name]["window"], chosen=best.config.label,
+                                bound=dict(penetration=pen, drift=drift), load=os.getloadavg(),
+                                results=[r.row() for r in results]))
+        elif a.what == "confirm":
+            r = confirm_scene(name, a.scan_json or f"benchmarks/results/peers/scan_{name}.json", a.seconds,
+                              a.first, a.checks)
+            print(json.dumps(r, default=str))
+            records.append(r)
+        else:
+            cfg = MC.DEFAULT if a.config == "default" else None
+            r = paired(name, a.seconds or SCENES[name]["seconds"], a.block, config=cfg)
+            print(json.dumps(r))
+            records.append(r)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(records, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()
