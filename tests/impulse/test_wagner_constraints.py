@@ -213,6 +213,19 @@ def test_bad_constraints_are_refused_with_names():
         ImpulseMethod(model, constraints=["lift"])
 
 
+def test_velocity_constraints_without_velocity_correction_are_refused():
+    model, _ = box().build()
+    with pytest.raises(ims.UnsupportedFeatureError, match="velocity_correction=True"):
+        ImpulseMethod(model, velocity_correction=False,
+                      constraints=[VelocityToFunction("v", "box", lambda t: (np.ones(3), np.zeros(3), np.zeros(3)))])
+    f = circle()
+    model, state = box(position=f(0.0)[0]).build()
+    m = ImpulseMethod(model, velocity_correction=False, constraints=[PointToFunction("p", "box", f)])
+    for _ in range(10):
+        assert m.step(state, 1e-3).converged_pos
+        assert np.linalg.norm(state.body_pos[1] - f(state.t)[0]) <= EPS_D + ROUND
+
+
 def test_constraints_with_contacts_are_refused_not_ignored():
     b = box()
     b.add_body("other", shapes=[ims.Box(size=(0.2, 0.2, 0.2))], mass=1.0, position=(1, 0, 0))

@@ -119,6 +119,10 @@ class ImpulseMethod(Method, ContactCoupling):
             raise UnsupportedFeatureError(
                 "method 'impulse' does not support Wagner's constraints together with contacts or joint limits "
                 "(switch contacts off with contacts=False, or use method 'lagrange')")
+        if self._wagner is not None and not self.velocity_correction and self._wagner.has_velocity_rows():
+            raise UnsupportedFeatureError(
+                "method 'impulse' keeps velocity constraints (VelocityToFunction, EqualVelocity) in its velocity "
+                "correction: they need velocity_correction=True")
         self._fused = bool(fused) and self._fusable()
         self._run_fused = bool(fused)
 

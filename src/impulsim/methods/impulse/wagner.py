@@ -106,7 +106,7 @@ class WagnerConstraints:
             self.target[i] = np.asarray(self.extras[i].function(self.t_end)[0], float).reshape(3)
         part = StepInfo()
         method._correct_joint_positions(s, h, part)
-        iters = part.iters_pos
+        iters, clamped = part.iters_pos, part.clamped
         err = self._position_excess(method, s, h, first=True)
         for _ in range(method.max_iter_pos):
             if err <= 0.0:
@@ -114,7 +114,7 @@ class WagnerConstraints:
             iters += self._position_sweeps(method, s, h)
             part = StepInfo()
             method._correct_joint_positions(s, h, part)
-            iters += part.iters_pos
+            iters, clamped = iters + part.iters_pos, clamped + part.clamped
             new = self._position_excess(method, s, h)
             if new > PROGRESS * err:
                 err = new
@@ -122,9 +122,9 @@ class WagnerConstraints:
             err = new
         own = self._position_residual(method, s, h)
         info.iters_pos += iters
-        info.clamped += part.clamped + int(np.count_nonzero(self.step_tol[self.positions] > method.eps_d))
+        info.clamped += clamped + int(np.count_nonzero(self.step_tol[self.positions] > method.eps_d))
         info.residual_pos = max(info.residual_pos, part.residual_pos, own)
-        info.converged_pos = info.converged_pos and part.converged_pos and err <= 0.0
+        info.converged_pos = info.converged_pos and part.converged_pos and own <= method.eps_d   # clamped: False
 
     def correct_velocities(self, method, s, info: StepInfo) -> None:
         """Velocity correction at t1 of the model's joints and the extra constraints together."""
@@ -248,6 +248,10 @@ class WagnerConstraints:
             method.pred_valid[k] = 0             # a joint solver's prediction no longer holds
             method.dirty[k] = 1
         self.impulse[i] += p
+
+    def has_velocity_rows(self) -> bool:
+        """Whether a constraint acts at the velocity level only (VelocityToFunction, EqualVelocity)."""
+        return bool(np.any(self.level == VELOCITY))
 
     def impulses(self) -> dict:
         """{constraint name: world impulse [N s] on its body B in the last step}."""
