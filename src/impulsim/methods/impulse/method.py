@@ -56,8 +56,8 @@ class ImpulseMethod(Method, ContactCoupling):
         keeps :meth:`run` in Python (calls of ``step``) instead of its compiled loop (see ``run_path``).
     constraints : Wagner's extra constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity
         of :mod:`impulsim.methods.lagrange.constraints`), kept by impulses like joints with a moving target
-        (see :mod:`impulsim.methods.impulse.wagner`); the run then steps in Python, with the standard or
-        the higher-order schemes, and without contacts or joint limits.
+        (see :mod:`impulsim.methods.impulse.wagner`); the run then steps in Python (any scheme; with
+        contacts and joint limits, not with sleeping bodies).
     contacts : True / False to switch collision handling on or off; None (default) switches it on when the
         model has shapes on two bodies that may collide.
     eps_c, eps_vc, restitution, restitution_rule, friction_rule, max_iter_collision, shock_propagation,
@@ -115,10 +115,10 @@ class ImpulseMethod(Method, ContactCoupling):
         self._scheme = schemes.SCHEMES[scheme]
         self._setup_contacts(model, contacts, contact_options)
         self._wagner = WagnerConstraints(model, constraints) if len(constraints) else None
-        if self._wagner is not None and (self.contacts is not None or self.limits is not None):
+        if self._wagner is not None and self.contacts is not None and self.contacts.sleep is not None:
             raise UnsupportedFeatureError(
-                "method 'impulse' does not support Wagner's constraints together with contacts or joint limits "
-                "(switch contacts off with contacts=False, or use method 'lagrange')")
+                "method 'impulse' does not let bodies sleep with Wagner's constraints (a sleeping body would "
+                "not follow its constraint): leave sleep off")
         if self._wagner is not None and not self.velocity_correction and self._wagner.has_velocity_rows():
             raise UnsupportedFeatureError(
                 "method 'impulse' keeps velocity constraints (VelocityToFunction, EqualVelocity) in its velocity "

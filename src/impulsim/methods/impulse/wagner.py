@@ -13,8 +13,9 @@ target moves with time:
 * VelocityToFunction (Ṗ = f(t)) and EqualVelocity (Ṗ_a = Ṗ_b) are velocity joints: only the velocity
   correction at t1 acts on them, with the impulse −(K_a + K_b)⁻¹ (Ṗ_b − Ṗ_a − target).
 
-Both corrections alternate with the model's own joints (whatever their solver) until the joints and the
-extra constraints are within tolerance together; the model's joints always take the last pass, so a
+Both corrections alternate with the model's own joints (whatever their solver; with contacts or limits,
+the whole correction of joints, contacts and limits) until the joints and the extra constraints are within
+tolerance together; the model's joints always take the last pass, so a
 constraint the joints cannot follow leaves its own residual instead of breaking the joints. The rounds
 stop when the extra constraints' error no longer shrinks by ``PROGRESS`` per round (conflicting
 demands); the step then reports the larger residual and converged False.
@@ -97,15 +98,18 @@ class WagnerConstraints:
             c.begin_step(model, s, h)
         self.impulse[:] = 0.0
 
-    def correct_positions(self, method, s, h: float, info: StepInfo) -> None:
-        """Joint correction of the model's joints and the point constraints together (see the module)."""
+    def correct_positions(self, method, s, h: float, info: StepInfo, joints=None) -> None:
+        """Joint correction of the model's joints and the point constraints together (see the module).
+        ``joints(s, h, info)`` is the correction of everything else (default: the model's joints; with
+        contacts, joints, contacts and limits together)."""
+        joints = method._correct_joint_positions if joints is None else joints
         if self.positions.size == 0:
-            method._correct_joint_positions(s, h, info)
+            joints(s, h, info)
             return
         for i in self.positions:
             self.target[i] = np.asarray(self.extras[i].function(self.t_end)[0], float).reshape(3)
         part = StepInfo()
-        method._correct_joint_positions(s, h, part)
+        joints(s, h, part)
         iters, clamped = part.iters_pos, part.clamped
         err = self._position_excess(method, s, h, first=True)
         for _ in range(method.max_iter_pos):
@@ -113,7 +117,7 @@ class WagnerConstraints:
                 break
             iters += self._position_sweeps(method, s, h)
             part = StepInfo()
-            method._correct_joint_positions(s, h, part)
+            joints(s, h, part)
             iters, clamped = iters + part.iters_pos, clamped + part.clamped
             new = self._position_excess(method, s, h)
             if new > PROGRESS * err:
@@ -126,8 +130,10 @@ class WagnerConstraints:
         info.residual_pos = max(info.residual_pos, part.residual_pos, own)
         info.converged_pos = info.converged_pos and part.converged_pos and own <= method.eps_d   # clamped: False
 
-    def correct_velocities(self, method, s, info: StepInfo) -> None:
-        """Velocity correction at t1 of the model's joints and the extra constraints together."""
+    def correct_velocities(self, method, s, info: StepInfo, joints=None) -> None:
+        """Velocity correction at t1 of the model's joints (``joints(s, info)``, as for positions) and the
+        extra constraints together."""
+        joints = method._correct_joint_velocities if joints is None else joints
         for i, c in enumerate(self.extras):
             kind = self.kind[i]
             if kind == Row.POINT_FUNCTION:
@@ -143,7 +149,7 @@ class WagnerConstraints:
             if self._velocity_error(method, s) > method.eps_v:
                 iters += self._velocity_sweeps(method, s)
             part = StepInfo()
-            method._correct_joint_velocities(s, part)
+            joints(s, part)
             iters += part.iters_vel
             err = self._velocity_error(method, s)
             if err <= method.eps_v or err > PROGRESS * last:
