@@ -280,3 +280,36 @@ def test_resume_from_memory_continues_bit_for_bit():
         m.step(state, 1e-3)
         m2.step(state2, 1e-3)
     assert np.array_equal(state.body_pos, state2.body_pos) and np.array_equal(state.body_vel, state2.body_vel)
+
+
+@pytest.mark.parametrize("hold_at", [0.1, 0.2])
+def test_a_driven_rod_against_its_joint_limit(hold_at):
+    """The driven rod turns at 3 rad/s until ``hold_at`` and is held there; its hinge has a stop at
+    0.5 rad. Held at 0.3 rad the tip stays within eps_d of f(t). Held at 0.6 rad, beyond the stop, the
+    two conflict: the stop wins (the model's elements take the last pass) and the step reports the tip's
+    error, 0.1 rad × 1 m, as an unconverged residual instead of hiding it."""
+    L, w = 1.0, 3.0
+    b = ims.ModelBuilder("rod with stop", gravity=(0, 0, -9.81))
+    b.add_body("rod", shapes=[ims.Box(size=(L, 0.05, 0.05))], mass=2.0, position=(L / 2, 0, 0),
+               angular_velocity=(0, w, 0), velocity=(0, 0, -w * L / 2))
+    b.add_hinge("hinge", "world", "rod", anchor=(0, 0, 0), axis=(0, 1, 0))
+    b.add_limit("stop", "hinge", lower=-0.5, upper=0.5)
+    model, state = b.build()
+
+    def f(t):
+        moving = t < hold_at
+        a = w * min(t, hold_at)
+        return (np.array([L * np.cos(a), 0, -L * np.sin(a)]),
+                np.array([-L * w * np.sin(a), 0, -L * w * np.cos(a)]) * moving, np.zeros(3))
+    m = ImpulseMethod(model, constraints=[PointToFunction("tip", "rod", f, anchor=(L / 2, 0, 0))])
+    assert m.limits is not None
+    for _ in range(400):
+        info = m.step(state, 1e-3)
+        tip = point(state, 1, (L / 2, 0, 0))
+        if hold_at * w < 0.5:
+            assert np.linalg.norm(tip - f(state.t)[0]) <= EPS_D + ROUND and info.converged_pos
+    angle = np.arctan2(-tip[2], tip[0])
+    if hold_at * w > 0.5:
+        assert angle == pytest.approx(0.5, abs=1e-3)            # the stop's contact tolerance eps_c
+        assert not info.converged_pos
+        assert info.residual_pos == pytest.approx(2 * L * np.sin(0.05), abs=2e-3)   # chord of 0.1 rad
