@@ -313,3 +313,10 @@ def test_a_driven_rod_against_its_joint_limit(hold_at):
         assert angle == pytest.approx(0.5, abs=1e-3)            # the stop's contact tolerance eps_c
         assert not info.converged_pos
         assert info.residual_pos == pytest.approx(2 * L * np.sin(0.05), abs=2e-3)   # chord of 0.1 rad
+
+
+def test_the_shared_kind_codes_are_the_lagrange_rows():
+    from impulsim.methods import extra_constraints as ec
+    from impulsim.methods.lagrange.kinds import Row
+    assert (ec.POINT_FUNCTION, ec.VELOCITY_FUNCTION, ec.VEL_POINT) == (
+        Row.POINT_FUNCTION, Row.VELOCITY_FUNCTION, Row.VEL_POINT)

@@ -55,7 +55,7 @@ class ImpulseMethod(Method, ContactCoupling):
         whose StepInfo.timings has the time of every stage; the fused step reports "lgs_step" only. It also
         keeps :meth:`run` in Python (calls of ``step``) instead of its compiled loop (see ``run_path``).
     constraints : Wagner's extra constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity
-        of :mod:`impulsim.methods.lagrange.constraints`), kept by impulses like joints with a moving target
+        of :mod:`impulsim.methods.extra_constraints`), kept by impulses like joints with a moving target
         (see :mod:`impulsim.methods.impulse.wagner`); the run then steps in Python (any scheme; with
         contacts and joint limits, not with sleeping bodies).
     contacts : True / False to switch collision handling on or off; None (default) switches it on when the

@@ -1,7 +1,7 @@
 """Wagner's extra constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity) kept by
 impulses, as time-dependent joints of Bender's method.
 
-The constraint objects are those of the Lagrange method (:mod:`impulsim.methods.lagrange.constraints`),
+The constraint objects are those the Lagrange method takes too (:mod:`impulsim.methods.extra_constraints`),
 passed as ``ImpulseMethod(model, constraints=[...])``. In the impulse method they act like joints whose
 target moves with time:
 
@@ -32,9 +32,7 @@ from impulsim.dynamics.integrate import predict_body
 from impulsim.errors import ModelError
 from impulsim.math import quat_rotate
 from impulsim.methods.base import StepInfo
-from impulsim.methods.lagrange.constraints import ExtraConstraint
-from impulsim.methods.lagrange.kinds import Row
-from impulsim.methods.lagrange.table import check_extras
+from impulsim.methods.extra_constraints import ExtraConstraint, POINT_FUNCTION, VELOCITY_FUNCTION, check_extras
 
 PROGRESS = 0.95
 """The alternation of joints and extra constraints goes on while each round leaves at most this fraction
@@ -69,11 +67,11 @@ class WagnerConstraints:
         self.anchor_b = np.zeros((n, 3))
         for i, c in enumerate(extras):
             block = c.block(model)
-            kind = Row(block["kind"])
-            self.kind[i] = int(kind)
-            self.level[i] = POSITION if kind == Row.POINT_FUNCTION else VELOCITY
+            kind = int(block["kind"])
+            self.kind[i] = kind
+            self.level[i] = POSITION if kind == POINT_FUNCTION else VELOCITY
             self.body_a[i], self.body_b[i] = block["a"], block["b"]
-            if kind in (Row.POINT_FUNCTION, Row.VELOCITY_FUNCTION):
+            if kind in (POINT_FUNCTION, VELOCITY_FUNCTION):
                 self.body_a[i] = -1                      # the other end is the world point or velocity f(t)
             else:
                 self.anchor_a[i] = block["anchor_a"]
@@ -136,9 +134,9 @@ class WagnerConstraints:
         joints = method._correct_joint_velocities if joints is None else joints
         for i, c in enumerate(self.extras):
             kind = self.kind[i]
-            if kind == Row.POINT_FUNCTION:
+            if kind == POINT_FUNCTION:
                 self.target[i] = np.asarray(c.function(self.t_end)[1], float).reshape(3)
-            elif kind == Row.VELOCITY_FUNCTION:
+            elif kind == VELOCITY_FUNCTION:
                 self.target[i] = np.asarray(c.function(self.t_end)[0], float).reshape(3)
             else:
                 self.target[i] = 0.0
