@@ -93,7 +93,10 @@ class ContactCoupling:
             self.contacts.begin_positions(s, self.Iinv, h)
         if self.limits is not None:
             self.limits.begin_positions()
-        self._positions_with_contacts(s, h, info)
+        if self._wagner is not None:      # the extra constraints alternate with joints, contacts and limits
+            self._wagner.correct_positions(self, s, h, info, joints=self._positions_with_contacts)
+        else:
+            self._positions_with_contacts(s, h, info)
         if self.contacts is not None:
             self.contacts.end_positions()
         timer.lap("joint_correction")
@@ -105,7 +108,10 @@ class ContactCoupling:
             self.contacts.begin_velocities(s, self.Iinv)
         if self.limits is not None:
             self.limits.begin_velocities(s, self.Iinv)
-        self._velocities_with_contacts(s, info)
+        if self._wagner is not None:
+            self._wagner.correct_velocities(self, s, info, joints=self._velocities_with_contacts)
+        else:
+            self._velocities_with_contacts(s, info)
         if self.contacts is not None:
             self.contacts.end_velocities()
             self.contacts.after_step(s, h)

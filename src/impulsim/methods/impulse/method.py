@@ -6,7 +6,7 @@ import time
 import numpy as np
 
 from impulsim.dynamics.integrate import Integrator
-from impulsim.errors import ModelError
+from impulsim.errors import ModelError, UnsupportedFeatureError
 from impulsim.methods.base import Method, StepInfo, StageTimer
 from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.impulse import run_path as compiled_run, schemes
@@ -17,6 +17,7 @@ from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_P
 from impulsim.methods.impulse.lgs_correct import advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows, compute_rows_of
+from impulsim.methods.impulse.wagner import WagnerConstraints
 
 SOLVERS = ("iterative", "lgs")
 
@@ -53,6 +54,10 @@ class ImpulseMethod(Method, ContactCoupling):
         compiled kernel (default True; same results, less call overhead). False keeps the staged step,
         whose StepInfo.timings has the time of every stage; the fused step reports "lgs_step" only. It also
         keeps :meth:`run` in Python (calls of ``step``) instead of its compiled loop (see ``run_path``).
+    constraints : Wagner's extra constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity
+        of :mod:`impulsim.methods.extra_constraints`), kept by impulses like joints with a moving target
+        (see :mod:`impulsim.methods.impulse.wagner`); the run then steps in Python (any scheme; with
+        contacts and joint limits, not with sleeping bodies).
     contacts : True / False to switch collision handling on or off; None (default) switches it on when the
         model has shapes on two bodies that may collide.
     eps_c, eps_vc, restitution, restitution_rule, friction_rule, max_iter_collision, shock_propagation,
@@ -60,7 +65,7 @@ class ImpulseMethod(Method, ContactCoupling):
     """
 
     name = "impulse"
-    capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True,
+    capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, constraints=True,
                                 contacts=("newton", "poisson", "stronge"), limits=True,
                                 schemes=tuple(schemes.SCHEMES)[1:])
 
@@ -77,6 +82,7 @@ class ImpulseMethod(Method, ContactCoupling):
                  velocity_correction: bool = True, dependent_pivot: float = DEPENDENT_PIVOT,
                  contacts: bool | None = None, fused: bool = True, constraints=(), forces=(), ignore=(),
                  **contact_options):
+        constraints = list(constraints or ())
         unknown = sorted(set(contact_options) - set(CONTACT_OPTION_NAMES))
         if unknown:
             raise ValueError(f"unknown option(s) of the impulse method: {', '.join(unknown)}")
@@ -108,6 +114,15 @@ class ImpulseMethod(Method, ContactCoupling):
         self._setup_solvers(model, loops, float(dependent_pivot))
         self._scheme = schemes.SCHEMES[scheme]
         self._setup_contacts(model, contacts, contact_options)
+        self._wagner = WagnerConstraints(model, constraints) if len(constraints) else None
+        if self._wagner is not None and self.contacts is not None and self.contacts.sleep is not None:
+            raise UnsupportedFeatureError(
+                "method 'impulse' does not let bodies sleep with Wagner's constraints (a sleeping body would "
+                "not follow its constraint): leave sleep off")
+        if self._wagner is not None and not self.velocity_correction and self._wagner.has_velocity_rows():
+            raise UnsupportedFeatureError(
+                "method 'impulse' keeps velocity constraints (VelocityToFunction, EqualVelocity) in its velocity "
+                "correction: they need velocity_correction=True")
         self._fused = bool(fused) and self._fusable()
         self._run_fused = bool(fused)
 
@@ -118,7 +133,7 @@ class ImpulseMethod(Method, ContactCoupling):
         return (self._lgs is not None and self._iter_prims is None and self._row_prims is None
                 and self.scheme == "standard" and self.velocity_correction
                 and not (m.n_springs or m.n_motors or m.n_servos)
-                and self.contacts is None and self.limits is None)
+                and self.contacts is None and self.limits is None and self._wagner is None)
 
     def _alloc(self, m):
         n, p = m.n_bodies, m.n_prims
@@ -152,6 +167,9 @@ class ImpulseMethod(Method, ContactCoupling):
 
     # the step ---------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
+        if self._wagner is not None:
+            self._wagner.begin_step(self.model, s, h)
+            self._wagner.t_end = s.t + h
         if self.contacts is not None or self.limits is not None:
             self._step_with_contacts(s, h, info)
         elif self._fused:
@@ -218,6 +236,14 @@ class ImpulseMethod(Method, ContactCoupling):
             self._update_rows(s)
 
     def _correct_positions(self, s, h, info):
+        """Joint correction over h from the current poses (with the extra constraints, if any)."""
+        if self._wagner is not None:
+            self._wagner.correct_positions(self, s, h, info)
+        else:
+            self._correct_joint_positions(s, h, info)
+
+    def _correct_joint_positions(self, s, h, info):
+        """Joint correction of the model's joints alone."""
         m = self.model
         iters = clamped = 0
         residual = 0.0
@@ -245,6 +271,14 @@ class ImpulseMethod(Method, ContactCoupling):
                        self.pred_valid, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
 
     def _correct_velocities(self, s, info):
+        """Velocity correction at the step's end (with the extra constraints, if any)."""
+        if self._wagner is not None:
+            self._wagner.correct_velocities(self, s, info)
+        else:
+            self._correct_joint_velocities(s, info)
+
+    def _correct_joint_velocities(self, s, info):
+        """Velocity correction of the model's joints alone."""
         m = self.model
         iters = 0
         residual = 0.0
@@ -265,6 +299,12 @@ class ImpulseMethod(Method, ContactCoupling):
     def factorizations(self) -> int:
         """LGS factorizations so far (one per step in a continuous run)."""
         return 0 if self._lgs is None else self._lgs.factorizations
+
+    def constraint_impulses(self) -> dict:
+        """{name: world impulse [N s]} each extra constraint applied to its body B (B's point; the
+        opposite on A) in the last step, joint and velocity correction together (standard scheme: the
+        constraint force averaged over the step is this divided by h)."""
+        return {} if self._wagner is None else self._wagner.impulses()
 
     @property
     def dropped_rows(self) -> int:

@@ -1,7 +1,7 @@
 """``ImpulseMethod.run`` in compiled code: which models take it, and the Python side of one compiled loop.
 
 The compiled loop (see :mod:`run_kernels`) covers the standard scheme without contacts, joint limits,
-springs, motors or servos, with either all chains solved by LGS (the fused step) or all joints corrected
+springs, motors, servos or Wagner's extra constraints, with either all chains solved by LGS (the fused step) or all joints corrected
 iteratively; timed loads and user forces are included. Everything else runs as calls of ``step``.
 """
 from __future__ import annotations
@@ -32,6 +32,8 @@ def compiled_path(method) -> str | None:
         return None
     if m.n_springs or m.n_motors or m.n_servos or not getattr(method, "_run_fused", True):
         return None
+    if getattr(method, "_wagner", None) is not None:
+        return None          # Wagner's extra constraints are corrected in Python (see wagner.py)
     thickness = method._thickness()
     if thickness is not None and np.isfinite(thickness).any():
         return None          # the per-body travel check of Method.step is not in the compiled loop

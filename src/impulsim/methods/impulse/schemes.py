@@ -56,6 +56,8 @@ def standard(method, s, h, info, timer):
 def _midpoint_step(method, s, h, info, timer):
     """One second-order sub-step: loads, free half step, correction aiming at t0+h, half step, velocities."""
     _loads(method, s, h, timer)
+    if method._wagner is not None:
+        method._wagner.t_end = s.t + h   # the correction aims at the sub-step's end (s.t is its start)
     method._advance(s, 0.5 * h)          # no prediction is pending here: a plain free half step
     timer.lap("free_step")
     _core(method, s, 0.5 * h, info, timer)
