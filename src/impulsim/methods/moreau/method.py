@@ -32,6 +32,7 @@ from impulsim.dynamics.coordinates import coordinate_value
 from impulsim.math.quaternion import quat_rotate
 from impulsim.model.kinds import Coordinate
 from impulsim.methods.moreau.warmstart import ContactMemory
+from impulsim.methods.moreau.wagner import MoreauExtras
 from impulsim.model.model import Model
 
 SOLVERS = ("gauss_seidel", "jacobi")
@@ -79,7 +80,7 @@ class MoreauMethod(Method):
     name = "moreau"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
     capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, contacts=("newton",),
-                                limits=True)
+                                limits=True, constraints=True)
 
     def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, joint_alpha: float = 1.8,
                  e_r: float = 1e-6,
@@ -105,6 +106,7 @@ class MoreauMethod(Method):
         self.detector = Detector(model, eps_c) if use_contacts else None
         self._no_contacts = Contacts(make_buffers(1), 0, 0)
         self.joints = JointRows(model, self.joint_alpha)
+        self.extras = MoreauExtras(model, constraints or ())
         self.memory = ContactMemory()
         self.runners = dict(runners or {})
         self.body_law, self.body_law_axis, self._runner_specs = _runner_tables(model, self.runners)
@@ -115,7 +117,8 @@ class MoreauMethod(Method):
         self.u_b, self.u, self._u_free = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
         self.acc, self.torque = np.zeros((n, 3)), np.zeros((n, 3))
         self.body_sum = np.zeros(n)
-        self.buf = RowBuffers(self.joints.n_rows + 3 * 16, self.joints.n_rows + 16)
+        n_bilateral = self.joints.n_rows + self.extras.n_rows
+        self.buf = RowBuffers(n_bilateral + 3 * 16, n_bilateral + 16)
         self.proj = RowBuffers(self.joints.n_rows, self.joints.n_rows)
         self.stats = np.zeros(5)
         self._mid = None
@@ -129,6 +132,8 @@ class MoreauMethod(Method):
     # the step -----------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
         timer = StageTimer(info.timings)
+        if self.extras.n_rows:
+            self.extras.begin_step(self.model, s, h)
         mid = self._midpoint(s, h)
         timer.lap("midpoint")
         self._free_velocities(s, mid, h)
@@ -177,15 +182,19 @@ class MoreauMethod(Method):
         self._u_free[:] = self.u
 
     def _assemble(self, mid, h, info):
-        """Joint rows, then contact rows, at the midpoint; r-factors; warm start. Returns row/block counts."""
+        """Joint rows, rows of the extra constraints, then contact rows, at the midpoint; r-factors; warm
+        start. Returns (bilateral rows = blocks, rows, blocks)."""
         contacts = self.detector.detect(mid) if self.detector is not None else self._no_contacts
-        nj = self.joints.n_rows
+        nj = self.joints.n_rows + self.extras.n_rows
         buf = self.buf
         lam_joint = buf.lam[:nj].copy()       # before ensure(), which may reallocate the rows
         n_stops = 2 * self.model.n_limits
         buf.ensure(nj + 3 * (contacts.count + n_stops), nj + contacts.count + n_stops)
         self.joints.evaluate(mid)
         self.joints.fill(self.joints.all_rows, 0, 1.0, mid, self.u_b, 0, 0, buf)
+        if self.extras.n_rows:
+            n = self.joints.n_rows
+            self.extras.fill(mid, h, self.u_b, n, n, buf)
         self._runner_params(h)
         m = self.model
         n_c_rows, n_c, n_impacts = contact_rows(
