@@ -106,7 +106,7 @@ class MoreauMethod(Method):
         self.detector = Detector(model, eps_c) if use_contacts else None
         self._no_contacts = Contacts(make_buffers(1), 0, 0)
         self.joints = JointRows(model, self.joint_alpha)
-        self.extras = MoreauExtras(model, constraints or ())
+        self.extras = MoreauExtras(model, constraints or (), 1.0 if self.project else 0.5)
         self.memory = ContactMemory()
         self.runners = dict(runners or {})
         self.body_law, self.body_law_axis, self._runner_specs = _runner_tables(model, self.runners)
@@ -119,7 +119,7 @@ class MoreauMethod(Method):
         self.body_sum = np.zeros(n)
         n_bilateral = self.joints.n_rows + self.extras.n_rows
         self.buf = RowBuffers(n_bilateral + 3 * 16, n_bilateral + 16)
-        self.proj = RowBuffers(self.joints.n_rows, self.joints.n_rows)
+        self.proj = RowBuffers(n_bilateral, n_bilateral)
         self.stats = np.zeros(5)
         self._mid = None
         self.contact_force = np.zeros((n, 3))
@@ -152,7 +152,7 @@ class MoreauMethod(Method):
         contact_loads(n_joint, c_rows, self.buf.lam, self.buf.row_a, self.buf.row_b, self.buf.row_wa,
                       self.buf.row_wb, mid.body_quat, 1.0 / h, self.contact_force, self.contact_torque)
         timer.lap("advance")
-        if self.project and self.joints.n_rows:
+        if self.project and (self.joints.n_rows or self.extras.n_rows):
             self._project(s, info)
             timer.lap("projection")
         s.t += h
@@ -320,7 +320,8 @@ class MoreauMethod(Method):
                                                 self.max_iter)
         info.iters_pos, info.residual_pos = it, err
         info.converged_pos = err <= self.eps_d
-        verr = self.joints.project_velocities(s, self.minv, self.proj, self.u, self.eps_v, self.max_iter)
+        extras = self.extras if self.extras.n_rows else None
+        verr = self.joints.project_velocities(s, self.minv, self.proj, self.u, self.eps_v, self.max_iter, extras)
         info.residual_vel = verr
         info.converged_vel = info.converged_vel and verr <= self.eps_v
 

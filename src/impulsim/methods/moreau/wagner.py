@@ -36,7 +36,7 @@ from impulsim.methods.moreau.rows import BILATERAL, NO_LAW, row_velocity
 class MoreauExtras:
     """The extra constraints of one MoreauMethod: bodies, anchors and the targets of the current step."""
 
-    def __init__(self, model, constraints):
+    def __init__(self, model, constraints, gain: float = 1.0):
         extras = list(constraints)
         for c in extras:
             if not isinstance(c, ExtraConstraint):
@@ -71,6 +71,11 @@ class MoreauExtras:
         self.position = np.zeros(n, np.int64)
         """1 for a point constraint (its target has the position term), 0 for a velocity constraint."""
         self.position[:] = self.kind == POINT_FUNCTION
+        self.gain = float(gain)
+        """β of the position term: 1 when the velocity projection follows the step, else 1/2 (module)."""
+        self._no_position = np.zeros(n, np.int64)
+        self.t_end = 0.0
+        """End time [s] of the current step (the velocity projection's targets are taken then)."""
         self.fval = np.zeros((n, 3))
         self.frate = np.zeros((n, 3))
 
@@ -78,6 +83,7 @@ class MoreauExtras:
         """Before every step, on the start state: path constraints find their curve point."""
         for c in self.extras:
             c.begin_step(model, s, h)
+        self.t_end = s.t + h
 
     def fill(self, mid, h: float, u_b, row0: int, blk0: int, buf) -> int:
         """Write the rows at the midpoint state ``mid`` (time t_M) from row0/blk0; returns the rows (= blocks)."""
@@ -88,7 +94,20 @@ class MoreauExtras:
                 self.fval[i] = np.asarray(f[0], float).reshape(3)
                 self.frate[i] = np.asarray(f[1], float).reshape(3)
         extra_rows(self.kind, self.position, self.with_a, self.body_a, self.body_b, self.anchor_a, self.anchor_b,
-                   self.fval, self.frate, h, mid.body_pos, mid.body_quat, u_b, row0, blk0, self.target,
+                   self.fval, self.frate, h, self.gain, mid.body_pos, mid.body_quat, u_b, row0, blk0, self.target,
+                   buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
+                   buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t)
+        return self.n_rows
+
+    def fill_end(self, s, u, row0: int, blk0: int, buf) -> int:
+        """Rows at the end state s (time ``t_end``) for the velocity projection: every point's velocity at its
+        target's, ḟ(t) for point constraints, f(t) for VelocityToFunction, Ṗ_a for EqualVelocity."""
+        for i, c in enumerate(self.extras):
+            if self.kind[i] in (POINT_FUNCTION, VELOCITY_FUNCTION):
+                f = c.function(self.t_end)
+                self.fval[i] = np.asarray(f[1] if self.position[i] else f[0], float).reshape(3)
+        extra_rows(self.kind, self._no_position, self.with_a, self.body_a, self.body_b, self.anchor_a,
+                   self.anchor_b, self.fval, self.frate, 1.0, 0.0, s.body_pos, s.body_quat, u, row0, blk0, self.target,
                    buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
                    buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t)
         return self.n_rows
@@ -115,7 +134,7 @@ def _put(i, d, r, quat, sign, w_out):
 
 
 @njit(cache=True)
-def extra_rows(kind, position, with_a, body_a, body_b, anchor_a, anchor_b, fval, frate, h, body_pos, body_quat,
+def extra_rows(kind, position, with_a, body_a, body_b, anchor_a, anchor_b, fval, frate, h, gain, body_pos, body_quat,
                u_b, row0, blk0, target,
                # outputs
                row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b, blk_start, blk_kind, blk_law, blk_e, blk_e_t):
@@ -135,7 +154,7 @@ def extra_rows(kind, position, with_a, body_a, body_b, anchor_a, anchor_b, fval,
         for k in range(3):
             if position[c]:
                 p_mid = body_pos[b, k] + rb[k]
-                target[c, k] = frate[c, k] + (fval[c, k] - 0.5 * h * frate[c, k] - p_mid) / h
+                target[c, k] = frate[c, k] + 2.0 * gain * (fval[c, k] - 0.5 * h * frate[c, k] - p_mid) / h
             elif with_a[c]:
                 target[c, k] = 0.0
             else:
