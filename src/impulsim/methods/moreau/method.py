@@ -75,6 +75,9 @@ class MoreauMethod(Method):
     contacts : collision detection on or off. Default: on when shapes of bodies that no chain of joints
         connects may collide (see contact.default), so a tree whose neighbouring shapes overlap at their
         joints runs without it; True also detects such self-collisions.
+    constraints : Wagner's constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity of
+        :mod:`impulsim.methods.extra_constraints`), rows of the same prox iteration as the joints and
+        projected with them (see :mod:`.wagner`).
     """
 
     name = "moreau"

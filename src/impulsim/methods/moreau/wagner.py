@@ -8,15 +8,20 @@ The constraint objects are those of :mod:`impulsim.methods.extra_constraints`, p
   Ṗ_b,E − Ṗ_a,E = 0 (law γ^E = 0, like the model's velocity joints);
 * point constraints (PointToFunction, PointToPath) are velocity rows too, with a position term:
 
-      Ṗ_E = ḟ(t_E) + (f(t_E) − h/2 ḟ(t_E) − P_M) / h,
+      Ṗ_E = ḟ(t_E) + 2β (f(t_E) − h/2 ḟ(t_E) − P_M) / h,
 
   P_M the point at the step's midpoint q_M. Since the step ends at P_E = P_M + h/2 Ṗ_E (to first order in
-  the rotation), a point at its target with the target's velocity stays on it (the trapezoid rule of f:
-  error h³ f'''/12 per step), and an error x = (P_M − f(t_M)) at the midpoint is halved in position and
-  turned into a velocity error −x/h, which the next step removes: any start error is gone after two steps
-  (the rule's Baumgarte factor 1/2 is the one that makes the correction deadbeat). What stays is the
-  rotation's nonlinearity, ≈ h² |ω|² |r| / 8 per step for a lever r turning at ω, which the next step
-  corrects again, so it does not add up.
+  the rotation), β = 1 ends the step on f(t_E); the velocity projection that follows the step
+  (``project=True``) then sets Ṗ_E = ḟ(t_E) with the joints, so a start error is gone after one step.
+  Without the projection β = 1/2: an error x = P_M − (f(t_E) − h/2 ḟ(t_E)) is halved in position and
+  turned into a velocity error −x/h, which the next step removes (deadbeat in two steps; β = 1 alone
+  would reflect a velocity error from step to step for ever). A point on its target with the target's
+  velocity stays on it up to the trapezoid rule's error of f, h³ |f‴| / 12 per step. What stays is the
+  rotation's nonlinearity, the chord h² |ω|² |r| / 8 of a lever r turning at ω over the half step, which
+  the next step corrects again, so it does not add up.
+
+At the end of the step (``project=True``) the rows are written again at the end state for the velocity
+projection, with the targets ḟ(t_E) (points), f(t_E) (VelocityToFunction) and 0 (EqualVelocity).
 
 PointToPath advances its curve parameter at the start of each step (``begin_step`` on the start state); the
 objects are attributes of the method, so a failed step puts the parameter back with the rest of its memory.
@@ -27,7 +32,6 @@ import numpy as np
 from numba import njit
 
 from impulsim.errors import ModelError
-from impulsim.math import quat_rotate
 from impulsim.math.vec import v3, q4, cross, qrot, qrot_inv
 from impulsim.methods.extra_constraints import ExtraConstraint, POINT_FUNCTION, VELOCITY_FUNCTION, check_extras
 from impulsim.methods.moreau.rows import BILATERAL, NO_LAW, row_velocity
@@ -111,18 +115,6 @@ class MoreauExtras:
                    buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
                    buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t)
         return self.n_rows
-
-    def point_velocity_error(self, s) -> np.ndarray:
-        """|Ṗ_b − Ṗ_a − target| per constraint at state s [m/s] (target of the last step)."""
-        out = np.zeros(len(self.extras))
-        for i in range(len(self.extras)):
-            b = self.body_b[i]
-            v = s.body_vel[b] + np.cross(s.body_omega[b], quat_rotate(s.body_quat[b], self.anchor_b[i]))
-            if self.with_a[i]:
-                a = self.body_a[i]
-                v = v - s.body_vel[a] - np.cross(s.body_omega[a], quat_rotate(s.body_quat[a], self.anchor_a[i]))
-            out[i] = float(np.linalg.norm(v - self.target[i]))
-        return out
 
 
 @njit(cache=True)
