@@ -82,11 +82,16 @@ class JointRows:
         norms = self._block_norms(self.C)[self.holonomic_block]
         return float(norms.max()) if len(norms) else 0.0
 
-    def velocity_error(self, buf, u) -> float:
-        """Largest norm of a block's γ = W u + χ, rows as filled in ``buf`` in table order [m/s or rad/s]."""
-        row_velocities(self.n_rows, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, u, self.gamma)
-        norms = self._block_norms(self.gamma)
-        return float(norms.max()) if len(norms) else 0.0
+    def velocity_error(self, buf, u, n_extra=0) -> float:
+        """Largest norm of a block's γ = W u + χ, rows as filled in ``buf`` in table order, then the largest
+        |γ| of the ``n_extra`` single rows that follow them [m/s or rad/s]."""
+        n = self.n_rows
+        if len(self.gamma) != n + n_extra:
+            self.gamma = np.zeros(n + n_extra)
+        row_velocities(n + n_extra, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, u, self.gamma)
+        norms = self._block_norms(self.gamma[:n])
+        worst = float(norms.max()) if len(norms) else 0.0
+        return max(worst, float(np.abs(self.gamma[n:]).max())) if n_extra else worst
 
     def project_positions(self, s, minv, buf, eps_d, max_projections, max_iter) -> tuple[int, float]:
         """Gauss–Newton steps q ← q + M⁻¹ W Π with Π solving C + Wᵀ M⁻¹ W Π = 0, until every block's |C|
@@ -105,19 +110,24 @@ class JointRows:
             err = self.position_error()
         return steps, err
 
-    def project_velocities(self, s, minv, buf, u, eps_v, max_iter) -> float:
+    def project_velocities(self, s, minv, buf, u, eps_v, max_iter, extras=None) -> float:
         """u ← u + M⁻¹ W Π so that every joint row's velocity error is ≤ eps_v; returns the final
-        largest |γ| [m/s or rad/s]. Rows are those of the last :meth:`evaluate` (the end positions)."""
-        n = self.n_rows
+        largest |γ| [m/s or rad/s]. Rows are those of the last :meth:`evaluate` (the end positions).
+        ``extras`` (Wagner's constraints, :class:`.wagner.MoreauExtras`) add their end-velocity rows at
+        state s, projected together with the joints."""
+        n_extra = 0 if extras is None else extras.n_rows
+        n = self.n_rows + n_extra
         bodies.generalized_velocities(s.body_quat, s.body_vel, s.body_omega, u)
         self.fill(self.all_rows, 0, 0.0, s, u, 0, 0, buf)
-        err = self.velocity_error(buf, u)
+        if n_extra:
+            extras.fill_end(s, u, self.n_rows, self.n_rows, buf)
+        err = self.velocity_error(buf, u, n_extra)
         tries = 0
         # the sweeps stop on the rows' errors seen during the last sweep; over-relaxed sweeps can end a
         # little above that, so the measured error decides whether to sweep again
         while err > TARGET_FRACTION * eps_v and tries < MAX_RETRIES:
             self._solve_bilateral(n, minv, buf, u, TARGET_FRACTION * eps_v, max_iter)
-            err = self.velocity_error(buf, u)
+            err = self.velocity_error(buf, u, n_extra)
             tries += 1
         if tries:
             bodies.world_velocities(s.body_quat, u, s.body_vel, s.body_omega)

@@ -32,6 +32,7 @@ from impulsim.dynamics.coordinates import coordinate_value
 from impulsim.math.quaternion import quat_rotate
 from impulsim.model.kinds import Coordinate
 from impulsim.methods.moreau.warmstart import ContactMemory
+from impulsim.methods.moreau.wagner import MoreauExtras
 from impulsim.model.model import Model
 
 SOLVERS = ("gauss_seidel", "jacobi")
@@ -74,12 +75,15 @@ class MoreauMethod(Method):
     contacts : collision detection on or off. Default: on when shapes of bodies that no chain of joints
         connects may collide (see contact.default), so a tree whose neighbouring shapes overlap at their
         joints runs without it; True also detects such self-collisions.
+    constraints : Wagner's constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity of
+        :mod:`impulsim.methods.extra_constraints`), rows of the same prox iteration as the joints and
+        projected with them (see :mod:`.wagner`).
     """
 
     name = "moreau"
     unsupported = ((lambda m: not isinstance(m, Model), "models other than the rigid-body Model"),)
     capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, contacts=("newton",),
-                                limits=True)
+                                limits=True, constraints=True)
 
     def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, joint_alpha: float = 1.8,
                  e_r: float = 1e-6,
@@ -105,6 +109,7 @@ class MoreauMethod(Method):
         self.detector = Detector(model, eps_c) if use_contacts else None
         self._no_contacts = Contacts(make_buffers(1), 0, 0)
         self.joints = JointRows(model, self.joint_alpha)
+        self.extras = MoreauExtras(model, constraints or (), 1.0 if self.project else 0.5)
         self.memory = ContactMemory()
         self.runners = dict(runners or {})
         self.body_law, self.body_law_axis, self._runner_specs = _runner_tables(model, self.runners)
@@ -115,8 +120,9 @@ class MoreauMethod(Method):
         self.u_b, self.u, self._u_free = np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 6))
         self.acc, self.torque = np.zeros((n, 3)), np.zeros((n, 3))
         self.body_sum = np.zeros(n)
-        self.buf = RowBuffers(self.joints.n_rows + 3 * 16, self.joints.n_rows + 16)
-        self.proj = RowBuffers(self.joints.n_rows, self.joints.n_rows)
+        n_bilateral = self.joints.n_rows + self.extras.n_rows
+        self.buf = RowBuffers(n_bilateral + 3 * 16, n_bilateral + 16)
+        self.proj = RowBuffers(n_bilateral, n_bilateral)
         self.stats = np.zeros(5)
         self._mid = None
         self.contact_force = np.zeros((n, 3))
@@ -129,6 +135,8 @@ class MoreauMethod(Method):
     # the step -----------------------------------------------------------------------------------------
     def _step(self, s, h, info: StepInfo):
         timer = StageTimer(info.timings)
+        if self.extras.n_rows:
+            self.extras.begin_step(self.model, s, h)
         mid = self._midpoint(s, h)
         timer.lap("midpoint")
         self._free_velocities(s, mid, h)
@@ -147,7 +155,7 @@ class MoreauMethod(Method):
         contact_loads(n_joint, c_rows, self.buf.lam, self.buf.row_a, self.buf.row_b, self.buf.row_wa,
                       self.buf.row_wb, mid.body_quat, 1.0 / h, self.contact_force, self.contact_torque)
         timer.lap("advance")
-        if self.project and self.joints.n_rows:
+        if self.project and (self.joints.n_rows or self.extras.n_rows):
             self._project(s, info)
             timer.lap("projection")
         s.t += h
@@ -177,15 +185,19 @@ class MoreauMethod(Method):
         self._u_free[:] = self.u
 
     def _assemble(self, mid, h, info):
-        """Joint rows, then contact rows, at the midpoint; r-factors; warm start. Returns row/block counts."""
+        """Joint rows, rows of the extra constraints, then contact rows, at the midpoint; r-factors; warm
+        start. Returns (bilateral rows = blocks, rows, blocks)."""
         contacts = self.detector.detect(mid) if self.detector is not None else self._no_contacts
-        nj = self.joints.n_rows
+        nj = self.joints.n_rows + self.extras.n_rows
         buf = self.buf
         lam_joint = buf.lam[:nj].copy()       # before ensure(), which may reallocate the rows
         n_stops = 2 * self.model.n_limits
         buf.ensure(nj + 3 * (contacts.count + n_stops), nj + contacts.count + n_stops)
         self.joints.evaluate(mid)
         self.joints.fill(self.joints.all_rows, 0, 1.0, mid, self.u_b, 0, 0, buf)
+        if self.extras.n_rows:
+            n = self.joints.n_rows
+            self.extras.fill(mid, h, self.u_b, n, n, buf)
         self._runner_params(h)
         m = self.model
         n_c_rows, n_c, n_impacts = contact_rows(
@@ -311,7 +323,8 @@ class MoreauMethod(Method):
                                                 self.max_iter)
         info.iters_pos, info.residual_pos = it, err
         info.converged_pos = err <= self.eps_d
-        verr = self.joints.project_velocities(s, self.minv, self.proj, self.u, self.eps_v, self.max_iter)
+        extras = self.extras if self.extras.n_rows else None
+        verr = self.joints.project_velocities(s, self.minv, self.proj, self.u, self.eps_v, self.max_iter, extras)
         info.residual_vel = verr
         info.converged_vel = info.converged_vel and verr <= self.eps_v
 
