@@ -179,6 +179,22 @@ def _movable(model, k: int) -> bool:
     return model.body_inv_mass[k] > 0.0
 
 
+def validated_extras(model, constraints) -> list:
+    """``constraints`` as a list, each an ExtraConstraint with a name of its own on existing bodies (see
+    check_extras); a ModelError names the first that is not."""
+    extras = list(constraints)
+    for c in extras:
+        if not isinstance(c, ExtraConstraint):
+            raise ModelError(f"constraints must be ExtraConstraint objects (PointToFunction, PointToPath, "
+                             f"VelocityToFunction, EqualVelocity), got {type(c).__name__}")
+    names = [c.name for c in extras]
+    for name in names:
+        if names.count(name) > 1:
+            raise ModelError(f'constraint "{name}": the name is used twice')
+    check_extras(model, extras)
+    return extras
+
+
 def check_extras(model, extras) -> None:
     """Every extra constraint names existing bodies, at least one of them movable (ModelError naming it)."""
     for extra in extras:

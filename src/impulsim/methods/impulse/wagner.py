@@ -29,10 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.dynamics.integrate import predict_body
-from impulsim.errors import ModelError
 from impulsim.math import quat_rotate
 from impulsim.methods.base import StepInfo
-from impulsim.methods.extra_constraints import ExtraConstraint, POINT_FUNCTION, VELOCITY_FUNCTION, check_extras
+from impulsim.methods.extra_constraints import POINT_FUNCTION, VELOCITY_FUNCTION, validated_extras
 
 PROGRESS = 0.95
 """The alternation of joints and extra constraints goes on while each round leaves at most this fraction
@@ -45,19 +44,10 @@ class WagnerConstraints:
     """The extra constraints of one ImpulseMethod: their bodies, anchors, targets and impulses."""
 
     def __init__(self, model, constraints):
-        extras = list(constraints)
-        for c in extras:
-            if not isinstance(c, ExtraConstraint):
-                raise ModelError(f"constraints must be ExtraConstraint objects (PointToFunction, PointToPath, "
-                                 f"VelocityToFunction, EqualVelocity), got {type(c).__name__}")
-        names = [c.name for c in extras]
-        for name in names:
-            if names.count(name) > 1:
-                raise ModelError(f'constraint "{name}": the name is used twice')
-        check_extras(model, extras)
+        extras = validated_extras(model, constraints)
         n = len(extras)
         self.extras = extras
-        self.names = names
+        self.names = [c.name for c in extras]
         self.level = np.zeros(n, np.int64)
         """POSITION (a point at f(t)) or VELOCITY (a velocity row) per constraint."""
         self.kind = np.zeros(n, np.int64)

@@ -24,7 +24,8 @@ from impulsim.methods.lagrange.limits import _displace as displace
 from impulsim.methods.lagrange.limits import apply_limits
 from impulsim.methods.lagrange.solvers import SingularSystem, make_solver
 from impulsim.methods.lagrange.system import block_residuals, constraint_loads
-from impulsim.methods.lagrange.table import build_table, check_extras
+from impulsim.methods.extra_constraints import check_extras
+from impulsim.methods.lagrange.table import build_table
 from impulsim.model.model import Model
 
 STABILIZATIONS = ("baumgarte", "none")

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from impulsim.errors import ModelError
 from impulsim.math.linalg import basis_perpendicular
 from impulsim.methods.lagrange.kinds import Row, ROW_COUNT, VELOCITY_LEVEL, TIME_DEPENDENT
 
@@ -142,15 +141,3 @@ def _pack(blocks, names, skipped) -> ConstraintTable:
 def time_dependent_blocks(table: ConstraintTable) -> np.ndarray:
     """Indices of the blocks whose rows read f(t)."""
     return np.nonzero(np.isin(table.kind, [int(k) for k in TIME_DEPENDENT]))[0]
-
-
-def check_extras(model, extras) -> None:
-    """Every extra constraint names existing bodies, at least one of them movable."""
-    for extra in extras:
-        block = extra.block(model)
-        for key in ("a", "b"):
-            if not 0 <= block[key] < model.n_bodies:
-                raise ModelError(f'constraint "{extra.name}": body index {block[key]} does not exist')
-        if not (_movable(model, block["a"]) or _movable(model, block["b"])):
-            raise ModelError(f'constraint "{extra.name}": acts only on static or kinematic bodies, '
-                             "which no force can move")

@@ -31,9 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from impulsim.errors import ModelError
 from impulsim.math.vec import v3, q4, cross, qrot, qrot_inv
-from impulsim.methods.extra_constraints import ExtraConstraint, POINT_FUNCTION, VELOCITY_FUNCTION, check_extras
+from impulsim.methods.extra_constraints import POINT_FUNCTION, VELOCITY_FUNCTION, validated_extras
 from impulsim.methods.moreau.rows import BILATERAL, NO_LAW, row_velocity
 
 
@@ -41,19 +40,10 @@ class MoreauExtras:
     """The extra constraints of one MoreauMethod: bodies, anchors and the targets of the current step."""
 
     def __init__(self, model, constraints, gain: float = 1.0):
-        extras = list(constraints)
-        for c in extras:
-            if not isinstance(c, ExtraConstraint):
-                raise ModelError(f"constraints must be ExtraConstraint objects (PointToFunction, PointToPath, "
-                                 f"VelocityToFunction, EqualVelocity), got {type(c).__name__}")
-        names = [c.name for c in extras]
-        for name in names:
-            if names.count(name) > 1:
-                raise ModelError(f'constraint "{name}": the name is used twice')
-        check_extras(model, extras)
+        extras = validated_extras(model, constraints)
         n = len(extras)
         self.extras = extras
-        self.names = names
+        self.names = [c.name for c in extras]
         self.kind = np.zeros(n, np.int64)
         self.body_a = np.zeros(n, np.int64)
         self.body_b = np.zeros(n, np.int64)
