@@ -40,6 +40,17 @@ BILATERAL, NORMAL, TANGENT = 0, 1, 2
 
 
 @njit(cache=True)
+def _onto_disc(l1, l2, bound):
+    """(l1, l2) projected onto the friction disc of radius ``bound`` [N s] (Coulomb's cone at one normal
+    impulse)."""
+    norm = np.sqrt(l1 * l1 + l2 * l2)
+    if norm > bound:
+        s = bound / norm if norm > 0.0 else 0.0
+        return l1 * s, l2 * s
+    return l1, l2
+
+
+@njit(cache=True)
 def gauss_seidel(row_a, row_b, Ja, Jb, kind, mu, target, inv_mass, inv_inertia, v, lam, max_iter, tol):
     """Projected Gauss–Seidel on the rows' velocities u_r = Ja·v[a] + Jb·v[b] (world (v, ω) per body, v is
     changed in place by the impulses M⁻¹ Jᵀ λ; λ accumulates in ``lam``). Rows: BILATERAL u = target;
@@ -79,12 +90,7 @@ def gauss_seidel(row_a, row_b, Ja, Jb, kind, mu, target, inv_mass, inv_inertia, 
                     if D[r + q] > 0.0:
                         dl[q] = (target[r + q] - _rate(r + q, row_a, row_b, Ja, Jb, v)) / D[r + q]
                 l1, l2 = lam[r] + dl[0], lam[r + 1] + dl[1]
-                bound = mu[r] * lam[r - 1]
-                norm = np.sqrt(l1 * l1 + l2 * l2)
-                if norm > bound:
-                    s = bound / norm if norm > 0.0 else 0.0
-                    l1 *= s
-                    l2 *= s
+                l1, l2 = _onto_disc(l1, l2, mu[r] * lam[r - 1])
                 dl[0], dl[1] = l1 - lam[r], l2 - lam[r + 1]
                 for q in range(2):
                     _apply(r + q, row_a, row_b, Wa, Wb, dl[q], v)
@@ -126,12 +132,7 @@ def gauss_seidel_dense(K, kind, mu, target, u, lam, max_iter, tol):
                 for q in range(2):
                     dl[q] = (target[r + q] - u[r + q]) / K[r + q, r + q] if K[r + q, r + q] > 0.0 else 0.0
                 l1, l2 = lam[r] + dl[0], lam[r + 1] + dl[1]
-                bound = mu[r] * lam[r - 1]
-                norm = np.sqrt(l1 * l1 + l2 * l2)
-                if norm > bound:
-                    s = bound / norm if norm > 0.0 else 0.0
-                    l1 *= s
-                    l2 *= s
+                l1, l2 = _onto_disc(l1, l2, mu[r] * lam[r - 1])
                 dl[0], dl[1] = l1 - lam[r], l2 - lam[r + 1]
                 for q in range(2):
                     lam[r + q] += dl[q]
