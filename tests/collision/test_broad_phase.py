@@ -175,3 +175,28 @@ def test_unknown_broad_phase_is_refused_with_the_choices_named():
     model, _ = _cubes(2, 1.0, seed=0).build()
     with pytest.raises(ModelError, match="broad_phase must be one of.*'grid'.*'sap'.*got 'octree'"):
         Detector(model, broad_phase="octree")
+
+
+def test_bodies_sharing_a_pivot_are_left_out_unless_allowed():
+    """Two links pinned to one body at one point always overlap at the pin; they are not a collision pair,
+    while links pinned at different points of it are (and allow_collision brings a pinned pair back)."""
+    def build(allow):
+        b = ims.ModelBuilder("pins", gravity=(0, 0, 0))
+        b.add_body("p", shapes=[ims.Box(size=(0.1, 0.1, 1.0))], position=(0, 0, 0))
+        for name, x, pin in (("l", -0.2, (0, 0, -0.5)), ("r", 0.2, (0, 0, -0.5)), ("s", 0.0, (0, 0, -0.42))):
+            b.add_body(name, shapes=[ims.Box(size=(0.5, 0.1, 0.1))], position=(x, 0, pin[2]))
+            b.add_ball(f"j{name}", "p", name, anchor=pin)
+        if allow:
+            b.allow_collision("l", "r")
+        model, state = b.build()
+        det = Detector(model)
+        n = det.broad_phase(state)
+        found = {tuple(sorted((int(model.shape_body[i]), int(model.shape_body[j])))) for i, j in det.pairs[:n]}
+        return model, found
+
+    model, found = build(False)
+    l, r, s = (model.body(x) for x in "lrs")
+    assert (min(l, r), max(l, r)) not in found          # same pin on p
+    assert (min(l, s), max(l, s)) in found              # pins 8 cm apart: they may hit each other
+    model, found = build(True)
+    assert (min(l, r), max(l, r)) in found

@@ -135,7 +135,8 @@ class ModelBuilder:
         self.collision_rules.append((body_a, body_b, True))
 
     def allow_collision(self, body_a: str, body_b: str) -> None:
-        """Test these bodies against each other even though a joint connects them."""
+        """Test these bodies against each other even though a joint connects them, or both are hinged to a
+        common body at one point (pairs left out by default)."""
         self.collision_rules.append((body_a, body_b, False))
 
     # joints ---------------------------------------------------------------------------------------

@@ -509,9 +509,38 @@ def _compile_materials(builder) -> dict:
                 material_dynamic_friction=np.array([m.dynamic_friction for m in mats], float))
 
 
-def _compile_filter(builder, bodies: _Bodies, joints: dict) -> dict:
-    """Body pairs that never collide: jointed pairs (unless allowed) and explicit exclusions."""
+_PIVOTS = (JointKind.BALL, JointKind.HINGE, JointKind.UNIVERSAL)
+SHARED_PIVOT_TOL = 1e-6
+"""Two pivots on one body closer than this [m] are one point (see :func:`_shared_pivot_pairs`)."""
+
+
+def _shared_pivot_pairs(joints: dict) -> set:
+    """Pairs of bodies hinged to a common body at one point (siblings in a tree, links on one pin).
+
+    Their shapes meet at the shared pivot whatever the joints do, so a contact there could only push the
+    joints apart; these pairs are left out of collision detection like jointed pairs (``allow_collision``
+    brings one back). Pivots are ball, hinge and universal joints; the point is compared in the common
+    body's frame, within :data:`SHARED_PIVOT_TOL`.
+    """
+    ends: dict[int, list] = {}
+    for kind, a, b, pa, pb in zip(joints["joint_kind"], joints["joint_body_a"], joints["joint_body_b"],
+                                  joints["joint_anchor_a"], joints["joint_anchor_b"]):
+        if JointKind(int(kind)) in _PIVOTS:
+            ends.setdefault(int(a), []).append((pa, int(b)))
+            ends.setdefault(int(b), []).append((pb, int(a)))
     pairs = set()
+    for pivots in ends.values():
+        for i, (p, x) in enumerate(pivots):
+            for q, y in pivots[i + 1:]:
+                if x != y and np.linalg.norm(p - q) <= SHARED_PIVOT_TOL:
+                    pairs.add((min(x, y), max(x, y)))
+    return pairs
+
+
+def _compile_filter(builder, bodies: _Bodies, joints: dict) -> dict:
+    """Body pairs that never collide: jointed pairs and pairs sharing a pivot (unless allowed), and
+    explicit exclusions."""
+    pairs = _shared_pivot_pairs(joints)
     for a, b in zip(joints["joint_body_a"], joints["joint_body_b"]):
         pairs.add((min(a, b), max(a, b)))
     for i, (na, nb, exclude) in enumerate(builder.collision_rules):

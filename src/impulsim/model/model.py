@@ -164,8 +164,8 @@ class Model:
     body_mask: np.ndarray
     """Collision mask bits per body: shapes of a and b may collide if group[a] & mask[b] and vice versa."""
     collision_exclude: np.ndarray
-    """Body pairs (a < b) that never collide: jointed pairs unless allowed, and explicit exclusions,
-    sorted, shape [n_pairs, 2], int32."""
+    """Body pairs (a < b) that never collide: jointed pairs and pairs hinged to a common body at one point
+    (unless allowed), and explicit exclusions, sorted, shape [n_pairs, 2], int32."""
 
     source: dict = field(default_factory=dict)
     """Element label -> where it was defined (e.g. "scene.yaml:12"), for error messages."""
