@@ -142,6 +142,7 @@ class Viewer:
             self.visual_handles.append(self.server.scene.add_mesh_simple(
                 f"/bodies/{names[k]}/visual", mesh.vertices.astype(np.float32), mesh.faces, color=VISUAL_COLOR,
                 flat_shading=False))
+        self.show_collision_shapes(False)
 
     def _add_joint_frames(self, snap=None) -> list:
         """A small axes triad at every joint anchor, z along the joint axis, attached to a body's node."""
@@ -296,7 +297,6 @@ class Viewer:
         step_size = gui.add_number("Step size h [s]", initial_value=float(h), min=lim_h.lo, max=lim_h.hi,
                                    step=1e-4)
         guarded_input(step_size, "h", lambda x: self.engine.send("h", x), self.report, lim_h)
-        # only the methods that can run this model are offered (the others would refuse it)
         # only the methods that can run this model are offered (the others would refuse it), and the
         # scene's own, which may run with options (ignore=) that the others would need too
         able = methods_for(self.engine.sim.model)
@@ -307,6 +307,11 @@ class Viewer:
         """The panel's inputs by name (tests drive them through the page's own messages)."""
         bodies = gui.add_checkbox("Show bodies", True)
         bodies.on_update(lambda _: self.show_bodies(bodies.value))
+        if self.visual_handles:
+            shapes = gui.add_checkbox("Collision shapes", False,
+                                      hint="the shapes contacts use, drawn over the imported display meshes")
+            shapes.on_update(lambda _: self.show_collision_shapes(shapes.value))
+            self.inputs["collision shapes"] = shapes
         self.manipulator = None
         self.manipulate = gui.add_checkbox("Manipulator", False,
                                            hint="click a body to move and turn it with a gizmo")
@@ -339,6 +344,15 @@ class Viewer:
             chooser.value = self.engine.snapshot().method
             return
         self.engine.send("method", chooser.value)
+
+    def show_collision_shapes(self, visible: bool) -> None:
+        """Draw the bodies' collision shapes (True) or only the imported display meshes (False). Hidden
+        shapes stay in the scene, transparent, so that clicking and dragging a body still finds it."""
+        for mesh in self.meshes:
+            handle = self.handles.get(mesh.body)
+            if handle is not None and hasattr(handle, "opacity"):
+                handle.opacity = 1.0 if visible else 0.0
+                handle.cast_shadow = bool(visible)
 
     def show_bodies(self, visible: bool) -> None:
         """Show or hide every body (the grid stays)."""

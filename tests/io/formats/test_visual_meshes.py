@@ -57,5 +57,13 @@ def test_viewer_draws_the_display_geometry_with_its_body():
     try:
         assert len(viewer.visual_handles) == 1
         assert viewer.visual_handles[0].name.startswith("/bodies/lower")    # a child: it moves with the link
+        shapes = [viewer.handles[m.body] for m in viewer.meshes]
+        # the display meshes alone by default; the collision shapes on demand, and hidden again
+        assert shapes and all(h.opacity == 0.0 for h in shapes)
+        viewer.show_collision_shapes(True)
+        assert all(h.opacity == 1.0 for h in shapes) and viewer.visual_handles[0].visible
+        viewer.show_collision_shapes(False)
+        assert all(h.opacity == 0.0 for h in shapes)
+        assert "collision shapes" in viewer.inputs
     finally:
         viewer.stop()
