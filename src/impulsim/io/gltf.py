@@ -4,7 +4,7 @@ Blender (File > Import > glTF 2.0) and three.js read it. glTF's world is y-up; a
 impulsim's z-up world into it, so the bodies' own translations and rotations stay those of the
 recording (principal frames, world coordinates).
 
-    python -m impulsim.io.gltf SCENE RECORDING OUT.glb [--fps 60]
+    impulsim export gltf SCENE RECORDING OUT.glb [--fps 60]
 """
 from __future__ import annotations
 
@@ -148,24 +148,3 @@ def write_glb(path: str | os.PathLike, model, table, static_state, fps: Optional
         f.write(struct.pack("<4sII", b"glTF", 2, total))
         f.write(struct.pack("<I4s", len(text), b"JSON") + text)
         f.write(struct.pack("<I4s", len(data), b"BIN\0") + data)
-
-
-def main(argv=None) -> int:
-    """``python -m impulsim.io.gltf SCENE RECORDING OUT.glb``."""
-    import argparse
-    from impulsim.io import load_scene
-    from impulsim.io.recording import read_recording
-    p = argparse.ArgumentParser(prog="python -m impulsim.io.gltf", description=__doc__.splitlines()[0])
-    p.add_argument("scene")
-    p.add_argument("recording")
-    p.add_argument("output")
-    p.add_argument("--fps", type=float, default=60.0, help="key frames per second (default 60)")
-    args = p.parse_args(argv)
-    scene = load_scene(args.scene)
-    write_glb(args.output, scene.model, read_recording(args.recording), scene.state, args.fps)
-    print(f"wrote {args.output}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

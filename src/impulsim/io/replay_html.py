@@ -3,7 +3,7 @@
 The page is viser's own static player with the scene (body meshes, then their poses at ``fps`` frames
 per second of simulated time) embedded; it has a timeline to scrub and loops. Needs viser.
 
-    python -m impulsim.io.replay_html SCENE RECORDING OUT.html [--fps 30]
+    impulsim export html SCENE RECORDING OUT.html [--fps 30]
 """
 from __future__ import annotations
 
@@ -76,24 +76,3 @@ def write_replay_html(path: str | os.PathLike, model, table, static_state, fps: 
     """Write the standalone replay page of a recording to ``path``."""
     with open(path, "w", encoding="utf-8") as f:
         f.write(replay_html(model, table, static_state, fps))
-
-
-def main(argv: Optional[list] = None) -> int:
-    """``python -m impulsim.io.replay_html SCENE RECORDING OUT.html``."""
-    import argparse
-    from impulsim.io import load_scene
-    from impulsim.io.recording import read_recording
-    p = argparse.ArgumentParser(prog="python -m impulsim.io.replay_html", description=__doc__.splitlines()[0])
-    p.add_argument("scene")
-    p.add_argument("recording")
-    p.add_argument("output")
-    p.add_argument("--fps", type=float, default=30.0, help="frames per second of simulated time (default 30)")
-    args = p.parse_args(argv)
-    scene = load_scene(args.scene)
-    write_replay_html(args.output, scene.model, read_recording(args.recording), scene.state, args.fps)
-    print(f"wrote {args.output}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

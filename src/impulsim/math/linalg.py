@@ -69,3 +69,25 @@ def basis_perpendicular(x):
     y /= np.sqrt(y[0] ** 2 + y[1] ** 2 + y[2] ** 2)
     z = np.cross(x, y)
     return y, z
+
+
+@njit(cache=True)
+def cholesky_into(M, n, L):
+    """L Lᵀ = M over the leading n×n block of a symmetric positive definite M; L's block is lower
+    triangular (zeros above the diagonal). Returns False, with L partly written, if M is not positive
+    definite."""
+    for j in range(n):
+        s = M[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if s <= 0.0:
+            return False
+        L[j, j] = np.sqrt(s)
+        for i in range(j + 1, n):
+            t = M[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / L[j, j]
+        for i in range(j):
+            L[i, j] = 0.0
+    return True

@@ -16,8 +16,8 @@ An impulse is the same computation with all velocity terms dropped (Mirtich; Hol
 an impulsive load ŷ on some bodies (and generalized impulses on some joints) gives
 Δq̇ = H⁻¹ (Jᵀ ŷ + Q) from passes 2 and 3 with ĉ = 0, â_0 = 0, reusing U_i and D_i⁻¹ of the current pose.
 """
-import numpy as np
 from numba import njit
+from impulsim.math.linalg import cholesky_into
 
 from impulsim.math.spatial import cross_force_into, cross_motion_into, spatial_inertia_into
 from impulsim.methods.featherstone.kinematics import universal_rates
@@ -29,18 +29,8 @@ def spd_inverse_into(D, n, out, work):
 
     ``work`` is a [6, 6] scratch for the factor. Returns False if D is not positive definite.
     """
-    for j in range(n):
-        s = D[j, j]
-        for k in range(j):
-            s -= work[j, k] * work[j, k]
-        if s <= 0.0:
-            return False
-        work[j, j] = np.sqrt(s)
-        for i in range(j + 1, n):
-            s = D[i, j]
-            for k in range(j):
-                s -= work[i, k] * work[j, k]
-            work[i, j] = s / work[j, j]
+    if not cholesky_into(D, n, work):
+        return False
     # out = L⁻ᵀ L⁻¹, column by column: solve L y = e_c, then Lᵀ x = y
     for c in range(n):
         for i in range(n):

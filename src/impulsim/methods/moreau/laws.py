@@ -107,45 +107,49 @@ def runner_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
 
 
 @njit(cache=True)
-def prox_ellipse(x, y, a, b):
+def prox_ellipse(x, y, a, b, from_bound=False):
     """Closest point to (x, y) of the ellipse region (X/a)² + (Y/b)² ≤ 1 (a, b ≥ 0).
 
     Outside it is (a² x/(τ + a²), b² y/(τ + b²)) with τ > 0 the root of F(τ) = (a x/(τ + a²))² +
-    (b y/(τ + b²))² − 1; F is convex and decreasing, so Newton's method from τ = 0 rises monotonically
-    to the root.
+    (b y/(τ + b²))² − 1; F is convex and decreasing, so Newton's method rises monotonically to the root
+    from any τ₀ with F(τ₀) ≥ 0: from τ₀ = 0, or with ``from_bound`` from τ₀ = max(a|x| − a², b|y| − b², 0),
+    where F(τ₀) ≥ 0 still holds, so that very eccentric sets (a runner's caps, a ≪ b) take a few
+    iterations instead of a long climb from 0.
     """
     if a <= 0.0 or b <= 0.0:
         return (0.0, min(max(y, -b), b)) if a <= 0.0 else (min(max(x, -a), a), 0.0)
     if (x / a) ** 2 + (y / b) ** 2 <= 1.0:
         return x, y
     a2, b2 = a * a, b * b
-    tau = 0.0
-    for _ in range(100):
+    tau = max(a * abs(x) - a2, b * abs(y) - b2, 0.0) if from_bound else 0.0
+    iterations, tol = (60, 1e-13) if from_bound else (100, 1e-15)
+    for _ in range(iterations):
         p, q = a * x / (tau + a2), b * y / (tau + b2)
         f = p * p + q * q - 1.0
         df = -2.0 * (p * p / (tau + a2) + q * q / (tau + b2))
         step = -f / df
         tau += step
-        if step <= 1e-15 * (tau + a2 + b2):
+        if step <= tol * (tau + a2 + b2):
             break
     return a2 * x / (tau + a2), b2 * y / (tau + b2)
 
 
 @njit(cache=True)
-def runner_exact_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
+def runner_exact_law(lam_t, lam_b, xi_t, xi_b, r, lam_n, par, from_bound=False):
     """The runner set Λ_N F with its Euclidean projection: rectangle |t| ≤ μ_r Λ_N, |b| ≤ μ_b Λ_N, caps
     that are half-ellipses with semi-axes (μ_t − μ_r) Λ_N along t and μ_b Λ_N along b. A point beyond the
-    rectangle's end projects onto its cap (the set is convex and the caps meet the sides tangentially)."""
+    rectangle's end projects onto its cap (the set is convex and the caps meet the sides tangentially);
+    ``from_bound``: see :func:`prox_ellipse`."""
     mu_t, mu_r = par[0], par[1]
     mu_b = runner_lateral_coefficient(lam_n, par[2], par[3], par[4])
     x_t, x_b = lam_t - r * xi_t, lam_b - r * xi_b
     half, a, b = mu_r * lam_n, (mu_t - mu_r) * lam_n, mu_b * lam_n
     if x_t > half:
-        p_t, p_b = prox_ellipse(x_t - half, x_b, a, b)
+        p_t, p_b = prox_ellipse(x_t - half, x_b, a, b, from_bound)
         return p_t + half, p_b
     if x_t >= -half:
         return x_t, min(max(x_b, -b), b)
-    p_t, p_b = prox_ellipse(x_t + half, x_b, a, b)
+    p_t, p_b = prox_ellipse(x_t + half, x_b, a, b, from_bound)
     return p_t - half, p_b
 
 

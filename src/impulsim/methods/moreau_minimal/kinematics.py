@@ -17,6 +17,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from impulsim.math.linalg import cholesky_into
+
 FIXED, REVOLUTE, PRISMATIC, FREE = 0, 1, 2, 5
 
 
@@ -311,22 +313,7 @@ def assemble(T, q, u, Wk):
 @njit(cache=True)
 def cholesky(M, L):
     """L Lᵀ = M (M symmetric positive definite); returns False if M is not."""
-    n = M.shape[0]
-    for j in range(n):
-        s = M[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if s <= 0.0:
-            return False
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, n):
-            t = M[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / L[j, j]
-        for i in range(j):
-            L[i, j] = 0.0
-    return True
+    return cholesky_into(M, M.shape[0], L)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from impulsim.methods.moreau.laws import friction_metric_scale, friction_prox, runner_lateral_coefficient
+from impulsim.methods.moreau.laws import friction_metric_scale, friction_prox, runner_exact_law
 from impulsim.methods.moreau_minimal.kinematics import (assemble, cho_solve, cholesky, forward_solve,
                                                         kinematics, position_rates_half)
 from impulsim.methods.moreau_minimal.segments import detect, tangents
@@ -147,46 +147,6 @@ def _delassus(S, C, B, u, h, nc, opt):
 
 
 @njit(cache=True)
-def prox_ellipse_start(x, y, a, b):
-    """Closest point of the ellipse region (X/a)² + (Y/b)² ≤ 1 to (x, y): Newton's method on the
-    multiplier τ as in methods/moreau/laws.prox_ellipse, started at τ₀ = max(a|x| − a², b|y| − b², 0),
-    where F(τ₀) ≥ 0 still holds, so that very eccentric sets (a runner's caps, a ≪ b) converge in a few
-    iterations instead of climbing from τ = 0."""
-    if a <= 0.0 or b <= 0.0:
-        return (0.0, min(max(y, -b), b)) if a <= 0.0 else (min(max(x, -a), a), 0.0)
-    if (x / a) ** 2 + (y / b) ** 2 <= 1.0:
-        return x, y
-    a2, b2 = a * a, b * b
-    tau = max(a * abs(x) - a2, b * abs(y) - b2, 0.0)
-    for _ in range(60):
-        p, q = a * x / (tau + a2), b * y / (tau + b2)
-        f = p * p + q * q - 1.0
-        df = -2.0 * (p * p / (tau + a2) + q * q / (tau + b2))
-        step = -f / df
-        tau += step
-        if step <= 1e-13 * (tau + a2 + b2):
-            break
-    return a2 * x / (tau + a2), b2 * y / (tau + b2)
-
-
-@njit(cache=True)
-def runner_exact(lam_t, lam_b, xi_t, xi_b, r, lam_n, par):
-    """The runner set Λ_N F (rectangle |t| ≤ μ_r Λ_N, |b| ≤ μ_b(Λ_N) Λ_N with half-ellipse caps reaching
-    μ_t Λ_N) with its Euclidean projection (same set as laws.runner_exact_law)."""
-    mu_t, mu_r = par[0], par[1]
-    mu_b = runner_lateral_coefficient(lam_n, par[2], par[3], par[4])
-    x_t, x_b = lam_t - r * xi_t, lam_b - r * xi_b
-    half, a, b = mu_r * lam_n, (mu_t - mu_r) * lam_n, mu_b * lam_n
-    if x_t > half:
-        p_t, p_b = prox_ellipse_start(x_t - half, x_b, a, b)
-        return p_t + half, p_b
-    if x_t >= -half:
-        return x_t, min(max(x_b, -b), b)
-    p_t, p_b = prox_ellipse_start(x_t + half, x_b, a, b)
-    return p_t - half, p_b
-
-
-@njit(cache=True)
 def _xi(B, i, m3):
     x = B.c[i]
     for j in range(m3):
@@ -215,8 +175,8 @@ def prox_iteration(S, B, nc, h, opt):
                 B.par[k] = S.par[s, k]
             B.par[4] = S.par[s, 4] * h          # λ_n,max → P_n,max = λ_n,max Δt
             if S.law[s] == 3:
-                pt, pb = runner_exact(B.P[i + 1], B.P[i + 2], _xi(B, i + 1, m3), _xi(B, i + 2, m3),
-                                      B.r[i + 1], pn, B.par)
+                pt, pb = runner_exact_law(B.P[i + 1], B.P[i + 2], _xi(B, i + 1, m3), _xi(B, i + 2, m3),
+                                          B.r[i + 1], pn, B.par, True)
             else:
                 pt, pb = friction_prox(S.law[s], B.P[i + 1], B.P[i + 2], _xi(B, i + 1, m3),
                                        _xi(B, i + 2, m3), B.r[i + 1], pn, B.par)
