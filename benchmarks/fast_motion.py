@@ -37,14 +37,16 @@ def run(model, state, h, steps, eps=1e-6, halving=False, **opts):
     if halving:
         method = HalvingStepper(method)
     st = state.copy()
-    pos, vel, err, sec = [], [], [], []
+    pos, vel, err, sec, sub = [], [], [], [], []
     for _ in range(steps):
         t = time.perf_counter()
         info = method.step(st, h)
         sec.append(time.perf_counter() - t)
         pos.append(info.solves_pos if halving else info.iters_pos)
         vel.append(info.solves_vel if halving else info.iters_vel)
+        sub.append(info.substeps if halving else 1)
         err.append(float(diagnostics.constraint_errors(model, st).max(initial=0.0)))
+    run.substeps = np.array(sub)
     return np.array(pos), np.array(vel), np.array(err), np.array(sec), method, st
 
 
@@ -83,7 +85,7 @@ def main():
         model, state = build(kind, n, a.sigma, a.seed)
         pos, vel, err, sec, method, st = run(model, state, a.h, a.steps, halving=a.halving)
         line = (f"{kind} {n}{' halving' if a.halving else ''}: sigma {a.sigma} rad/s, h {a.h:.4g} s, {a.steps} steps: joint solves/step mean "
-                f"{pos.mean():.2f} max {pos.max()}, velocity solves/step {vel.mean():.2f}, max joint error "
+                f"{pos.mean():.2f} max {pos.max()}, substeps/step {run.substeps.mean():.2f} max {run.substeps.max()}, velocity solves/step {vel.mean():.2f}, max joint error "
                 f"{err.max():.2e} m, {1e3 * np.median(sec[WARMUP:]):.3f} ms/step")
         if not a.no_mujoco:
             ours, theirs = paired(model, state, a.h, method, st)

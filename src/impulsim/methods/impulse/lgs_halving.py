@@ -57,17 +57,28 @@ class HalvingStepper:
         self.level = 0
         """Halvings the last step needed: the next step starts with 2^level substeps."""
         self._steady = 0
+        self._saved = []
+        """Start of the step and of the attempt at each level (states allocated once, overwritten)."""
+
+    def _save(self, slot, s):
+        while len(self._saved) <= slot:
+            self._saved.append(s.copy())
+        self._saved[slot].assign_motion(s)
+        return self._saved[slot]
 
     def step(self, state, h: float) -> HalvingInfo:
         out = HalvingInfo()
-        trial = state.copy()
+        backup = self._save(0, state)
         start = self.level
         if start > 0 and self._steady >= self.retry_after:
             start -= 1
         deepest = start
-        for _ in range(2 ** start):
-            deepest = max(deepest, self._advance(trial, h / 2 ** start, start, out))
-        state.assign_motion(trial)
+        try:
+            for _ in range(2 ** start):
+                deepest = max(deepest, self._advance(state, h / 2 ** start, start, out))
+        except BaseException:
+            state.assign_motion(backup)
+            raise
         self._steady = self._steady + 1 if deepest == self.level else 0
         self.level = deepest
         return out
@@ -77,7 +88,7 @@ class HalvingStepper:
         if level == self.max_halvings:
             self._record(self.method.step(s, h), out)
             return level
-        start = s.copy()
+        start = self._save(level + 1, s)
         info = self._capped_step(s, h)
         out.solves_pos += info.iters_pos
         if info.converged_pos:
