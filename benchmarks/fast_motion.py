@@ -8,7 +8,7 @@ a random relative angular velocity (σ rad/s per component, fixed seed), eps 1e-
 Prints per model: joint-correction solves per step (mean, max), velocity solves per step, the largest joint
 error after any step, the median time per step (after 5 warm-up steps) and MuJoCo's Euler step on the same
 model from the same state, timed in alternating blocks in this process (``paired``), so that machine load
-hits both alike.
+hits both alike; MuJoCo's resets after "unstable" warnings are counted (its time then covers restarted runs).
 """
 import argparse
 import time
@@ -66,7 +66,8 @@ def paired(model, state, h, method, st, blocks=10, per_block=10):
             t = time.perf_counter()
             mujoco.mj_step(peer.mj_model, d)
             theirs.append(time.perf_counter() - t)
-    return float(np.median(ours)), float(np.median(theirs))
+    resets = int(d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+    return float(np.median(ours)), float(np.median(theirs)), resets
 
 
 def main():
@@ -88,8 +89,10 @@ def main():
                 f"{pos.mean():.2f} max {pos.max()}, substeps/step {run.substeps.mean():.2f} max {run.substeps.max()}, velocity solves/step {vel.mean():.2f}, max joint error "
                 f"{err.max():.2e} m, {1e3 * np.median(sec[WARMUP:]):.3f} ms/step")
         if not a.no_mujoco:
-            ours, theirs = paired(model, state, a.h, method, st)
+            ours, theirs, resets = paired(model, state, a.h, method, st)
             line += f"; paired: ours {1e3 * ours:.3f} ms, MuJoCo Euler {1e3 * theirs:.3f} ms ({ours / theirs:.2f}x)"
+            if resets:
+                line += f", MuJoCo unstable (reset to its start {resets} times in {10 * 10} steps)"
         print(line, flush=True)
 
 
