@@ -71,3 +71,36 @@ def test_halving_rejects_bad_settings():
     model, _ = B.tree(3)
     with pytest.raises(ValueError, match="budget"):
         HalvingStepper(ims.make_method("impulse", model, solver="lgs"), budget=0)
+
+
+class _FailingOnCall:
+    """The impulse method, raising on its n-th step (after the earlier substeps were committed)."""
+
+    def __init__(self, method, n):
+        self.method, self.n, self.calls = method, n, 0
+
+    @property
+    def max_iter_pos(self):
+        return self.method.max_iter_pos
+
+    @max_iter_pos.setter
+    def max_iter_pos(self, v):
+        self.method.max_iter_pos = v
+
+    def step(self, s, h):
+        self.calls += 1
+        if self.calls == self.n:
+            raise ims.SimulationError("provoked")
+        return self.method.step(s, h)
+
+
+def test_a_failed_halving_step_leaves_the_state_as_it_was():
+    model, state = spinning("tree", 63, 3)
+    stepper = HalvingStepper(_FailingOnCall(ims.make_method("impulse", model, solver="lgs"), 3))
+    stepper.level = 2                       # four substeps: the third raises after two were committed
+    before = state.copy()
+    with pytest.raises(ims.SimulationError):
+        stepper.step(state, 1 / 30)
+    for f in ("body_pos", "body_quat", "body_vel", "body_omega"):
+        assert np.array_equal(getattr(state, f), getattr(before, f))
+    assert state.t == before.t and state.step_count == before.step_count
