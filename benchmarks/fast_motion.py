@@ -6,9 +6,9 @@ a random relative angular velocity (σ rad/s per component, fixed seed), eps 1e-
     python benchmarks/fast_motion.py --halving                # with step halving (lgs_halving.HalvingStepper)
 
 Prints per model: joint-correction solves per step (mean, max), velocity solves per step, the largest joint
-error after any step, the median time per step (after 5 warm-up steps) and MuJoCo's Euler step on the same
-model from the same state, timed in alternating blocks in this process (``paired``), so that machine load
-hits both alike; MuJoCo's resets after "unstable" warnings are counted (its time then covers restarted runs).
+error after any step, the median wall and CPU time per step (after 5 warm-up steps) and MuJoCo's Euler step on
+the same model from the same state, CPU time of this thread in alternating blocks in this process (``paired``),
+so that machine load hits both alike and preemption does not count; MuJoCo's resets after "unstable" warnings are counted (its time then covers restarted runs).
 """
 import argparse
 import time
@@ -37,16 +37,17 @@ def run(model, state, h, steps, eps=1e-6, halving=False, **opts):
     if halving:
         method = HalvingStepper(method)
     st = state.copy()
-    pos, vel, err, sec, sub = [], [], [], [], []
+    pos, vel, err, sec, sub, cpu = [], [], [], [], [], []
     for _ in range(steps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         info = method.step(st, h)
         sec.append(time.perf_counter() - t)
+        cpu.append(time.thread_time() - c)
         pos.append(info.solves_pos if halving else info.iters_pos)
         vel.append(info.solves_vel if halving else info.iters_vel)
         sub.append(info.substeps if halving else 1)
         err.append(float(diagnostics.constraint_errors(model, st).max(initial=0.0)))
-    run.substeps = np.array(sub)
+    run.substeps, run.cpu = np.array(sub), np.array(cpu)
     return np.array(pos), np.array(vel), np.array(err), np.array(sec), method, st
 
 
@@ -59,13 +60,13 @@ def paired(model, state, h, method, st, blocks=10, per_block=10):
     ours, theirs = [], []
     for _ in range(blocks):
         for _ in range(per_block):
-            t = time.perf_counter()
+            t = time.thread_time()
             method.step(st, h)
-            ours.append(time.perf_counter() - t)
+            ours.append(time.thread_time() - t)
         for _ in range(per_block):
-            t = time.perf_counter()
+            t = time.thread_time()
             mujoco.mj_step(peer.mj_model, d)
-            theirs.append(time.perf_counter() - t)
+            theirs.append(time.thread_time() - t)
     resets = int(d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
     return float(np.median(ours)), float(np.median(theirs)), resets
 
@@ -87,10 +88,10 @@ def main():
         pos, vel, err, sec, method, st = run(model, state, a.h, a.steps, halving=a.halving)
         line = (f"{kind} {n}{' halving' if a.halving else ''}: sigma {a.sigma} rad/s, h {a.h:.4g} s, {a.steps} steps: joint solves/step mean "
                 f"{pos.mean():.2f} max {pos.max()}, substeps/step {run.substeps.mean():.2f} max {run.substeps.max()}, velocity solves/step {vel.mean():.2f}, max joint error "
-                f"{err.max():.2e} m, {1e3 * np.median(sec[WARMUP:]):.3f} ms/step")
+                f"{err.max():.2e} m, {1e3 * np.median(sec[WARMUP:]):.3f} ms/step (CPU {1e3 * np.median(run.cpu[WARMUP:]):.3f})")
         if not a.no_mujoco:
             ours, theirs, resets = paired(model, state, a.h, method, st)
-            line += f"; paired: ours {1e3 * ours:.3f} ms, MuJoCo Euler {1e3 * theirs:.3f} ms ({ours / theirs:.2f}x)"
+            line += f"; paired CPU: ours {1e3 * ours:.3f} ms, MuJoCo Euler {1e3 * theirs:.3f} ms ({ours / theirs:.2f}x)"
             if resets:
                 line += f", MuJoCo unstable (reset to its start {resets} times in {10 * 10} steps)"
         print(line, flush=True)
