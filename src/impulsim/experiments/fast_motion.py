@@ -20,15 +20,13 @@ def spin_joints(model, state, sigma: float, seed: int) -> None:
     static starts from rest. Raises ValueError for a model with other joint kinds or bodies not reached.
     """
     rng = np.random.default_rng(seed)
-    n = model.body_pos.shape[0] if hasattr(model, "body_pos") else state.body_pos.shape[0]
-    known = np.array([bool(model.body_static[k]) for k in range(n)])
+    known = np.asarray(model.body_static, bool).copy()
     state.body_vel[known] = 0.0
     state.body_omega[known] = 0.0
-    prims = [i for i in range(len(model.prim_kind))]
-    for i in prims:
+    todo = list(range(len(model.prim_kind)))
+    for i in todo:
         if Prim(model.prim_kind[i]) != Prim.BALL:
             raise ValueError(f"spin_joints: primitive {i} is not a ball joint")
-    todo = list(prims)
     while todo:
         rest = []
         for i in todo:
