@@ -146,10 +146,7 @@ class DriveServer:
         last_t = -1.0
         try:
             while True:
-                with self.session.lock:
-                    if self.session.ff and self.session.ff[-1][0] < last_t:
-                        last_t = -1.0       # a new run: its clock starts again at 0
-                    new = [x for x in self.session.ff if x[0] > last_t]
+                new, _ = self.session.ff_samples(last_t)     # a new run: all of it (its clock restarted)
                 for t, m in new:
                     await ws.send(json.dumps({"t": t, "M_soll": m, "F_soll": m / LEVER_ARM}))
                     last_t = t
@@ -178,7 +175,11 @@ class DriveServer:
         try:
             async for text in ws:
                 try:
-                    reply = self._command(json.loads(text))
+                    msg = json.loads(text)
+                    if msg.get("cmd") == "steer":       # at once: it only sets the lever's target
+                        reply = self._command(msg)
+                    else:                               # may wait for a frame of the simulation, or plot
+                        reply = await asyncio.to_thread(self._command, msg)
                 except (ValueError, KeyError, TypeError, IndexError) as e:
                     reply = {"type": "error", "message": str(e)}
                 if reply is not None:
