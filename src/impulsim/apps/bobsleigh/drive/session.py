@@ -145,6 +145,7 @@ class DriveSession:
         self.replay = None
         self.ff = deque(maxlen=2000)  # (t, M_soll) at 100 Hz for the force-feedback socket
         self.snapshot = {}
+        self.on_snapshot = []        # called (without arguments, in the loop's thread) after each new snapshot
         self.stats = {"frames": 0, "frame_ms": deque(maxlen=120), "rtf": deque(maxlen=120)}
         self.applied_seq = 0
         self.received = {}           # steering command number → time it reached the server [s]
@@ -309,6 +310,8 @@ class DriveSession:
             self.stats["frames"] += 1
             self.stats["frame_ms"].append(1e3 * frame_dt)
             self.snapshot = self._snapshot(cost)
+        for notify in self.on_snapshot:
+            notify()
 
     def _advance(self, n):
         sim, h = self.sim, self.h
