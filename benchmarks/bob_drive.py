@@ -148,6 +148,15 @@ def no_page(track, seconds):
           f"max {lat.max():.0f} ms over {len(lat)} commands")
     print(f"command received by the server → steering joint moved: median {np.median(srv_lat):.0f} ms, "
           f"max {srv_lat.max():.0f} ms")
+    # the loop's capacity: frames of 1/60 s one after the other, without waiting for wall time
+    session.start()
+    w0, c0 = time.perf_counter(), time.process_time()
+    while session.state == "driving" and session.sim.system.t < seconds:
+        session.tick(1 / 60)
+    wall, c = time.perf_counter() - w0, time.process_time() - c0
+    t = session.sim.system.t
+    print(f"frames back to back (no waiting, no server): {t:.2f} s simulated in {wall:.2f} s wall = "
+          f"{t / wall:.2f}x real time, CPU {c:.2f} s = {t / c:.2f}x; load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
