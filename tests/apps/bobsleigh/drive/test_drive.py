@@ -296,3 +296,35 @@ def test_steering_and_run_list_do_not_wait_for_a_frame(tmp_path):
         th.join(30)
     session.tick(1 / 60)
     assert session.applied_seq == 7 and session.lever.value > 0 and len(session.steer_latency) == 1
+
+
+def test_the_bob_steps_without_holding_the_interpreter(tmp_path):
+    """The compiled sub-steps let go of Python's interpreter lock: while a thread steps the bob (2000
+    sub-steps, tens of milliseconds), the server's thread (here the test's own) keeps running Python in the
+    middle half of that call; with the lock held it could not run at all until the call returned."""
+    import threading
+    import time
+    session = DriveSession("test_chute", runs_dir=tmp_path, reference=False)
+    session.start()
+    session.tick(1 / 60)                           # compiled and warm
+    system = session.sim.system
+    K = np.zeros((2000, system.nk))
+    span, entered = {}, threading.Event()
+
+    def step():
+        entered.set()
+        span["enter"] = time.perf_counter()
+        system.advance(2e-4, K)
+        span["exit"] = time.perf_counter()
+    th = threading.Thread(target=step)
+    stamps = []
+    th.start()
+    entered.wait(30)
+    while th.is_alive():
+        stamps.append(time.perf_counter())
+        for _ in range(200):
+            pass
+    th.join()
+    a, b = span["enter"], span["exit"]
+    middle = [x for x in stamps if a + 0.25 * (b - a) < x < b - 0.25 * (b - a)]
+    assert b - a > 0.02 and len(middle) > 10, (b - a, len(stamps), len(middle))
