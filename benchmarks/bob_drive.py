@@ -2,13 +2,16 @@
 of the simulation, latency from a key press to the frame that shows the steering joint moved, and the
 screenshots of docs/bobsleigh_drive.md.
 
-    PYTHONPATH=src python benchmarks/bob_drive.py [TRACK] [--shots docs/images]
+    PYTHONPATH=src python benchmarks/bob_drive.py [TRACK] [--shots docs/images] [--max-frame 0.05]
     PYTHONPATH=src python benchmarks/bob_drive.py [TRACK] --no-page [--seconds 10]
 
 ``--no-page``: the server and its real-time loop without a browser; a WebSocket client (as the page) sends
-a steering command every 0.37 s (lever target 0, a driver's touch that the lever's rate keeps small) and
-times each until a frame from the server shows it applied; the run is hands-off otherwise. Prints the
-real-time factor (simulated over wall time, and over the process's CPU time) and the latencies.
+a steering command every 0.37 s (lever target 0, so the run stays hands off; the command's number shows
+when it was applied) and times each until a frame from the server shows it applied. Prints the real-time
+factor (simulated over wall time, and over the process's CPU time) and the latencies, then runs the same
+passes back to back without waiting for wall time and prints their real-time factor and the CPU time of a
+pass split into the sub-steps, the work at the 10 ms marks and the page's snapshot. ``--max-frame``: the
+most simulated time per pass [s] (the session's default 0.05).
 """
 import argparse
 import sys
@@ -29,6 +32,7 @@ def main():
     ap.add_argument("--presses", type=int, default=10)
     ap.add_argument("--no-page", action="store_true", help="no browser: a WebSocket client steers")
     ap.add_argument("--seconds", type=float, default=10.0, help="with --no-page: simulated seconds at most")
+    ap.add_argument("--max-frame", type=float, default=None, help="most simulated time per pass [s]")
     a = ap.parse_args()
     if a.no_page:
         return no_page(a.track, a.seconds)
@@ -37,7 +41,8 @@ def main():
     from impulsim.apps.bobsleigh.drive.server import DriveServer
     from impulsim.apps.bobsleigh.drive.session import DriveSession
     d = Path(tempfile.mkdtemp(prefix="bob-drive-"))
-    session = DriveSession(a.track, runs_dir=d, reference=True)
+    session = DriveSession(a.track, runs_dir=d, reference=True,
+                           **({} if a.max_frame is None else {"max_frame": a.max_frame}))
     while session.reference is None:            # the pilot model's run first, so it does not share the CPU
         time.sleep(0.5)
     srv = DriveServer(session, pilots_dir=d / "pilots").start()
