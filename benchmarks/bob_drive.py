@@ -2,7 +2,16 @@
 of the simulation, latency from a key press to the frame that shows the steering joint moved, and the
 screenshots of docs/bobsleigh_drive.md.
 
-    PYTHONPATH=src python benchmarks/bob_drive.py [TRACK] [--shots docs/images]
+    PYTHONPATH=src python benchmarks/bob_drive.py [TRACK] [--shots docs/images] [--max-frame 0.05]
+    PYTHONPATH=src python benchmarks/bob_drive.py [TRACK] --no-page [--seconds 10]
+
+``--no-page``: the server and its real-time loop without a browser; a WebSocket client (as the page) sends
+a steering command every 0.37 s (lever target 0, so the run stays hands off; the command's number shows
+when it was applied) and times each until a frame from the server shows it applied. Prints the real-time
+factor (simulated over wall time, and over the process's CPU time) and the latencies, then runs the same
+passes back to back without waiting for wall time and prints their real-time factor and the CPU time of a
+pass split into the sub-steps, the work at the 10 ms marks and the page's snapshot. ``--max-frame``: the
+most simulated time per pass [s] (the session's default 0.05).
 """
 import argparse
 import sys
@@ -21,13 +30,19 @@ def main():
     ap.add_argument("track", nargs="?", default="test_chute")
     ap.add_argument("--shots", default=None, help="directory for the screenshots")
     ap.add_argument("--presses", type=int, default=10)
+    ap.add_argument("--no-page", action="store_true", help="no browser: a WebSocket client steers")
+    ap.add_argument("--seconds", type=float, default=10.0, help="with --no-page: simulated seconds at most")
+    ap.add_argument("--max-frame", type=float, default=None, help="most simulated time per pass [s]")
     a = ap.parse_args()
+    if a.no_page:
+        return no_page(a.track, a.seconds)
     from playwright.sync_api import sync_playwright
 
     from impulsim.apps.bobsleigh.drive.server import DriveServer
     from impulsim.apps.bobsleigh.drive.session import DriveSession
     d = Path(tempfile.mkdtemp(prefix="bob-drive-"))
-    session = DriveSession(a.track, runs_dir=d, reference=True)
+    session = DriveSession(a.track, runs_dir=d, reference=True,
+                           **({} if a.max_frame is None else {"max_frame": a.max_frame}))
     while session.reference is None:            # the pilot model's run first, so it does not share the CPU
         time.sleep(0.5)
     srv = DriveServer(session, pilots_dir=d / "pilots").start()
@@ -85,6 +100,83 @@ def main():
         ctx.close()
     srv.stop()
     print(f"runs in {d}")
+
+
+def no_page(track, seconds):
+    import asyncio
+    import json
+    import os
+
+    from websockets.asyncio.client import connect
+
+    from impulsim.apps.bobsleigh.drive.server import DriveServer
+    from impulsim.apps.bobsleigh.drive.session import DriveSession
+    d = Path(tempfile.mkdtemp(prefix="bob-drive-"))
+    session = DriveSession(track, runs_dir=d, reference=False)
+    srv = DriveServer(session, pilots_dir=d / "pilots").start()
+    lat, cpu = [], {}
+
+    async def drive():
+        async with connect(f"ws://127.0.0.1:{srv.port}/ws?token={srv.token}", max_size=2 ** 24,
+                           ping_interval=None) as ws:
+            sent, seq = {}, 0
+            await ws.send(json.dumps({"cmd": "start"}))
+            cpu["c0"], cpu["w0"] = time.process_time(), time.perf_counter()
+            next_cmd = time.perf_counter() + 0.5
+            while True:
+                try:
+                    m = json.loads(await asyncio.wait_for(ws.recv(), 0.02))
+                except asyncio.TimeoutError:
+                    m = {}
+                now = time.perf_counter()
+                if m.get("type") == "frame" and m.get("state") == "driving":
+                    for k in [k for k in sent if k <= m["seq"]]:
+                        lat.append(now - sent.pop(k))
+                    if m["t"] >= seconds:
+                        break
+                elif m.get("type") == "frame" and m.get("state") not in ("idle", "driving"):
+                    break
+                if now >= next_cmd:
+                    seq += 1
+                    sent[seq] = now
+                    await ws.send(json.dumps({"cmd": "steer", "target": 0.0, "seq": seq}))
+                    next_cmd = now + 0.37
+    asyncio.run(drive())
+    wall, c = time.perf_counter() - cpu["w0"], time.process_time() - cpu["c0"]
+    t = session.sim.system.t
+    srv.stop()
+    lat = 1e3 * np.array(lat)
+    srv_lat = 1e3 * np.array(session.steer_latency)
+    print(f"track {track}, no page, load average {os.getloadavg()[0]:.2f}: {t:.2f} s simulated in {wall:.2f} s "
+          f"wall = {t / wall:.2f}x real time; process CPU {c:.2f} s = {t / c:.2f}x; state {session.state}")
+    print(f"steering command sent → frame showing it applied: median {np.median(lat):.0f} ms, "
+          f"max {lat.max():.0f} ms over {len(lat)} commands")
+    print(f"command received by the server → steering joint moved: median {np.median(srv_lat):.0f} ms, "
+          f"max {srv_lat.max():.0f} ms")
+    # the loop's capacity: frames of 1/60 s one after the other, without waiting for wall time
+    session.start()
+    spent = {"sub-steps": 0.0, "10 ms work": 0.0, "snapshot": 0.0}
+
+    def timed(f, key):
+        def g(*args):
+            c = time.process_time()
+            out = f(*args)
+            spent[key] += time.process_time() - c
+            return out
+        return g
+    session.sim.run = timed(session.sim.run, "sub-steps")
+    session._record_period = timed(session._record_period, "10 ms work")
+    session._snapshot = timed(session._snapshot, "snapshot")
+    w0, c0, passes = time.perf_counter(), time.process_time(), 0
+    while session.state == "driving" and session.sim.system.t < seconds:
+        session.tick(1 / 60)
+        passes += 1
+    wall, c = time.perf_counter() - w0, time.process_time() - c0
+    t = session.sim.system.t
+    print(f"passes back to back (no waiting, no server): {t:.2f} s simulated in {wall:.2f} s wall = "
+          f"{t / wall:.2f}x real time, CPU {c:.2f} s = {t / c:.2f}x; load average {os.getloadavg()[0]:.2f}")
+    print("CPU per pass: " + ", ".join(f"{k} {1e3 * v / passes:.2f} ms" for k, v in spent.items())
+          + f", all {1e3 * c / passes:.2f} ms")
 
 
 if __name__ == "__main__":

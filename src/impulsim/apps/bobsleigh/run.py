@@ -8,10 +8,12 @@ the bob stops.
     result = run("test_chute")                 # track name or Track, default bob and pilot
     result.splits, result.run_time; result.to_parquet("run.parquet")
 
-Recorded every 10 ms (100 Hz, as the thesis's recorder): time, station s, lateral offset b, height h,
-speed, pose of the rear hull, joint coordinates, steering input i and angle β, the steering moment M_soll
-(the moment the contacts induce in the steering joint, averaged over the 10 ms, eq. 2.48) and every
-contact's mean force (n, t, b) over the 10 ms.
+Recorded every 10 ms (100 Hz, as the thesis's recorder), each row at the end of its 10 ms: time, station
+s, lateral offset b, height h, speed, pose of the rear hull and joint coordinates at that time, the
+steering input i and angle β, the steering moment M_soll (the moment the contacts induce in the steering
+joint, averaged over the 10 ms, eq. 2.48) and every contact's mean force (n, t, b) over the 10 ms. A run
+that finishes ends with the first row past the finish line, so the times at which a trace passes a station
+(linear between rows) are its split times.
 """
 from __future__ import annotations
 
@@ -127,11 +129,8 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
     outcome, steps = "time limit", 0
     chunk_us = []
     wall0, cpu0 = time.perf_counter(), time.process_time()
+    R, nose, (s, b, hh), speed = _where(sim, view)
     while sim.system.t < max_time:
-        R = sim.rotation()
-        nose = sim.position + R @ (NOSE - sim.com0)
-        s, b, hh = view.project(nose)
-        speed = float(np.linalg.norm(sim.velocity))
         yaw_rate = float(sim.system.u[3:6] @ R[:, 2])
         i = pilot.steer(view, s, b, hh, nose, R, speed, yaw_rate)
         beta = bob.steering(i)
@@ -155,6 +154,7 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
         c0, p0 = time.perf_counter(), time.process_time()
         steps += sim.run(h, n_chunk, beta)
         chunk_us.append((1e6 * (time.perf_counter() - c0) / n_chunk, 1e6 * (time.process_time() - p0) / n_chunk))
+        R, nose, (s, b, hh), speed = _where(sim, view)      # at the row's time, the end of its 10 ms
         rec.add(sim, t + n_chunk * h, s, b, hh, speed, i, beta, n_chunk * h)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     trace = rec.arrays(bob)
@@ -167,6 +167,13 @@ def run(track, *, bob=None, pilot: Pilot | None = None, start_speed: float = 10.
     setup_info = {"bob": bob.name, "bob_file": bob.source, "pilot": pilot.__dict__, "start_speed": start_speed,
                   "h": h, "track": getattr(track, "name", "")}
     return RunResult(outcome, stations, splits, trace, setup_info, wall, steps, stats)
+
+
+def _where(sim, view):
+    """Rotation of the rear hull, the nose [m, world], its (s, b, h) on the track [m] and the speed [m/s]."""
+    R = sim.rotation()
+    nose = sim.position + R @ (NOSE - sim.com0)
+    return R, nose, view.project(nose), float(np.linalg.norm(sim.velocity))
 
 
 def _take_splits(stations, splits, s0, s1, t0, t1):

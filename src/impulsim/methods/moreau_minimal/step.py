@@ -281,7 +281,7 @@ def one_step(T, S, mesh, St, k_next, h, opt, Wk, C, B, acc):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def advance(T, S, mesh, St, K, h, opt, Wk, C, B, acc):
     """Steps with inputs K[i] (the inputs at the end of step i, shape [n_steps, nk]); returns
     (steps done, status of the failed step or 0)."""

@@ -29,10 +29,15 @@ def test_run_is_reproducible_and_recorded(chute, tmp_path):
     assert np.array_equal(table.column("speed").to_numpy(), a.trace["speed"])
 
 
-def test_full_run_finishes_with_ordered_splits(chute):
+@pytest.fixture(scope="module")
+def full_run(chute):
+    return run(chute, max_time=40.0)
+
+
+def test_full_run_finishes_with_ordered_splits(chute, full_run):
     """Down the whole test chute: it finishes, every station is timed in order, the speed at the finish is
     that of the drop less friction and drag (between 0.5 and 1 of the frictionless v² = v0² + 2 g Δz)."""
-    r = run(chute, max_time=40.0)
+    r = full_run
     assert r.outcome == "finish"
     assert np.all(np.isfinite(r.splits)) and np.all(np.diff(r.splits) > 0)
     z = chute.centerline(np.array([chute.start_s, chute.finish_s]))[:, 2]
@@ -47,7 +52,9 @@ def test_run_started_mid_track_times_only_the_stations_ahead(chute):
     s0 = 140.0
     r = run(chute, start_at=s0, start_speed=17.0, max_time=10.0)
     assert r.outcome == "finish"
-    assert r.trace["s"][0] == pytest.approx(s0, abs=0.01)      # the first row: the nose where it started
+    # the first row, 10 ms after the start: the nose 17 m/s × 10 ms ahead of where it started
+    assert r.trace["t"][0] == pytest.approx(0.01, abs=1e-12)
+    assert r.trace["s"][0] == pytest.approx(s0 + 0.17, abs=0.01)
     assert abs(r.trace["b"][0]) < 0.05 and r.trace["speed"][0] == pytest.approx(17.0, abs=0.3)
     assert np.all(np.isnan(r.splits[:-1]))
     assert r.splits[-1] == pytest.approx(10.0 / 17.0, rel=0.05)
@@ -63,3 +70,18 @@ def test_a_bob_out_of_the_channel_ends_the_run_off_track(chute):
     assert r.outcome == "off track", r.summary()
     assert np.isnan(r.splits[-1])
     assert r.trace["t"][-1] < 3.0            # ended while flying out, not after a long fall
+
+
+def test_trace_rows_carry_the_station_at_their_time_and_pass_the_finish(chute, full_run):
+    """Each row's station is the nose's at the row's time: the times at which the trace passes the timing
+    stations, linear between rows, are the split times (to rounding), the last row lies past the finish
+    and the one before it short of it; the line analysis of the run against itself gives Δt = 0 at the
+    finish."""
+    from impulsim.apps.bobsleigh.drive.analysis import compare
+    r = full_run
+    s, t = r.trace["s"], r.trace["t"]
+    assert np.all(np.diff(s) > 0)
+    np.testing.assert_allclose(np.interp(r.stations, s, t), r.splits, rtol=0, atol=1e-12)
+    assert s[-2] < chute.finish_s <= s[-1]
+    cmp = compare(r, r, float(chute.start_s), float(chute.finish_s))
+    assert cmp["s"][-1] == float(chute.finish_s) and np.all(cmp["dt"] == 0.0)

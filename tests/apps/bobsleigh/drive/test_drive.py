@@ -138,6 +138,22 @@ def test_line_analysis_dt_at_the_finish_is_the_run_time_difference(two_runs, tmp
     assert main(["bob", "analyse", pb, pa, "--curve", "9", "-o", str(out)]) == 2     # one-line error
 
 
+def test_line_analysis_against_the_pilot_model_ends_with_the_run_time_difference(two_runs):
+    """The pilot model's run (``impulsim bob run``) and a driven run record each row's station at the row's
+    time and end past the finish: from start to finish their line analysis gives, at the finish line, the
+    difference of their run times, both ways round."""
+    from impulsim.apps.bobsleigh.run import run
+    session, (a, _) = two_runs
+    model = run(session.track, bob=session.bob, start_speed=session.setup.start_speed, max_time=40.0)
+    assert model.outcome == "finish"
+    s0, s1 = float(session.track.start_s), float(session.track.finish_s)
+    for x, y in ((a, model), (model, a)):
+        cmp = compare(x, y, s0, s1)
+        assert cmp["s"][-1] == s1
+        assert cmp["dt"][-1] == pytest.approx(x.run_time - y.run_time, abs=1e-9)
+    assert abs(a.run_time - model.run_time) > 1e-3      # the pilot steers: not the hands-off run
+
+
 def test_server_token_mesh_and_force_feedback(tmp_path):
     from websockets.asyncio.client import connect
 
@@ -222,3 +238,93 @@ def test_rollover_ends_the_run_and_it_is_recorded(tmp_path):
     assert back.outcome == "crash"
     assert back.trace["t"][-1] == pytest.approx(session.sim.system.t, abs=1e-9)
     assert np.isnan(back.splits[-1])                 # the finish was not reached
+
+
+def test_a_bob_out_of_the_channel_ends_the_driven_run_off_track(tmp_path):
+    """Started at 60 m/s hands off, the bob needs a banking of 87° in the test chute's first curve (r =
+    20 m), more than its walls give, and flies over the outer wall (as in ``impulsim bob run``): the run
+    ends "off track" with a message on the page, as soon as the nose is more than OFF_TRACK beside or below
+    the channel, no later step is taken, and the run is recorded up to there without a finish time."""
+    from impulsim.apps.bobsleigh.run import OFF_TRACK
+    session = DriveSession("test_chute", runs_dir=tmp_path, reference=False, setup=DriveSetup(start_speed=60.0))
+    session.start()
+    while session.state == "driving" and session.sim.system.t < 20.0:
+        session.tick(1 / 60)
+    assert session.state == "off track", session.message
+    assert "off the track" in session.message and session.snapshot["message"] == session.message
+    assert session.snapshot["state"] == "off track" and "bodies" in session.snapshot
+    s, b, h, _, _ = session.meas
+    assert h < OFF_TRACK[0] or abs(b) > OFF_TRACK[1]
+    t_end = session.sim.system.t
+    assert t_end < 3.0                             # ended while flying out, not after a long fall
+    session.tick(1 / 60)
+    assert session.sim.system.t == t_end
+    back = load_run(session.runs[-1]["path"])
+    assert back.outcome == "off track" and np.isnan(back.splits[-1])
+    assert back.trace["t"][-1] == pytest.approx(t_end, abs=1e-9)
+    assert back.trace["b"][-1] == pytest.approx(b, abs=1e-12) and back.trace["h"][-1] == pytest.approx(h, abs=1e-12)
+    assert session.run_list()[-1]["outcome"] == "off track"
+
+
+def test_steering_and_run_list_do_not_wait_for_a_frame(tmp_path):
+    """While a frame of the simulation holds the session (its lock), the server still takes a steering
+    command, reads the run list and the force-feedback samples at once; the frame after it applies the
+    command."""
+    import threading
+    import time
+    session = DriveSession("test_chute", runs_dir=tmp_path, reference=False)
+    session.start()
+    session.tick(1 / 60)
+    held, release = threading.Event(), threading.Event()
+
+    def frame_in_progress():
+        with session.lock:
+            held.set()
+            release.wait(30)
+    th = threading.Thread(target=frame_in_progress)
+    th.start()
+    try:
+        assert held.wait(30)
+        t0 = time.perf_counter()
+        session.steer(1.0, 7)
+        runs = session.run_list()
+        samples, _ = session.ff_samples(-1.0)
+        assert time.perf_counter() - t0 < 0.5
+        assert runs == [] and len(samples) == 1
+    finally:
+        release.set()
+        th.join(30)
+    session.tick(1 / 60)
+    assert session.applied_seq == 7 and session.lever.value > 0 and len(session.steer_latency) == 1
+
+
+def test_the_bob_steps_without_holding_the_interpreter(tmp_path):
+    """The compiled sub-steps let go of Python's interpreter lock: while a thread steps the bob (2000
+    sub-steps, tens of milliseconds), the server's thread (here the test's own) keeps running Python in the
+    middle half of that call; with the lock held it could not run at all until the call returned."""
+    import threading
+    import time
+    session = DriveSession("test_chute", runs_dir=tmp_path, reference=False)
+    session.start()
+    session.tick(1 / 60)                           # compiled and warm
+    system = session.sim.system
+    K = np.zeros((2000, system.nk))
+    span, entered = {}, threading.Event()
+
+    def step():
+        entered.set()
+        span["enter"] = time.perf_counter()
+        system.advance(2e-4, K)
+        span["exit"] = time.perf_counter()
+    th = threading.Thread(target=step)
+    stamps = []
+    th.start()
+    entered.wait(30)
+    while th.is_alive():
+        stamps.append(time.perf_counter())
+        for _ in range(200):
+            pass
+    th.join()
+    a, b = span["enter"], span["exit"]
+    middle = [x for x in stamps if a + 0.25 * (b - a) < x < b - 0.25 * (b - a)]
+    assert b - a > 0.02 and len(middle) > 10, (b - a, len(stamps), len(middle))

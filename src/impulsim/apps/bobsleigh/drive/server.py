@@ -84,6 +84,8 @@ class DriveServer:
         return f"http://127.0.0.1:{self.port}/?token={self.token}"
 
     def start(self):
+        self._frame_events = set()
+        self.session.on_snapshot.append(self._new_snapshot)
         self.session.start_loop()
         self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
         self._thread.start()
@@ -91,7 +93,15 @@ class DriveServer:
             raise RuntimeError("drive: the server did not start")
         return self
 
+    def _new_snapshot(self):
+        """From the simulation's thread: wake the pages' senders, so a frame goes out as soon as it is made."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: [e.set() for e in self._frame_events])
+
     def stop(self):
+        if self._new_snapshot in self.session.on_snapshot:
+            self.session.on_snapshot.remove(self._new_snapshot)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self._stop_event.set)
         if self._thread:
@@ -146,10 +156,7 @@ class DriveServer:
         last_t = -1.0
         try:
             while True:
-                with self.session.lock:
-                    if self.session.ff and self.session.ff[-1][0] < last_t:
-                        last_t = -1.0       # a new run: its clock starts again at 0
-                    new = [x for x in self.session.ff if x[0] > last_t]
+                new, _ = self.session.ff_samples(last_t)     # a new run: all of it (its clock restarted)
                 for t, m in new:
                     await ws.send(json.dumps({"t": t, "M_soll": m, "F_soll": m / LEVER_ARM}))
                     last_t = t
@@ -178,7 +185,11 @@ class DriveServer:
         try:
             async for text in ws:
                 try:
-                    reply = self._command(json.loads(text))
+                    msg = json.loads(text)
+                    if msg.get("cmd") == "steer":       # at once: it only sets the lever's target
+                        reply = self._command(msg)
+                    else:                               # may wait for a frame of the simulation, or plot
+                        reply = await asyncio.to_thread(self._command, msg)
                 except (ValueError, KeyError, TypeError, IndexError) as e:
                     reply = {"type": "error", "message": str(e)}
                 if reply is not None:
@@ -189,17 +200,28 @@ class DriveServer:
             sender.cancel()
 
     async def _frames(self, ws):
+        """Each new snapshot to the page as soon as the simulation has made it, and the run list when it
+        changes."""
         last_runs, last_id = None, None
-        while True:
-            snap = self.session.snapshot
-            if snap and snap["id"] != last_id:
-                await ws.send(json.dumps({"type": "frame", **snap}))
-                last_id = snap["id"]
-            runs = self.session.run_list()
-            if runs != last_runs:
-                await ws.send(json.dumps({"type": "runs", "runs": runs}))
-                last_runs = runs
-            await asyncio.sleep(1 / 60)
+        new = asyncio.Event()
+        self._frame_events.add(new)
+        try:
+            while True:
+                snap = self.session.snapshot
+                if snap and snap["id"] != last_id:
+                    await ws.send(json.dumps({"type": "frame", **snap}))
+                    last_id = snap["id"]
+                runs = self.session.run_list()
+                if runs is not last_runs:
+                    await ws.send(json.dumps({"type": "runs", "runs": runs}))
+                    last_runs = runs
+                try:
+                    await asyncio.wait_for(new.wait(), 0.1)
+                except asyncio.TimeoutError:
+                    pass
+                new.clear()
+        finally:
+            self._frame_events.discard(new)
 
     def _command(self, msg):
         s, cmd = self.session, msg.get("cmd")

@@ -11,6 +11,7 @@ every 10 ms of simulated time, inside the frame's sub-steps.
 from __future__ import annotations
 
 import math
+import statistics
 import threading
 import time
 from collections import deque
@@ -25,6 +26,7 @@ from impulsim.apps.bobsleigh.drive.setup import DriveSetup
 from impulsim.apps.bobsleigh.pilot import Pilot
 from impulsim.apps.bobsleigh.run import (
     NOSE,
+    OFF_TRACK,
     RECORD_PERIOD,
     RunResult,
     _start_pose,
@@ -101,9 +103,10 @@ class Ghost:
         return self.posture.bodies(q, self.beta[j])
 
 
-def time_at_station(trace, s) -> float:
-    """Time [s] at which a trace's nose passed station s (linear; NaN outside the trace)."""
-    ss = np.maximum.accumulate(trace["s"])
+def time_at_station(trace, s, ss=None) -> float:
+    """Time [s] at which a trace's nose passed station s (linear; NaN outside the trace); ``ss``: the
+    trace's furthest station so far per row (np.maximum.accumulate of its s), when already known."""
+    ss = np.maximum.accumulate(trace["s"]) if ss is None else ss
     if len(ss) == 0 or s < ss[0] or s > ss[-1]:
         return math.nan
     return float(np.interp(s, ss, trace["t"]))
@@ -129,7 +132,11 @@ class DriveSession:
         self.posture = Posture(self.base_bob, self.mesh)
         self.lever = Lever()
         self.lock = threading.RLock()
-        self.state = "idle"          # idle | driving | finished | crash | stopped | replay
+        # Held only for a few reads or writes, never while the bob steps: the server takes it (steering
+        # commands, force-feedback samples, the run list) without waiting for a frame of the simulation.
+        self.io_lock = threading.Lock()
+        self._runs_view = []
+        self.state = "idle"          # idle | driving | finish | crash | off track | stopped | replay
         self.message = "press Start (Enter)"
         self.sim = None
         self.runs: list[dict] = []   # {"name", "path", "result"}
@@ -138,6 +145,7 @@ class DriveSession:
         self.replay = None
         self.ff = deque(maxlen=2000)  # (t, M_soll) at 100 Hz for the force-feedback socket
         self.snapshot = {}
+        self.on_snapshot = []        # called (without arguments, in the loop's thread) after each new snapshot
         self.stats = {"frames": 0, "frame_ms": deque(maxlen=120), "rtf": deque(maxlen=120)}
         self.applied_seq = 0
         self.received = {}           # steering command number → time it reached the server [s]
@@ -146,6 +154,7 @@ class DriveSession:
         self._stop = threading.Event()
         self._thread = None
         self._load_existing_runs()
+        self._publish_runs()
         self.want_reference = reference
         if reference:
             threading.Thread(target=self._reference_run, daemon=True).start()
@@ -174,19 +183,34 @@ class DriveSession:
                 self.runs.insert(0, entry)
             if self.ghost is None or self.ghost.result is old:
                 self.ghost = Ghost(res, self.posture, self.q_names())
+            self._ref_s = np.maximum.accumulate(res.trace["s"])
+            self._publish_runs()
 
     def q_names(self):
         joints = [b["name"] for b in self.bob.bodies[1:] if not b.get("actuated")]
         return ["x", "y", "z", "qw", "qx", "qy", "qz"] + [f"angle_{j}" for j in joints]
 
     def run_list(self):
-        with self.lock:
-            out = []
-            for k, r in enumerate(self.runs):
-                res = r["result"]
-                out.append({"id": k, "name": r["name"], "outcome": res.outcome,
-                            "splits": [None if math.isnan(x) else round(x, 3) for x in res.splits]})
-            return out
+        """The runs as the page lists them (without waiting for the simulation)."""
+        with self.io_lock:
+            return self._runs_view
+
+    def _publish_runs(self):
+        out = []
+        for k, r in enumerate(self.runs):
+            res = r["result"]
+            out.append({"id": k, "name": r["name"], "outcome": res.outcome,
+                        "splits": [None if math.isnan(x) else round(x, 3) for x in res.splits]})
+        with self.io_lock:
+            self._runs_view = out
+
+    def ff_samples(self, after: float):
+        """Force-feedback samples (t, M_soll) later than ``after`` [s], and whether a new run began (its
+        clock is behind ``after``)."""
+        with self.io_lock:
+            if self.ff and self.ff[-1][0] < after:
+                return list(self.ff), True
+            return [x for x in self.ff if x[0] > after], False
 
     # --- commands from the page --------------------------------------------------------------------
     def set_setup(self, setup: DriveSetup):
@@ -201,7 +225,7 @@ class DriveSession:
 
     def steer(self, target, seq=0):
         received = time.perf_counter()
-        with self.lock:
+        with self.io_lock:
             self.lever.set(target, seq)
             self.received[int(seq)] = received
 
@@ -225,7 +249,8 @@ class DriveSession:
             self.s_prev, self.t_prev = float(self.track.start_s), 0.0
             self.slow = 0.0
             self.lever.value = 0.0      # the target stays: a key held or a controller axis at the start
-            self.ff.clear()
+            with self.io_lock:
+                self.ff.clear()
             self.steps_in_period = 0
             self.period_steps = max(1, int(round(RECORD_PERIOD / self.h)))
             self.wall0 = time.perf_counter()
@@ -272,17 +297,21 @@ class DriveSession:
             if self.state == "driving":
                 sim_dt = min(frame_dt, self.max_frame)
                 n = max(1, int(round(sim_dt / self.h)))
-                self.lever.advance(n * self.h)
-                self.applied_seq = self.lever.seq
+                with self.io_lock:
+                    self.lever.advance(n * self.h)
+                    self.applied_seq = self.lever.seq
                 self._advance(n)
                 done = time.perf_counter()
-                for k in [k for k in self.received if k <= self.applied_seq]:
-                    self.steer_latency.append(done - self.received.pop(k))
+                with self.io_lock:
+                    for k in [k for k in self.received if k <= self.applied_seq]:
+                        self.steer_latency.append(done - self.received.pop(k))
                 self.stats["rtf"].append(n * self.h / max(frame_dt, 1e-9))
             cost = time.perf_counter() - c0
             self.stats["frames"] += 1
             self.stats["frame_ms"].append(1e3 * frame_dt)
             self.snapshot = self._snapshot(cost)
+        for notify in self.on_snapshot:
+            notify()
 
     def _advance(self, n):
         sim, h = self.sim, self.h
@@ -316,9 +345,13 @@ class DriveSession:
         s1, b, hh, speed, _ = self.meas
         self.rec.add(sim, sim.system.t, s1, b, hh, speed, self.lever.value, float(sim.system.k[0]), period)
         m_soll = float(sim.system.acc.i_sum[0]) / period
-        self.ff.append((round(sim.system.t, 4), m_soll))
+        with self.io_lock:
+            self.ff.append((round(sim.system.t, 4), m_soll))
         sim.system.reset_accumulators()
         self.steps_in_period = 0
+        if hh < OFF_TRACK[0] or abs(b) > OFF_TRACK[1]:
+            self._end("off track", "off the track: the bob left the channel; the run ends (recorded)")
+            return
         _take_splits(self.stations, self.splits, self.s_prev, s1, self.t_prev, sim.system.t)
         self.s_prev, self.t_prev = s1, sim.system.t
         if not np.isnan(self.splits[-1]):
@@ -342,17 +375,18 @@ class DriveSession:
         path = self.runs_dir / f"run_{k:03d}.parquet"
         res.to_parquet(path)
         self.runs.append({"name": path.stem, "path": str(path), "result": res})
+        self._publish_runs()
         self.state, self.message = outcome, message
         self.last_result = res
 
     # --- what the page shows ---------------------------------------------------------------------------
     def _snapshot(self, cost):
-        frame_ms = float(np.median(self.stats["frame_ms"])) if self.stats["frame_ms"] else 0.0
+        frame_ms = statistics.median(self.stats["frame_ms"]) if self.stats["frame_ms"] else 0.0
         self.snap_id = getattr(self, "snap_id", 0) + 1
         snap = {"id": self.snap_id, "state": self.state, "message": self.message, "frame_ms": round(frame_ms, 2),
                 "cost_ms": round(1e3 * cost, 2), "seq": self.applied_seq, "lever": round(self.lever.value, 4)}
         ghost_t = None
-        if self.state in ("driving", "finish", "crash", "stopped") and self.sim is not None:
+        if self.state in ("driving", "finish", "crash", "off track", "stopped") and self.sim is not None:
             sim = self.sim
             t = sim.system.t
             s, b, hh, speed, R = self.meas
@@ -364,14 +398,14 @@ class DriveSession:
             snap.update(t=round(t, 3), s=round(s, 2), b=round(b, 3), h=round(hh, 3), speed=round(speed, 3),
                         beta=float(sim.system.k[0]), slip=round(slip, 4), impact=round(self.impact, 3),
                         behind=round(max(0.0, wall - t), 3) if self.state == "driving" else 0.0,
-                        rtf=round(float(np.median(self.stats["rtf"])), 3) if self.stats["rtf"] else 0.0,
+                        rtf=round(statistics.median(self.stats["rtf"]), 3) if self.stats["rtf"] else 0.0,
                         splits=[None if math.isnan(x) else round(x, 3) for x in self.splits],
                         M_soll=self.ff[-1][1] if self.ff else 0.0,
                         bodies=self.posture_of_sim().round(4).tolist())
             snap["F_soll"] = snap["M_soll"] / LEVER_ARM
             self.impact = 0.0
             if self.reference is not None:
-                tr = time_at_station(self.reference.trace, s)
+                tr = time_at_station(self.reference.trace, s, self._ref_s)
                 snap["delta"] = None if math.isnan(tr) else round(t - tr, 3)
                 snap["ref_splits"] = [None if math.isnan(x) else round(x, 3) for x in self.reference.splits]
             ghost_t = t
