@@ -1,4 +1,4 @@
-"""The sweeps shown in docs/sweeps.md: a servo's gains, and a box sliding down an incline over friction.
+"""The sweeps shown in docs/sweeps.md: a servo's gains, and a box sliding up an incline over friction and speed.
 
     python benchmarks/sweep_showcase.py [--workers N] [--out out/showcase]
 
@@ -49,14 +49,28 @@ def servo_sweep(out: Path, workers):
                           out=out / "servo", workers=workers)
 
 
+MUS = [round(0.4 + 0.05 * k, 2) for k in range(11)]   # all at or above tan 20° = 0.364: the box stays put
+SPEEDS = (1.0, 2.0, 3.0)                                # launch speeds [m/s]
+
+
+def travel(model, state) -> float:
+    """How far the box went up the slope from its start [m]."""
+    k = model.body("box")
+    return float(sum((state.body_pos[k, i] - _P[i]) * _T[i] for i in range(3)))
+
+
 def incline_sweep(out: Path, workers):
+    """A list design: every friction coefficient at every launch speed, the two coefficients equal and the
+    velocity's two components moving together (33 cases)."""
     scene = out / "incline.yaml"
     scene.write_text(INCLINE)
-    # both coefficients together, all at or above tan 20° = 0.364 so that the box stays where it stops
-    return impulsim.sweep(scene, {"materials.ice.dynamic_friction": "0.4:0.9:11",
-                                  "materials.ice.static_friction": "0.4:0.9:11"},
-                          design="list", metrics=["final.box.x", "final.box.speed"], out=out / "incline",
-                          workers=workers)
+    mus = MUS * len(SPEEDS)
+    speeds = [v for v in SPEEDS for _ in MUS]
+    return impulsim.sweep(scene, {"materials.ice.dynamic_friction": mus, "materials.ice.static_friction": mus,
+                                  "bodies.box.velocity.0": [round(v * _T[0], 9) for v in speeds],
+                                  "bodies.box.velocity.2": [round(v * _T[2], 9) for v in speeds]},
+                          design="list", metrics={"travel": travel, "final.box.speed": None},
+                          out=out / "incline", workers=workers)
 
 
 def main() -> None:
@@ -68,13 +82,16 @@ def main() -> None:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     IMAGES.mkdir(parents=True, exist_ok=True)
-    for name, run, plot in (("servo", servo_sweep, ("elbow_error", "servos.elbow_servo.kp", "servos.elbow_servo.kd")),
-                            ("incline", incline_sweep, ("final.box.x", "materials.ice.dynamic_friction", None))):
+    for name, run, plot in (("servo", servo_sweep, ("elbow_error", "servos.elbow_servo.kp", "servos.elbow_servo.kd",
+                                                    None)),
+                            ("incline", incline_sweep, ("travel", "materials.ice.dynamic_friction", None,
+                                                        "bodies.box.velocity.0"))):
         start = time.perf_counter()
         table = run(out, args.workers)
         seconds = time.perf_counter() - start
         failed = sum(s != "ok" for s in table.column("status").to_pylist())
-        path = impulsim.sweep.plot_sweep(table, plot[0], plot[1], plot[2], IMAGES / f"sweep_{name}.png")
+        path = impulsim.sweep.plot_sweep(table, plot[0], plot[1], plot[2], IMAGES / f"sweep_{name}.png",
+                                         series=plot[3])
         print(f"{name}: {table.num_rows} cases, {failed} failed, {seconds:.1f} s wall; plot {path}")
         if name == "incline":
             _incline_check(table)
@@ -84,12 +101,15 @@ def _incline_check(table) -> None:
     """Print the stopping point against the closed form: up the slope the box decelerates at
     g (sin θ + μ cos θ) and stops after v² / (2 g (sin θ + μ cos θ)); it stays if μ ≥ tan θ."""
     g = 9.81
+    worst = 0.0
     for row in table.to_pylist():
         mu = row["materials.ice.dynamic_friction"]
-        travel = SPEED ** 2 / (2 * g * (math.sin(THETA) + mu * math.cos(THETA)))
-        moved = (row["final.box.x"] - _P[0]) / math.cos(THETA)
-        print(f"  mu = {mu:.2f}: travelled {moved:.4f} m up the slope, closed form {travel:.4f} m "
-              f"({1e3 * (moved - travel):+.2f} mm)")
+        v = math.hypot(row["bodies.box.velocity.0"], row["bodies.box.velocity.2"])
+        exact = v ** 2 / (2 * g * (math.sin(THETA) + mu * math.cos(THETA)))
+        worst = max(worst, abs(row["travel"] - exact))
+        print(f"  v = {v:.1f} m/s, mu = {mu:.2f}: travelled {row['travel']:.4f} m up the slope, closed form "
+              f"{exact:.4f} m ({1e3 * (row['travel'] - exact):+.3f} mm), final speed {row['final.box.speed']:.1e}")
+    print(f"  largest difference from the closed form: {1e3 * worst:.3f} mm")
 
 
 if __name__ == "__main__":

@@ -73,6 +73,17 @@ def test_the_same_rows_on_one_and_two_workers(scene, tmp_path):
     assert len({r["worker"] for r in two.to_pylist()}) == 2
 
 
+def test_spawned_and_forked_workers_give_the_same_rows(scene, tmp_path):
+    params = {"springs.spring.stiffness": "100,200"}
+    forked = run_sweep(scene, params, metrics=METRICS, out=tmp_path / "fork", workers=1, start_method="fork")
+    spawned = run_sweep(scene, params, metrics=METRICS, out=tmp_path / "spawn", workers=1, start_method="spawn")
+    assert _rows(forked) == _rows(spawned)
+    assert {r["worker"] for r in forked.to_pylist()} != {r["worker"] for r in spawned.to_pylist()}
+    with pytest.raises(SweepError, match="start_method 'thread'"):
+        run_sweep(scene, params, out=tmp_path / "bad", workers=1, start_method="thread")
+    assert not (tmp_path / "bad").exists()
+
+
 def test_a_killed_sweep_resumes_with_the_same_rows(scene, tmp_path):
     reference = run_sweep(scene, PARAMS, metrics=METRICS, out=tmp_path / "ref", workers=0, duration=4.0)
     out = tmp_path / "killed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from impulsim.sweep.plots import plot_sweep
+from impulsim.sweep.plots import plot_sweep, sweep_info
 from impulsim.sweep.runner import SweepError, load_sweep_file, run_sweep
 
 _FLAGS = ("design", "samples", "seed", "method", "duration", "h", "workers", "scheduler")
@@ -41,20 +41,18 @@ def sweep_command(args) -> int:
     table = run_sweep(progress=not args.quiet and sys.stderr.isatty(), say=say, **kwargs)
     out = Path(kwargs.get("out") or Path("out") / f"sweep-{Path(kwargs['scene']).stem}")
     if args.plot:
-        params = [p for p in _params(table)][:2]
+        params, design = sweep_info(table)
         if not params:
             raise SweepError("--plot needs at least one parameter")
-        path = plot_sweep(table, args.plot, params[0], params[1] if len(params) > 1 else None,
-                          out / f"{args.plot}.png")
+        second = params[1] if len(params) > 1 else None
+        if design == "grid" and second:      # a grid over two parameters: a heat map
+            path = plot_sweep(table, args.plot, params[0], second, out / f"{args.plot}.png")
+        else:                                # else lines over the first, the second as series
+            path = plot_sweep(table, args.plot, params[0], path=out / f"{args.plot}.png", series=second)
         say(f"wrote {path}")
     if not args.quiet:
         _print_table(table)
     return 0 if all(s == "ok" for s in table.column("status").to_pylist()) else 1
-
-
-def _params(table) -> list[str]:
-    import json
-    return json.loads((table.schema.metadata or {}).get(b"parameters", b"[]"))
 
 
 def _print_table(table, limit: int = 40) -> None:

@@ -59,15 +59,15 @@ class Store:
         tmp.write_text(json.dumps(manifest, indent=2, default=str))
         os.replace(tmp, self.out / "manifest.json")
 
-    def write_results(self, rows: list[dict], parameters=(), metrics=()) -> pa.Table:
-        table = rows_table(rows, parameters, metrics)
+    def write_results(self, rows: list[dict], parameters=(), metrics=(), design=None) -> pa.Table:
+        table = rows_table(rows, parameters, metrics, design)
         pq.write_table(table, self.out / "results.parquet")
         return table
 
 
-def rows_table(rows: list[dict], parameters=(), metrics=()) -> pa.Table:
+def rows_table(rows: list[dict], parameters=(), metrics=(), design: str | None = None) -> pa.Table:
     """Rows as a table with every row's columns (missing values null), ordered by case; the schema's
-    metadata names the parameter and metric columns."""
+    metadata names the parameter and metric columns and the design (grid, list, random, lhs)."""
     columns: list[str] = []
     for row in rows:
         columns += [c for c in row if c not in columns]
@@ -78,4 +78,6 @@ def rows_table(rows: list[dict], parameters=(), metrics=()) -> pa.Table:
         if kinds == {int, float}:
             data[c] = [None if v is None else float(v) for v in values]
     meta = {"parameters": json.dumps(list(parameters)), "metrics": json.dumps(list(metrics))}
+    if design:
+        meta["design"] = design
     return pa.table(data).replace_schema_metadata(meta)
