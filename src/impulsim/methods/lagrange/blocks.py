@@ -173,6 +173,26 @@ def mass_inverse_back(sp, Yi, xi, xp):
 
 
 @njit(cache=True, inline="always")
+def _store_and_forward(G, Yl, n, m, sign, Qi, Yi, xi, xp):
+    """Store a node's Q = G (n×n, lower triangular) and Y (n×m, row-major), then its forward step:
+    x_i ← G x_i (in place, last row first: row a reads only rows b ≤ a), x_p += sign · Yᵀ x_i."""
+    for q in range(n * n):
+        Qi[q] = G[q]
+    for q in range(n * m):
+        Yi[q] = Yl[q]
+    for a in range(n - 1, -1, -1):
+        v = 0.0
+        for b in range(a + 1):
+            v += G[a * n + b] * xi[b]
+        xi[a] = v
+    for c in range(m):
+        v = 0.0
+        for a in range(n):
+            v += Yl[a * m + c] * xi[a]
+        xp[c] += sign * v
+
+
+@njit(cache=True, inline="always")
 def ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start, children,
                    element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw,
                    # outputs
@@ -215,25 +235,8 @@ def ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start
             for b in range(a + 1):
                 v += G[a * 6 + b] * y[c * 6 + b]
             Yl[a * 3 + c] = -v
-    Qi, Yi = Q[node_d[i]:node_d[i] + 36], Y[node_h[i]:node_h[i] + 18]
-    xi, xp = x[node_x[i]:node_x[i] + 6], x[node_x[p]:node_x[p] + 3]
-    for q in range(36):
-        Qi[q] = G[q]
-    for q in range(18):
-        Yi[q] = Yl[q]
-    z = _stack_floats(6)
-    for a in range(6):
-        v = 0.0
-        for b in range(a + 1):
-            v += G[a * 6 + b] * xi[b]
-        z[a] = v
-    for a in range(6):
-        xi[a] = z[a]
-    for c in range(3):
-        v = 0.0
-        for a in range(6):
-            v += Yl[a * 3 + c] * z[a]
-        xp[c] -= v
+    _store_and_forward(G, Yl, 6, 3, -1.0, Q[node_d[i]:node_d[i] + 36], Y[node_h[i]:node_h[i] + 18],
+                       x[node_x[i]:node_x[i] + 6], x[node_x[p]:node_x[p] + 3])
     return True
 
 
@@ -279,23 +282,6 @@ def ball_element_node(i, node_ref, node_parent, node_d, node_h, node_x, child_st
             for b in range(a + 1):
                 v += G[a * 3 + b] * J[b * 6 + j]
             Yl[a * 6 + j] = -v
-    Qi, Yi = Q[node_d[i]:node_d[i] + 9], Y[node_h[i]:node_h[i] + 18]
-    xi, xp = x[node_x[i]:node_x[i] + 3], x[node_x[p]:node_x[p] + 6]
-    for q in range(9):
-        Qi[q] = G[q]
-    for q in range(18):
-        Yi[q] = Yl[q]
-    z = _stack_floats(3)
-    for a in range(3):
-        v = 0.0
-        for b in range(a + 1):
-            v += G[a * 3 + b] * xi[b]
-        z[a] = v
-    for a in range(3):
-        xi[a] = z[a]
-    for j in range(6):
-        v = 0.0
-        for a in range(3):
-            v += Yl[a * 6 + j] * z[a]
-        xp[j] += v
+    _store_and_forward(G, Yl, 3, 6, 1.0, Q[node_d[i]:node_d[i] + 9], Y[node_h[i]:node_h[i] + 18],
+                       x[node_x[i]:node_x[i] + 3], x[node_x[p]:node_x[p] + 6])
     return True
