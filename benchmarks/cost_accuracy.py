@@ -13,7 +13,11 @@ Error: the largest distance [m] between a body's centre of mass and the referenc
 RK4 on the same model (converted by impulsim.bench.mujoco_peer, same masses, inertias and joints) at a step
 REF_H of the scene; its own accuracy is checked against impulsim's Featherstone method (RK4) at the same step
 and printed (the figure below which errors are not resolved). CPU time: process CPU time of the whole run of
-T / h steps (the first step excluded: it may compile), divided by T.
+T / h steps (the first step excluded: it may compile), divided by T. impulsim's methods are stepped through
+``method.run(state, h, n)``, as a user's ``Simulation.run`` steps them: methods with a compiled loop for the
+model (the impulse method's LGS path, Featherstone's method without contacts) take all steps in one compiled
+call, the others call ``step`` n times (``run_path`` in the records says which). MuJoCo is called through
+its Python bindings, one ``mj_step`` per step, in the same process.
 
 Methods: impulse (solver="lgs", Bender's linear-time solver for trees; scheme standard, order2, order3),
 lagrange (RK4), featherstone (RK4), moreau; MuJoCo with its Euler (semi-implicit), implicitfast and RK4
@@ -98,11 +102,11 @@ def run_ours(scene, method, options, h):
     model, state = SCENES[scene]()
     m = ims.make_method(method, model, **options)
     steps = int(round(T / h))
-    m.step(state, h)
+    m.run(state, h, 1)
     c0 = time.process_time()
-    for _ in range(steps - 1):
-        m.step(state, h)
+    m.run(state, h, steps - 1)
     cpu = time.process_time() - c0
+    run_ours.path = m.run_path
     return state.body_pos[_moving(model)].copy(), cpu / (T - h)
 
 
@@ -125,8 +129,11 @@ def run_mujoco(scene, integrator, h):
 
 
 def run(name, scene, h):
+    """(positions at T, CPU s per simulated s, how the steps were taken)."""
     kind, opt = METHODS[name]
-    return run_mujoco(scene, opt, h) if kind == "mujoco" else run_ours(scene, kind, opt, h)
+    if kind == "mujoco":
+        return (*run_mujoco(scene, opt, h), "mj_step")
+    return (*run_ours(scene, kind, opt, h), run_ours.path)
 
 
 def error(pos, ref) -> float:
@@ -146,13 +153,13 @@ def measure(scenes, names, quick=False):
             hs = hs[1::2] if quick else hs
             for h in hs:
                 try:
-                    pos, cpu = run(name, scene, h)
+                    pos, cpu, path = run(name, scene, h)
                     err = error(pos, ref)
                 except Exception as exc:   # a method that refuses or fails at this step is reported
                     print(f"  {scene} {name} h={h:g}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-                    err, cpu = float("nan"), float("nan")
+                    err, cpu, path = float("nan"), float("nan"), ""
                 rec = dict(scene=scene, method=name, h=h, error_m=err, cpu_s_per_s=cpu, ref_floor_m=floor,
-                           load=os.getloadavg()[0])
+                           load=os.getloadavg()[0], run_path=path)
                 out.append(rec)
                 print(f"  {scene} {name} h={h:g}: error {err:.3g} m, {cpu:.3g} s CPU per s (load "
                       f"{rec['load']:.1f})", file=sys.stderr, flush=True)
@@ -258,9 +265,16 @@ def main(argv=None):
     p.add_argument("--json", default=None)
     p.add_argument("--plot", default=None)
     p.add_argument("--from-log", default=None, help="rebuild table and plot from a run's stderr instead of running")
+    p.add_argument("--update", default=None, help="a JSON of an earlier run: its records of the scenes and methods "
+                   "measured now are replaced, the others kept (table, summary and plot of the merged set)")
     a = p.parse_args(argv)
     records = (records_from_log(a.from_log) if a.from_log
                else measure(a.scenes.split(","), a.methods.split(","), a.quick))
+    if a.update:
+        fresh = {(r["scene"], r["method"]) for r in records}
+        with open(a.update) as f:
+            kept = [r for r in json.load(f) if (r["scene"], r["method"]) not in fresh]
+        records = sorted(kept + records, key=lambda r: (r["scene"], list(METHODS).index(r["method"])))
     print(table(records))
     print()
     print(summary(records))

@@ -88,15 +88,19 @@ def articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I,
         p = tree_parent[i]
         if p < 0:
             continue
-        # I^A_p += I^A_i − U D⁻¹ Uᵀ
+        # I^A_p += I^A_i − U D⁻¹ Uᵀ, with T = U D⁻¹ (D⁻¹ symmetric) formed once: T[c, a] = Σ_b D⁻¹[a, b] U[c, b]
+        T = work[1]          # the Cholesky factor's scratch, free again
+        for c in range(6):
+            for a in range(nv):
+                t = 0.0
+                for b in range(nv):
+                    t += Dinv[i, a, b] * U[i, c, b]
+                T[c, a] = t
         for r in range(6):
             for c in range(6):
                 s = IA[i, r, c]
                 for a in range(nv):
-                    t = 0.0
-                    for b in range(nv):
-                        t += Dinv[i, a, b] * U[i, c, b]
-                    s -= U[i, r, a] * t
+                    s -= U[i, r, a] * T[c, a]
                 IA[p, r, c] += s
     return -1
 
@@ -163,13 +167,15 @@ def _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with
         p = tree_parent[i]
         for r in range(6):
             tmp6[r] = (a[p, r] if p >= 0 else a0[r]) + (c[i, r] if with_c else 0.0)
+        for b in range(nv):      # u_i − U_iᵀ â′ once, in the free columns of u (_backward's w is used up)
+            t = u[i, b]
+            for m in range(6):
+                t -= U[i, m, b] * tmp6[m]
+            u[i, 6 + b] = t
         for k in range(nv):
             s = 0.0
             for b in range(nv):
-                t = u[i, b]
-                for m in range(6):
-                    t -= U[i, m, b] * tmp6[m]
-                s += Dinv[i, k, b] * t
+                s += Dinv[i, k, b] * u[i, 6 + b]
             qdd[d0 + k] = s
         for r in range(6):
             s = tmp6[r]

@@ -14,20 +14,37 @@ from impulsim.methods.featherstone.articulated import (damping_forces, normalize
 
 
 @njit(cache=True)
-def evaluate(tree, mdl, ws, damping, q, qd, qdot, qdd):
-    """dq/dt and q̈ at (q, q̇); returns −1 or the tree joint with a singular articulated inertia."""
+def pose_and_velocities(tree, mdl, ws, q, qd):
+    """Body poses, joint frames, motion subspaces, spatial inertias at q; spatial and body velocities at q̇
+    (TreeDynamics.pose then .velocities, on the same workspace)."""
     kind, body, parent, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c = tree
-    (body_mass, body_inertia, body_inv_mass, spring_body_a, spring_body_b, spring_anchor_a, spring_anchor_b,
-     spring_stiffness, spring_damping, spring_rest_length, gravity) = mdl
-    (body_pos, body_quat, body_vel, body_omega, body_R, joint_Rp, joint_Rc, joint_point, S, I, IA, U, Dinv, v,
-     vj, c, pA, a, f_ext, u, work, tmp6, a0, tmp4, tmp33, force, torque, tau, user_force, user_torque,
-     tau_const) = ws
+    body_mass, body_inertia = mdl[0], mdl[1]
+    body_pos, body_quat, body_vel, body_omega, body_R, joint_Rp, joint_Rc, joint_point, S, I = ws[:10]
+    v, vj, tmp4, tmp33 = ws[13], ws[14], ws[23], ws[24]
     kin.forward_kinematics(kind, body, parent_body, q_start, frame_p, origin_p, frame_c, origin_c, q, body_pos,
                            body_quat, body_R, joint_Rp, joint_Rc, joint_point, tmp4)
     kin.motion_subspaces(kind, body, q_start, q, body_pos, body_R, joint_Rp, joint_Rc, joint_point, S)
     aba.body_inertias(body, body_mass, body_inertia, body_pos, body_R, I, tmp33)
     kin.spatial_velocities(parent, v_start, S, qd, v, vj)
     kin.write_body_velocities(body, v, body_pos, body_vel, body_omega)
+
+
+@njit(cache=True)
+def evaluate(tree, mdl, ws, damping, q, qd, qdot, qdd):
+    """dq/dt and q̈ at (q, q̇); returns −1 or the tree joint with a singular articulated inertia."""
+    pose_and_velocities(tree, mdl, ws, q, qd)
+    return dynamics(tree, mdl, ws, damping, q, qd, qdot, qdd)
+
+
+@njit(cache=True)
+def dynamics(tree, mdl, ws, damping, q, qd, qdot, qdd):
+    """evaluate without its first stage: the workspace already holds the poses and velocities of (q, q̇)."""
+    kind, body, parent, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c = tree
+    (body_mass, body_inertia, body_inv_mass, spring_body_a, spring_body_b, spring_anchor_a, spring_anchor_b,
+     spring_stiffness, spring_damping, spring_rest_length, gravity) = mdl
+    (body_pos, body_quat, body_vel, body_omega, body_R, joint_Rp, joint_Rc, joint_point, S, I, IA, U, Dinv, v,
+     vj, c, pA, a, f_ext, u, work, tmp6, a0, tmp4, tmp33, force, torque, tau, user_force, user_torque,
+     tau_const) = ws
     force[:] = user_force
     torque[:] = user_torque
     if spring_body_a.shape[0] > 0:
@@ -46,8 +63,9 @@ def evaluate(tree, mdl, ws, damping, q, qd, qdot, qdd):
 
 
 @njit(cache=True)
-def rk4_step(tree, mdl, ws, damping, h, q, qd, kq, kv, qs, vs):
-    """y ← y + h/6 (k1 + 2 k2 + 2 k3 + k4) for y = (q, q̇) (Holck's Multi uses RK4)."""
+def rk4_step(tree, mdl, ws, damping, h, q, qd, kq, kv, qs, vs, posed):
+    """y ← y + h/6 (k1 + 2 k2 + 2 k3 + k4) for y = (q, q̇) (Holck's Multi uses RK4). ``posed``: the workspace
+    already holds the poses and velocities of (q, q̇) (the first stage skips them; same values)."""
     kind, q_start = tree[0], tree[4]
     nq, nv = q.shape[0], qd.shape[0]
     qs[:] = q
@@ -60,7 +78,10 @@ def rk4_step(tree, mdl, ws, damping, h, q, qd, kq, kv, qs, vs):
             for k in range(nv):
                 vs[k] = qd[k] + w * kv[s - 1, k]
             normalize_quaternions(kind, q_start, qs)
-        bad = evaluate(tree, mdl, ws, damping, qs, vs, kq[s], kv[s])
+        if s == 0 and posed:
+            bad = dynamics(tree, mdl, ws, damping, qs, vs, kq[s], kv[s])
+        else:
+            bad = evaluate(tree, mdl, ws, damping, qs, vs, kq[s], kv[s])
         if bad >= 0:
             return bad
     for k in range(nq):
@@ -72,10 +93,13 @@ def rk4_step(tree, mdl, ws, damping, h, q, qd, kq, kv, qs, vs):
 
 
 @njit(cache=True)
-def euler_step(tree, mdl, ws, damping, h, q, qd, kq, kv, qs, vs):
-    """Semi-implicit Euler: q̇ ← q̇ + h q̈(q, q̇), then q ← q + h dq/dt(q, q̇_new)."""
+def euler_step(tree, mdl, ws, damping, h, q, qd, kq, kv, qs, vs, posed):
+    """Semi-implicit Euler: q̇ ← q̇ + h q̈(q, q̇), then q ← q + h dq/dt(q, q̇_new). ``posed`` as for rk4_step."""
     kind, q_start, v_start = tree[0], tree[4], tree[5]
-    bad = evaluate(tree, mdl, ws, damping, q, qd, kq[0], kv[0])
+    if posed:
+        bad = dynamics(tree, mdl, ws, damping, q, qd, kq[0], kv[0])
+    else:
+        bad = evaluate(tree, mdl, ws, damping, q, qd, kq[0], kv[0])
     if bad >= 0:
         return bad
     for k in range(qd.shape[0]):

@@ -41,5 +41,5 @@ class Integrator:
                m.spring_anchor_b, m.spring_stiffness, m.spring_damping, m.spring_rest_length,
                np.asarray(m.gravity, float))
         bad = self.kernel(self.tree, mdl, self.ws, float(self.dyn.damping), float(h), q, qd, self.kq, self.kv,
-                          self.q_stage, self.v_stage)
+                          self.q_stage, self.v_stage, False)
         self.dyn._check(bad)

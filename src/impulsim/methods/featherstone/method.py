@@ -22,6 +22,7 @@ from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.checks import largest_joint_error
 from impulsim.methods.featherstone.collisions import CollisionStage, parse_law
+from impulsim.methods.featherstone import run_loop
 from impulsim.methods.featherstone.integrators import Integrator
 from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS
 from impulsim.methods.featherstone.tree import TreeJoint, build_tree
@@ -227,6 +228,18 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
                         m.joint_anchor_a, m.joint_anchor_b, m.joint_axis_a, m.joint_ref_a, m.joint_ref_b,
                         s.body_pos, s.body_quat, s.body_vel, s.body_omega, s.servo_integral, s.servo_prev_error,
                         s.servo_effort, dyn.tau_const)
+
+    # many steps -------------------------------------------------------------------------------------
+    @property
+    def run_path(self) -> str:
+        """How :meth:`run` steps this model: "compiled" (one compiled loop, see :mod:`.run_loop`: no
+        contacts, joint limits or servos) or "python" (calls of :meth:`step`)."""
+        return "compiled" if run_loop.compiled(self) else "python"
+
+    def _run_steps(self, state, h, n, iters):
+        if n < 1 or not run_loop.compiled(self) or not run_loop.loop_ready(n):
+            return super()._run_steps(state, h, n, iters)
+        return run_loop.run_compiled(self, state, h, n, iters)
 
     # queries ----------------------------------------------------------------------------------------
     def coordinates(self, state):
