@@ -167,3 +167,44 @@ def test_scan_choice_keeps_its_rule():
     assert best.stable and best.penetration <= pen and best.drift <= drift
     assert best.cpu_ms == min(r.cpu_ms for r in results if MC.acceptable(r, default))
     assert "(chosen)" in P.table(results, best)
+
+
+def test_chain_multibody_starts_where_impulsim_is():
+    """Bender's chain of 10 after impulsim's first step (velocities consistent with the joints): the PyBullet
+    multibody's link centres and angular velocities are impulsim's (to the joints' 1e-6 tolerance, which
+    separates the anchors impulsim leaves within it), and the joints hold exactly over 100 steps."""
+    import impulsim as ims
+    from impulsim.experiments import bender as B
+    model, state = B.chain(10)
+    ims.make_method("impulse", model, eps_d=1e-6, eps_v=1e-6, solver="lgs").step(state, 0.01)
+    tree = P.build_tree(model, state, 0.01)
+    try:
+        np.testing.assert_allclose(tree.positions(), state.body_pos[tree.links], atol=1e-5)
+        np.testing.assert_allclose(tree.angular_velocities(), state.body_omega[tree.links], atol=1e-9)
+        for _ in range(100):
+            tree.step()
+        # reduced coordinates: each link's joint point is its parent's lower end after 100 steps, to 1e-6 m: the
+        # link states differ from exact by ~4e-7 relative (single-precision rounding: 1.6e-8 m measured at
+        # 0.04 m); a wrong joint frame would be off by the link's length
+        from impulsim.math import quat_rotate
+        states = [pb.getLinkState(tree.uid, i, computeForwardKinematics=1, physicsClientId=tree.client)
+                  for i in range(10)]
+        assert np.linalg.norm(states[0][4]) < 1e-12
+        for i in range(1, 10):
+            c, q = np.array(states[i - 1][0]), P._wxyz(states[i - 1][1])
+            np.testing.assert_allclose(states[i][4], c + quat_rotate(q, np.array([0.0, 0.0, -0.5])), atol=1e-6)
+    finally:
+        tree.close()
+
+
+def test_multibody_refuses_more_links_than_pybullet_holds():
+    from impulsim.experiments import bender as B
+    model, state = B.chain(P.MAX_SPHERICAL_LINKS + 1)
+    with pytest.raises(NotImplementedError, match="at most 32 spherical links"):
+        P.build_tree(model, state, 0.01)
+    model, state = B.chain(P.MAX_SPHERICAL_LINKS)
+    tree = P.build_tree(model, state, 0.01)
+    try:
+        assert np.isfinite(tree.positions()).all()
+    finally:
+        tree.close()

@@ -57,7 +57,7 @@ import numpy as np
 from impulsim.bench.mujoco_configs import QUALITY_FACTOR, QUALITY_SLACK_M, Result, quality_bound, acceptable
 from impulsim.contact.materials import combine, parse_rule
 from impulsim.geometry.shapes import ShapeKind
-from impulsim.math import quat_rotate
+from impulsim.math import quat_mul, quat_rotate
 from impulsim.model.kinds import JointKind
 
 
@@ -558,3 +558,125 @@ PEER_CONFIGS: dict = {}
 
 def peer_config(name: str) -> Config:
     return PEER_CONFIGS.get(name, DEFAULT)
+
+
+# articulated trees (no contacts) --------------------------------------------------------------------------
+@dataclass
+class Tree:
+    """A PyBullet multibody holding a tree of ball joints (impulsim's chains and trees)."""
+    client: int
+    uid: int
+    links: list                      # our body index per link, in link order
+    h: float
+
+    def step(self) -> None:
+        _pb().stepSimulation(physicsClientId=self.client)
+
+    def positions(self) -> np.ndarray:
+        pb = _pb()
+        return np.array([pb.getLinkState(self.uid, i, computeForwardKinematics=1, physicsClientId=self.client)[0]
+                         for i in range(len(self.links))])
+
+    def angular_velocities(self) -> np.ndarray:
+        pb = _pb()
+        return np.array([pb.getLinkState(self.uid, i, computeLinkVelocity=1, computeForwardKinematics=1,
+                                         physicsClientId=self.client)[7]
+                         for i in range(len(self.links))])
+
+    def close(self) -> None:
+        _pb().disconnect(physicsClientId=self.client)
+
+
+MAX_SPHERICAL_LINKS = 32
+"""Measured with PyBullet 3.2.7: a multibody of 32 spherical links (128 position coordinates) is built at the
+given poses, one of 33 (chains and trees alike) has NaN link states from the start. So Bender's chain of 50
+and trees of 63 and 255 bodies do not run as PyBullet multibodies."""
+
+
+def _version() -> str:
+    from importlib.metadata import version
+    try:
+        return version("pybullet")
+    except Exception:
+        return "?"
+
+
+def _conj(q):
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def build_tree(model, state, h, config: Config = DEFAULT) -> Tree:
+    """A PyBullet multibody of ``model``'s ball-joint tree at ``state``: a massless fixed base at the world's
+    origin, one spherical link per body (link frame at its parent joint's point, oriented as the body at
+    ``state``; centre of mass and principal moments as impulsim's), joint velocities from the relative
+    angular velocities, motors off, no damping, no collision shapes. Other joints, loops and static bodies
+    other than the world raise NotImplementedError."""
+    from impulsim.bench.mujoco_peer import _tree_edges, _anchor_on
+    pb = _pb()
+    edges, cuts = _tree_edges(model)
+    if cuts:
+        j = cuts[0]
+        raise NotImplementedError(f'joints[{j}] "{model.joint_names[j]}": closes a loop; the PyBullet multibody '
+                                  f"conversion takes trees only")
+    for child, (j, _) in edges.items():
+        if JointKind(model.joint_kind[j]) != JointKind.BALL:
+            raise NotImplementedError(f'joints[{j}] "{model.joint_names[j]}": '
+                                      f"{JointKind(model.joint_kind[j]).name.lower()} joints are not converted to "
+                                      f"a PyBullet multibody here (ball joints only)")
+    if len(edges) > MAX_SPHERICAL_LINKS:
+        raise NotImplementedError(f'model "{model.name}": {len(edges)} ball joints; a PyBullet {_version()} multibody '
+                                  f"holds at most {MAX_SPHERICAL_LINKS} spherical links (from 33 on its link "
+                                  f"states come back NaN)")
+    children: dict[int, list[int]] = {}
+    for child, (_, parent) in edges.items():
+        children.setdefault(parent, []).append(child)
+    # depth first, parents before children: PyBullet numbers a multibody's links in this order whatever the
+    # order they are given in
+    order, stack = [], list(reversed(children.get(-1, [])))
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        stack += reversed(children.get(k, []))
+    index = {k: i for i, k in enumerate(order)}
+    origin = {}                                        # link frame origin in the body's principal frame
+    pos, orn, parents, com, masses = [], [], [], [], []
+    for k in order:
+        j, parent = edges[k]
+        origin[k] = np.asarray(_anchor_on(model, j, k), float)
+        qk = state.body_quat[k]
+        if parent < 0:
+            a = int(model.joint_body_a[j]) if int(model.joint_body_b[j]) == k else int(model.joint_body_b[j])
+            p_world = state.body_pos[a] + quat_rotate(state.body_quat[a], _anchor_on(model, j, a))
+            pos.append(p_world.tolist())
+            orn.append(_xyzw(qk))
+            parents.append(0)
+        else:
+            qp = state.body_quat[parent]
+            pos.append((np.asarray(_anchor_on(model, j, parent)) - origin[parent]).tolist())
+            orn.append(_xyzw(quat_mul(_conj(qp), qk)))
+            parents.append(index[parent] + 1)
+        com.append((-origin[k]).tolist())
+        masses.append(float(model.body_mass[k]))
+    cid = pb.connect(pb.DIRECT)
+    pb.setGravity(*[float(g) for g in model.gravity], physicsClientId=cid)
+    pb.setTimeStep(float(h), physicsClientId=cid)
+    if config.parameters():
+        pb.setPhysicsEngineParameter(physicsClientId=cid, **config.parameters())
+    n = len(order)
+    uid = pb.createMultiBody(0.0, -1, basePosition=[0, 0, 0], linkMasses=masses, linkCollisionShapeIndices=[-1] * n,
+                             linkVisualShapeIndices=[-1] * n, linkPositions=pos, linkOrientations=orn,
+                             linkInertialFramePositions=com, linkInertialFrameOrientations=[[0, 0, 0, 1]] * n,
+                             linkParentIndices=parents, linkJointTypes=[pb.JOINT_SPHERICAL] * n,
+                             linkJointAxis=[[0, 0, 1]] * n, physicsClientId=cid)
+    pb.changeDynamics(uid, -1, linearDamping=0.0, angularDamping=0.0, physicsClientId=cid)
+    for i, k in enumerate(order):
+        pb.changeDynamics(uid, i, mass=masses[i], localInertiaDiagonal=model.body_inertia[k].tolist(),
+                          jointDamping=0.0, physicsClientId=cid)
+        pb.setJointMotorControlMultiDof(uid, i, pb.POSITION_CONTROL, targetPosition=[0, 0, 0, 1], positionGain=0.0,
+                                        velocityGain=0.0, force=[0.0, 0.0, 0.0], physicsClientId=cid)
+        parent = edges[k][1]
+        w_rel = state.body_omega[k] - (state.body_omega[parent] if parent >= 0 else 0.0)
+        pb.resetJointStateMultiDof(uid, i, targetValue=[0, 0, 0, 1],
+                                   targetVelocity=quat_rotate(_conj(state.body_quat[k]), w_rel).tolist(),
+                                   physicsClientId=cid)
+    return Tree(cid, uid, order, float(h))
