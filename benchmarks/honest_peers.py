@@ -15,7 +15,7 @@ through (funnel), the largest rest drift before the impact (wall) or over the ru
 
 ``--peer pybullet`` does the same against PyBullet (impulsim.bench.pybullet_peer): ``scan`` over PyBullet's
 engine parameters (the funnel from its state at t = 2 s reached with PyBullet's defaults), ``confirm`` (the
-three fastest acceptable configurations over the whole run, the fastest that keeps the bound kept), ``paired``
+acceptable configurations over the whole run, fastest first, as for MuJoCo; ``--first``, ``--checks``), ``paired``
 (impulsim's penetration measured by Bullet's collision stage on impulsim's poses every ``--probe`` steps).
 """
 from __future__ import annotations
@@ -260,7 +260,7 @@ def pb_scan_scene(name, progress=True):
     return results, P.best_reasonable(results), where
 
 
-def pb_confirm_scene(name, scan_json, seconds=None, checks=3):
+def pb_confirm_scene(name, scan_json, seconds=None, checks=None, first=0):
     """The scan's three fastest acceptable configurations over the whole run; the bound from the defaults'
     window and the defaults' own whole run (the larger of each figure; the funnel: the window's)."""
     from impulsim.bench import pybullet_peer as P
@@ -274,7 +274,7 @@ def pb_confirm_scene(name, scan_json, seconds=None, checks=3):
                               "drift": max(long.drift, default.drift)})
     say = lambda r: print(f"  long run {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "  # noqa
                           f"drift {r.drift:.3g}, count {r.count}, stable {r.stable}", file=sys.stderr, flush=True)
-    best, checked = P.confirm(name, results, bound_from, seconds, checks=checks, progress=say)
+    best, checked = P.confirm(name, results, bound_from, seconds, checks=checks, progress=say, first=first)
     return dict(scene=name, bound=MC.quality_bound(bound_from), load=os.getloadavg(), default_long=long.row(),
                 confirmed=best.config.label if best else None, checked=[r.row() for r in checked])
 
@@ -372,7 +372,7 @@ def pb_main(a):
                                 results=[r.row() for r in results]))
         elif a.what == "confirm":
             r = pb_confirm_scene(name, a.scan_json or f"benchmarks/results/peers/pybullet_scan_{name}.json",
-                                 a.seconds, a.checks or 3)
+                                 a.seconds, a.checks, a.first)
             print(json.dumps(r, default=str), flush=True)
             records.append(r)
         else:

@@ -522,20 +522,26 @@ def long_run(name: str, config: Config, seconds=None) -> Result:
         world.close()
 
 
-def confirm(name: str, results: list[Result], default: Result, seconds=None, checks: int = 3,
-            factor: float = QUALITY_FACTOR, slack: float = QUALITY_SLACK_M, progress=None):
-    """The ``checks`` fastest acceptable configurations of the scan, each over the whole run from the initial
-    state; the fastest over the run that keeps the bound (penetration and rest drift within ``factor`` ×
-    ``default``'s plus ``slack``) is kept. Returns (kept Result or None, every long Result)."""
+def confirm(name: str, results: list[Result], default: Result, seconds=None, checks: Optional[int] = None,
+            factor: float = QUALITY_FACTOR, slack: float = QUALITY_SLACK_M, progress=None, first: int = 0):
+    """The scan's acceptable configurations, fastest first, each over the whole run from the initial state
+    (as :func:`mujoco_configs.confirm`): with ``checks`` None until the first keeps the bound (penetration and
+    rest drift within ``factor`` × ``default``'s plus ``slack``) throughout; otherwise candidates ``first`` …
+    ``first + checks − 1`` all, and the fastest over the run that keeps the bound is kept. Returns (kept
+    Result or None, every long Result)."""
     pen, drift = quality_bound(default, factor, slack)
-    ok = sorted((r for r in results if acceptable(r, default, factor, slack)), key=lambda r: r.cpu_ms)[:checks]
-    checked = []
+    ok = sorted((r for r in results if acceptable(r, default, factor, slack)), key=lambda r: r.cpu_ms)
+    ok = ok[first:] if checks is None else ok[first:first + checks]
+    checked, passed = [], []
     for r in ok:
         long = long_run(name, r.config, seconds)
         checked.append(long)
         if progress:
             progress(long)
-    passed = [r for r in checked if r.stable and r.penetration <= pen and r.drift <= drift]
+        if long.stable and long.penetration <= pen and long.drift <= drift:
+            passed.append(long)
+            if checks is None:
+                break
     return (min(passed, key=lambda r: r.cpu_ms) if passed else None), checked
 
 
