@@ -9,8 +9,9 @@ root, as in ``impulsim bench``), so the velocities satisfy the joints. The engin
 it: the largest distance between the two engines' body centres at the end (the engines integrate differently:
 PyBullet's semi-implicit Euler against the impulse method's scheme; not an accuracy figure, a check that
 they simulate the same system), and each engine's reach at the end (the largest distance of a body centre from
-the fixed joint at the origin: a tree that stays together reaches no farther than its height). Sizes PyBullet 3.2.7 does not hold as multibodies (more than 32 spherical
-links: chain 50, trees 63 and 255) are reported as refused.
+the fixed joint at the origin: a tree that stays together reaches no farther than its height). Sizes
+PyBullet 3.2.7 does not hold as multibodies (more than 32 spherical links: chain 50, trees 63 and 255) are
+reported as refused.
 """
 from __future__ import annotations
 

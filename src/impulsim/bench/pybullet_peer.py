@@ -33,12 +33,13 @@ independent directions clamped per direction (a pyramid) unless cone friction ap
 on multibody contacts only.
 
 The scan (:func:`configurations`) covers ``numSolverIterations`` (PyBullet's default 50, and 20, 10, 5), the
-solver type (sequential impulse, the default, and the MLCP projected Gauss–Seidel; Dantzig's direct MLCP
-at 50 iterations on the heap only, it is cubic in the number of contact rows), ``enableConeFriction`` (on by default, off),
-``numSubSteps`` (0 by default, 2), and one each of ``contactERP`` = 0.2 and ``contactBreakingThreshold`` =
-0.005 m on top of the defaults. :func:`scan` runs :func:`reduced_configurations` by default (the MLCP solvers
-at few settings: they are 20–70 times slower than sequential impulses already on the heap). Each configuration is run in a fresh PyBullet client from the same start
-(``saveBullet``/``restoreState``; contact caches are not saved, so the first ``warmup`` steps are not
+solver type (sequential impulse, the default, and the MLCP projected Gauss–Seidel; Dantzig's direct MLCP at
+50 iterations on the heap only, it is cubic in the number of contact rows), ``enableConeFriction`` (on by
+default, off), ``numSubSteps`` (0 by default, 2), and one each of ``contactERP`` = 0.2 and
+``contactBreakingThreshold`` = 0.005 m on top of the defaults. :func:`scan` runs
+:func:`reduced_configurations` by default (the MLCP solvers at few settings: they are 20–70 times slower than
+sequential impulses already on the heap). Each configuration is run in a fresh PyBullet client from the same
+start (``saveBullet``/``restoreState``; contact caches are not saved, so the first ``warmup`` steps are not
 timed), and :func:`best_reasonable` picks the fastest stable one whose penetration and rest drift are each at
 most twice the defaults' plus 0.1 mm (:data:`mujoco_configs.QUALITY_FACTOR`, ``QUALITY_SLACK_M``), confirmed
 over the whole run by :func:`confirm`.
@@ -49,7 +50,7 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
