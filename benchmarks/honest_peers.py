@@ -12,6 +12,11 @@ scene side by side, alternating blocks of ``--block`` steps, each block timed in
 ratio is impulsim's CPU time over MuJoCo's. Beside the time: largest penetration (MuJoCo's every step;
 impulsim's measured by MuJoCo's own collision stage on impulsim's poses every ``--probe`` steps), bodies
 through (funnel), the largest rest drift before the impact (wall) or over the run (heap).
+
+``--peer pybullet`` does the same against PyBullet (impulsim.bench.pybullet_peer): ``scan`` over PyBullet's
+engine parameters (the funnel from its state at t = 2 s reached with PyBullet's defaults), ``confirm`` (the
+acceptable configurations over the whole run, fastest first, as for MuJoCo; ``--first``, ``--checks``), ``paired``
+(impulsim's penetration measured by Bullet's collision stage on impulsim's poses every ``--probe`` steps).
 """
 from __future__ import annotations
 
@@ -236,6 +241,148 @@ def paired(name, seconds, block=100, probe=5, config=None):
     return out
 
 
+# PyBullet ----------------------------------------------------------------------------------------------------
+def pb_scan_scene(name, progress=True):
+    """PyBullet's configurations over the scene's window; (results, chosen, start description)."""
+    from impulsim.bench import pybullet_peer as P
+    sc = P.scene(name)[2]
+    start, where = None, "the initial state"
+    if name == "funnel":
+        start, where = P.start_file(name, sc["start_s"])
+    say = (lambda r: print(f"  {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "
+                           f"drift {r.drift:.3g}, {r.steps} steps, stable {r.stable}", file=sys.stderr,
+                           flush=True)) if progress else None
+    try:
+        results = P.scan(name, start=start, progress=say)
+    finally:
+        if start:
+            os.remove(start)
+    return results, P.best_reasonable(results), where
+
+
+def pb_confirm_scene(name, scan_json, seconds=None, checks=None, first=0):
+    """The scan's three fastest acceptable configurations over the whole run; the bound from the defaults'
+    window and the defaults' own whole run (the larger of each figure; the funnel: the window's)."""
+    from impulsim.bench import pybullet_peer as P
+    rec = next(r for r in json.load(open(scan_json)) if r["scene"] == name)
+    results = [MC.Result(**{**row, "config": _pb_config(row["config"])}) for row in rec["results"]]
+    default = next(r for r in results if r.config == P.DEFAULT)
+    long = P.long_run(name, P.DEFAULT, seconds)
+    print(f"  long run (defaults): {long.cpu_ms:.3g} ms CPU, pen {long.penetration:.3g}, drift {long.drift:.3g}, "
+          f"count {long.count}", file=sys.stderr, flush=True)
+    bound_from = MC.Result(**{**long.__dict__, "penetration": max(long.penetration, default.penetration),
+                              "drift": max(long.drift, default.drift)})
+    say = lambda r: print(f"  long run {r.config.label}: {r.cpu_ms:.3g} ms CPU, pen {r.penetration:.3g}, "  # noqa
+                          f"drift {r.drift:.3g}, count {r.count}, stable {r.stable}", file=sys.stderr, flush=True)
+    best, checked = P.confirm(name, results, bound_from, seconds, checks=checks, progress=say, first=first)
+    return dict(scene=name, bound=MC.quality_bound(bound_from), load=os.getloadavg(), default_long=long.row(),
+                confirmed=best.config.label if best else None, checked=[r.row() for r in checked])
+
+
+def _pb_config(label):
+    from impulsim.bench import pybullet_peer as P
+    for c in P.configurations(dantzig=True):
+        if c.label == label:
+            return c
+    raise ValueError(f"unknown PyBullet configuration {label!r}")
+
+
+def pb_paired(name, seconds, block=100, probe=5, config=None):
+    """impulsim and PyBullet on the same scene in one process, alternating blocks of ``block`` steps, each
+    timed in process CPU time (impulsim's first step, which loads its kernels, left out)."""
+    from impulsim.bench import pybullet_peer as P
+    config = config or P.peer_config(name)
+    sc = SCENES[name]
+    model, state = sc["build"]()
+    method = sc["method"](model)
+    world = P.build(model, state, sc["h"], config, **P.scene(name)[2]["rules"])
+    judge = P.build(model, state, sc["h"], P.DEFAULT, **P.scene(name)[2]["rules"])   # Bullet's collision stage
+    steps = int(round(seconds / sc["h"]))
+    rest_ours = np.nonzero(model.body_inv_mass > 0)[0][:_n_free(name)]
+    rest_pb = P.rest_indices(name, world)
+    start_ours, start_pb = state.body_pos[rest_ours].copy(), world.positions()[rest_pb]
+    cpu_ours, cpu_pb, pen_ours, pen_pb, drift_ours, drift_pb = [], [], 0.0, 0.0, 0.0, 0.0
+    touched_ours = touched_pb = name != "wall"
+    ncon_ours, ncon_pb, first, done = [], [], None, 0
+    while done < steps:
+        n = min(block, steps - done)
+        c0 = time.process_time()
+        for i in range(n):
+            info = method.step(state, sc["h"])
+            if first is None:
+                first = time.process_time() - c0
+                c0 = time.process_time()
+            t = time.process_time()
+            ncon_ours.append(info.n_contacts)
+            if (done + i) % probe == 0:
+                pen_ours = max(pen_ours, P.probe_penetration(judge, model, state))
+            if not touched_ours or name == "heap":
+                touched_ours = name == "wall" and _wall_ball_touches(state.body_pos[-1, 1])
+                drift_ours = max(drift_ours, float(np.linalg.norm(state.body_pos[rest_ours] - start_ours,
+                                                                  axis=1).max()))
+            c0 += time.process_time() - t
+        cpu_ours.append((time.process_time() - c0, n - (1 if done == 0 else 0)))
+        c0 = time.process_time()
+        for i in range(n):
+            world.step()
+            t = time.process_time()
+            ncon_pb.append(world.n_contacts())
+            pen_pb = max(pen_pb, world.penetration())
+            if not touched_pb or name == "heap":
+                touched_pb = name == "wall" and P.wall_ball_touches(world)
+                drift_pb = max(drift_pb, float(np.linalg.norm(world.positions()[rest_pb] - start_pb, axis=1).max()))
+            c0 += time.process_time() - t
+        cpu_pb.append((time.process_time() - c0, n))
+        done += n
+        print(f"  {name} {done}/{steps}: ours {1e3 * cpu_ours[-1][0] / max(cpu_ours[-1][1], 1):.3g} ms, "
+              f"PyBullet {1e3 * cpu_pb[-1][0] / n:.3g} ms per step", file=sys.stderr, flush=True)
+    ours_ms = 1e3 * sum(c for c, _ in cpu_ours) / sum(k for _, k in cpu_ours)
+    pb_ms = 1e3 * sum(c for c, _ in cpu_pb) / sum(k for _, k in cpu_pb)
+    out = dict(scene=name, peer="pybullet", seconds=seconds, steps=steps, config=config.label, block=block,
+               ours_cpu_ms=ours_ms, pybullet_cpu_ms=pb_ms, ratio=ours_ms / pb_ms, ours_first_step_s=first,
+               ours_penetration=pen_ours, ours_penetration_probe_every=probe, pybullet_penetration=pen_pb,
+               ours_avg_contacts=float(np.mean(ncon_ours)), pybullet_avg_contact_points=float(np.mean(ncon_pb)),
+               stable=P._finite(world), load=os.getloadavg())
+    if name == "funnel":
+        out.update(ours_through=int((state.body_pos[model.body_inv_mass > 0, 2] < S.FUNNEL_OUTLET_Z).sum()),
+                   pybullet_through=P.count_through(world))
+    else:
+        out.update(ours_drift=drift_ours, pybullet_drift=drift_pb,
+                   drift_window="before the ball touches the wall" if name == "wall" else "over the run")
+    world.close()
+    judge.close()
+    return out
+
+
+def pb_main(a):
+    from impulsim.bench import pybullet_peer as P
+    records = []
+    for name in a.scenes:
+        print(f"pybullet {a.what} {name} (load {os.getloadavg()}) ...", file=sys.stderr, flush=True)
+        if a.what == "scan":
+            results, best, where = pb_scan_scene(name)
+            default = next(r for r in results if r.config == P.DEFAULT)
+            pen, drift = MC.quality_bound(default)
+            print(f"\n## PyBullet, {name}: {P.scene(name)[2]['window']} steps from {where}; load {os.getloadavg()}\n")
+            print(P.table(results, best))
+            print(f"\nbound: penetration ≤ {pen:.3g} m, rest drift ≤ {drift:.3g} m; chosen: {best.config.label}",
+                  flush=True)
+            records.append(dict(scene=name, start=where, chosen=best.config.label,
+                                bound=dict(penetration=pen, drift=drift), load=os.getloadavg(),
+                                results=[r.row() for r in results]))
+        elif a.what == "confirm":
+            r = pb_confirm_scene(name, a.scan_json or f"benchmarks/results/peers/pybullet_scan_{name}.json",
+                                 a.seconds, a.checks, a.first)
+            print(json.dumps(r, default=str), flush=True)
+            records.append(r)
+        else:
+            cfg = P.DEFAULT if a.config == "default" else None
+            r = pb_paired(name, a.seconds or SCENES[name]["seconds"], a.block, config=cfg)
+            print(json.dumps(r), flush=True)
+            records.append(r)
+    return records
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("what", choices=("scan", "confirm", "paired"))
@@ -249,8 +396,12 @@ def main(argv=None):
                    help="confirm: run this many candidates and keep the fastest over the long run that passes "
                         "(default: stop at the first that passes)")
     p.add_argument("--scan-json", default=None, help="confirm: the scan's records (default: benchmarks/results/peers)")
+    p.add_argument("--peer", choices=("mujoco", "pybullet"), default="mujoco")
     a = p.parse_args(argv)
     records = []
+    if a.peer == "pybullet":
+        records = pb_main(a)
+        a.scenes = []
     for name in a.scenes:
         print(f"{a.what} {name} (load {os.getloadavg()[0]:.1f}) ...", file=sys.stderr, flush=True)
         if a.what == "scan":
