@@ -287,15 +287,17 @@ def run_task(task: WarmupTask) -> None:
 
 
 def _compile_run_loop(sim) -> None:
-    """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative); a
-    short run would otherwise step in Python until the loop is compiled (see run_path.loop_ready)."""
+    """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative;
+    Featherstone); a short run would otherwise step in Python until the loop is compiled (see
+    run_path.loop_ready and featherstone.run_loop)."""
+    from impulsim.methods.featherstone import run_loop
     from impulsim.methods.impulse import run_path
-    saved = run_path.COMPILE_PAYS_STEPS
-    run_path.COMPILE_PAYS_STEPS = 0
+    saved = run_path.COMPILE_PAYS_STEPS, run_loop.COMPILE_PAYS_STEPS
+    run_path.COMPILE_PAYS_STEPS = run_loop.COMPILE_PAYS_STEPS = 0
     try:
         sim.run_steps(1)
     finally:
-        run_path.COMPILE_PAYS_STEPS = saved
+        run_path.COMPILE_PAYS_STEPS, run_loop.COMPILE_PAYS_STEPS = saved
 
 
 def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, float], None]] = None) -> dict:
