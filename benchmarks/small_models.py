@@ -155,8 +155,8 @@ def overhead(steps=100000):
             method.run(state.copy(), h, 1)
         finally:
             run_path.rk.lgs_run = kernel
-        # lgs_run's arguments without its own (n, t, limits, stats, iters, loads; backups, step forces)
-        args = captured["args"][11:-4]
+        # lgs_run's arguments without its own (n, t, limits, stats, iters, loads, backups and step forces)
+        args = captured["args"][8:]
         bare(10, *args)
         c0 = time.process_time()
         bare(steps, *args)

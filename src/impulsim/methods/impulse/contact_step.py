@@ -20,6 +20,7 @@ from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all
 from impulsim.methods.base import StepInfo, StageTimer
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
+from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
 
 
 
@@ -155,10 +156,8 @@ class ContactCoupling:
             solves, _ = self._lgs.correct_velocities(self, s, max_iter=1)
             moved = solves > 0
         if self._iter_prims is not None:
-            _, residual = correct_velocities_of(
-                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_vel_target, m.body_inv_mass,
-                self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, self.eps_v, 1,
-                s.body_vel, s.body_omega)
+            _, residual = correct_velocities_of(self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self),
+                                                self.eps_v, 1)
             moved = moved or residual > self.eps_v
         return moved
 
@@ -171,13 +170,9 @@ class ContactCoupling:
             self.pred_valid[:] = 0       # contact impulses follow: the free step integrates afresh
             self.dirty[:] = 1            # the solve changed velocities the contact sweeps predict from
         if self._iter_prims is not None:
-            _, res, cl = correct_positions_of(
-                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
-                m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat, self.acc,
-                self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv,
-                self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator),
-                self.eps_d, 1, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos, self.pred_quat,
-                self.dirty, self.step_tol)
+            _, res, cl = correct_positions_of(self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self),
+                                              pred_of(self), h, int(self.integrator), self.eps_d, 1,
+                                              self.max_correction_speed)
             residual, clamped = max(residual, res), clamped + cl
         return residual, clamped
 

@@ -57,12 +57,7 @@ def projected_norm(P, f, d):
 
 
 @njit(cache=True)
-def sweep_positions(prims, first_sweep, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                    prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau,
-                    body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P,
-                    row_dim, row_Minv, h, scheme, eps_d, max_speed,
-                    # outputs (velocities are corrected in place)
-                    body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
+def sweep_positions(listed, first_sweep, prims, bodies, rows, pred, h, scheme, eps_d, max_speed):
     """One sweep over the listed primitives: predict the bodies of each (if dirty) at t0+h, and if its error
     exceeds its tolerance apply ONE correcting impulse at t0. Returns (largest error, any impulse applied,
     clamped count).
@@ -70,12 +65,19 @@ def sweep_positions(prims, first_sweep, prim_kind, prim_body_a, prim_body_b, pri
     Impulse clamping (Bender 3.3.3): on the first sweep a primitive whose predicted error exceeds
     max_speed·h [m/s or rad/s times s] gets its tolerance step_tol[i] relaxed to be only brought max_speed·h
     closer to valid this step, so a broken model reassembles over several steps instead of receiving one
-    huge impulse.
+    huge impulse. The bodies' velocities are corrected in place; the predictions, dirty flags and step
+    tolerances of ``pred`` are updated (groups: see :mod:`groups`).
     """
+    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, \
+        prim_vel_target = prims
+    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_Iinv, body_inertia, body_inv_inertia, \
+        body_inv_mass, body_static = bodies
+    row_ra, row_rb, row_P, row_dim, row_Minv, _, _ = rows
+    pred_pos, pred_quat, _, _, _, dirty, step_tol = pred
     residual = 0.0
     corrected = False
     clamped = 0
-    for i in prims:
+    for i in listed:
         kind = prim_kind[i]
         if is_velocity_only(kind):
             continue
@@ -113,26 +115,19 @@ def sweep_positions(prims, first_sweep, prim_kind, prim_body_a, prim_body_b, pri
 
 
 @njit(cache=True)
-def correct_positions_of(prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                         prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau,
-                         body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,
-                         row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_iter, max_speed,
-                         # outputs (velocities are corrected in place)
-                         body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
+def correct_positions_of(listed, prims, bodies, rows, pred, h, scheme, eps_d, max_iter, max_speed):
     """Iterated joint correction over the listed primitives (position rows only): sweeps until one applies
     no impulse or max_iter sweeps were made. Returns (sweeps, largest error of the last sweep, clamped
     count)."""
+    dirty = pred[5]
     dirty[:] = 1
     clamped = 0
     residual = 0.0
     sweeps = 0
     for sweep in range(max_iter):
         sweeps = sweep + 1
-        residual, corrected, cl = sweep_positions(
-            prims, sweep == 0, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-            prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
-            body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, h,
-            scheme, eps_d, max_speed, body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol)
+        residual, corrected, cl = sweep_positions(listed, sweep == 0, prims, bodies, rows, pred, h, scheme, eps_d,
+                                                  max_speed)
         clamped += cl
         if not corrected:
             break
@@ -140,30 +135,23 @@ def correct_positions_of(prims, prim_kind, prim_body_a, prim_body_b, prim_anchor
 
 
 @njit(cache=True)
-def correct_positions(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                      prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau,
-                      body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,
-                      row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_iter, max_speed,
-                      # outputs (velocities are corrected in place)
-                      body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol):
+def correct_positions(prims, bodies, rows, pred, h, scheme, eps_d, max_iter, max_speed):
     """Iterated joint correction over all primitives (see :func:`correct_positions_of`)."""
-    return correct_positions_of(
-        np.arange(prim_kind.shape[0]), prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-        prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
-        body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, h,
-        scheme, eps_d, max_iter, max_speed, body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol)
+    return correct_positions_of(np.arange(prims[0].shape[0]), prims, bodies, rows, pred, h, scheme, eps_d, max_iter,
+                                max_speed)
 
 
 @njit(cache=True)
-def sweep_velocities(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
-                     row_ra, row_rb, row_P, row_dim, row_Minv, eps_v,
-                     # outputs (velocities are corrected in place)
-                     body_vel, body_omega):
+def sweep_velocities(listed, prims, bodies, rows, eps_v):
     """One velocity sweep at t0+h over the listed primitives: one impulse for each whose projected relative
-    velocity exceeds eps_v. Returns (largest projected error, any impulse applied)."""
+    velocity exceeds eps_v (the bodies' velocities are corrected in place). Returns (largest projected error,
+    any impulse applied)."""
+    prim_kind, prim_body_a, prim_body_b, _, _, _, _, _, _, prim_vel_target = prims
+    _, _, body_vel, body_omega, _, _, body_Iinv, _, _, body_inv_mass, _ = bodies
+    row_ra, row_rb, row_P, row_dim, row_Minv, _, _ = rows
     residual = 0.0
     corrected = False
-    for i in prims:
+    for i in listed:
         kind = prim_kind[i]
         A = prim_body_a[i]
         B = prim_body_b[i]
@@ -208,10 +196,7 @@ def split_velocity_only(prims, prim_kind):
 
 
 @njit(cache=True)
-def correct_velocities_of(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass,
-                          body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, eps_v, max_iter,
-                          # outputs (velocities are corrected in place)
-                          body_vel, body_omega):
+def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
     """Iterated velocity correction at t0+h over the listed primitives.
 
     Velocity-only rows (mouse dragging, manipulators, Bender 3.2.6) are satisfied first, then the joints,
@@ -220,29 +205,24 @@ def correct_velocities_of(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_t
     drive about a hinge's axis) ends within eps_v, while a drag the joints cannot follow moves the body only as far as they allow
     and leaves the velocity row unsatisfied instead of making the passes alternate forever. The joints'
     pass is always the last. Returns (joint sweeps, largest projected joint error of the last sweep)."""
-    soft, hard = split_velocity_only(prims, prim_kind)
+    soft, hard = split_velocity_only(listed, prims[0])
     residual = 0.0
     sweeps = 0
     last_soft = np.inf
     for _ in range(max_iter):
         if soft.shape[0] > 0:
             for sweep in range(max_iter):
-                _, corrected = sweep_velocities(soft, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
-                                                body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                                                row_Minv, eps_v, body_vel, body_omega)
+                _, corrected = sweep_velocities(soft, prims, bodies, rows, eps_v)
                 if not corrected:
                     break
         for sweep in range(max_iter):
             sweeps += 1
-            residual, corrected = sweep_velocities(hard, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
-                                                   body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                                                   row_Minv, eps_v, body_vel, body_omega)
+            residual, corrected = sweep_velocities(hard, prims, bodies, rows, eps_v)
             if not corrected:
                 break
         if soft.shape[0] == 0 or hard.shape[0] == 0:
             break
-        soft_error = velocity_residual(soft, prim_kind, prim_body_a, prim_body_b, prim_vel_target, row_ra, row_rb,
-                                       row_P, row_dim, body_vel, body_omega)
+        soft_error = velocity_residual(soft, prims, bodies, rows)
         if soft_error <= eps_v or soft_error > SOFT_PROGRESS * last_soft:
             break
         last_soft = soft_error
@@ -250,11 +230,13 @@ def correct_velocities_of(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_t
 
 
 @njit(cache=True)
-def velocity_residual(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, row_ra, row_rb, row_P, row_dim,
-                      body_vel, body_omega):
+def velocity_residual(listed, prims, bodies, rows):
     """Largest projected velocity error [m/s or rad/s] of the listed primitives (nothing is changed)."""
+    prim_kind, prim_body_a, prim_body_b, _, _, _, _, _, _, prim_vel_target = prims
+    _, _, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
+    row_ra, row_rb, row_P, row_dim, row_Minv, _, _ = rows
     residual = 0.0
-    for i in prims:
+    for i in listed:
         A = prim_body_a[i]
         B = prim_body_b[i]
         dv = velocity_error_t(prim_kind[i], v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]),
@@ -264,11 +246,6 @@ def velocity_residual(prims, prim_kind, prim_body_a, prim_body_b, prim_vel_targe
 
 
 @njit(cache=True)
-def correct_velocities(prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
-                       row_ra, row_rb, row_P, row_dim, row_Minv, eps_v, max_iter,
-                       # outputs (velocities are corrected in place)
-                       body_vel, body_omega):
+def correct_velocities(prims, bodies, rows, eps_v, max_iter):
     """Iterated velocity correction over all primitives (see :func:`correct_velocities_of`)."""
-    return correct_velocities_of(np.arange(prim_kind.shape[0]), prim_kind, prim_body_a, prim_body_b,
-                                 prim_vel_target, body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                                 row_Minv, eps_v, max_iter, body_vel, body_omega)
+    return correct_velocities_of(np.arange(prims[0].shape[0]), prims, bodies, rows, eps_v, max_iter)

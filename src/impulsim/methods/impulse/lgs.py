@@ -25,6 +25,7 @@ from impulsim.methods.impulse.lgs_structure import analyse
 from impulsim.methods.impulse.lgs_kernels import ball_lin_rows, build_and_factorize
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs
 from impulsim.methods.impulse.lgs_step import lgs_standard_step
+from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
 LOOP_TREATMENTS = ("drop", "cut")
 
@@ -95,68 +96,37 @@ class LgsSolver:
         self.iters_vel = np.zeros(len(self.chains), np.int64)
 
     # stages -----------------------------------------------------------------------------------------
-    def build(self, s, Iinv, row_ra, row_rb, row_P, row_dim):
-        """Geometry of the nodes' primitives (into the row arrays), assembly and factorization of M at the
-        current poses of ``s``."""
-        m, st = self.model, self.structure
-        self.dropped = build_and_factorize(
-            st.node_prim, st.node_trans, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
-            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass, Iinv,
-            st.term_target, st.term_row, st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row,
-            st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, self.dependent_pivot, row_ra, row_rb, row_P, row_dim,
-            self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off, self.fac_diag_inv,
-            self.fac_off, self.tmp, self.fac_diag)
+    def build(self, method, s):
+        """Geometry of the nodes' primitives (into the method's row arrays), assembly and factorization of M
+        at the current poses of ``s`` (with the method's world inverse inertias)."""
+        self.dropped = build_and_factorize(structure_of(self), prims_of(self.model), bodies_of(self.model, s, method),
+                                           self.dependent_pivot, rows_of(method), fac_of(self))
         self.factorizations += 1
 
     def correct_positions(self, method, s, h, max_iter=None):
         """Joint correction of all LGS chains with at most ``max_iter`` solves per chain (default: the
         method's max_iter_pos); returns (most solves, largest error, clamped count)."""
-        m, st = self.model, self.structure
         return correct_positions_lgs(
-            st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
-            st.node_prim, st.node_trans, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
-            m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat,
-            method.acc, method.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, method.Iinv,
-            method.row_ra, method.row_rb, method.row_P, method.row_dim, method.row_Minv, self.node_lin,
-            self.node_angw, self.fac_diag_inv, self.fac_off, st.col_ptr, st.off_row, h, int(method.integrator),
-            method.eps_d, method.max_iter_pos if max_iter is None else max_iter, method.max_correction_speed,
-            s.body_vel, s.body_omega,
-            method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
-            method.step_tol, self.x, self.iters_pos)
+            chains_of(self), structure_of(self), prims_of(self.model), bodies_of(self.model, s, method),
+            rows_of(method), fac_of(self), pred_of(method), h, int(method.integrator), method.eps_d,
+            method.max_iter_pos if max_iter is None else max_iter, method.max_correction_speed)
 
     def correct_velocities(self, method, s, max_iter=None):
         """Velocity correction of all LGS chains with at most ``max_iter`` solves per chain (default: the
         method's max_iter_vel); returns (most solves, largest residual)."""
-        m, st = self.model, self.structure
         return correct_velocities_lgs(
-            st.chain_node_start, self.chain_cut_start, self.cut_prims, self.chain_soft_start, self.soft_prims,
-            st.node_prim, st.node_trans, m.prim_kind, m.prim_body_a,
-            m.prim_body_b, m.prim_vel_target, m.body_inv_mass, method.Iinv, method.row_ra, method.row_rb,
-            method.row_P, method.row_dim, method.row_Minv, self.node_lin, self.node_angw, self.fac_diag_inv,
-            self.fac_off, st.col_ptr, st.off_row, method.eps_v,
-            method.max_iter_vel if max_iter is None else max_iter, s.body_vel, s.body_omega,
-            self.x, self.iters_vel)
+            chains_of(self), structure_of(self), prims_of(self.model), bodies_of(self.model, s, method),
+            rows_of(method), fac_of(self), method.eps_v, method.max_iter_vel if max_iter is None else max_iter)
 
     def standard_step(self, method, s, h):
         """The whole standard step in one kernel (see lgs_step); for all-LGS models without contacts and
         force elements. Returns (position solves, residual, clamped, velocity solves, residual)."""
-        m, st = self.model, self.structure
+        m = self.model
         sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
-            m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a,
-            m.prim_axis_b, m.prim_target, m.prim_qrel, m.prim_vel_target, m.body_inertia, m.body_inv_inertia,
-            m.body_inv_mass, m.body_static,
-            st.chain_node_start, self.chain_body_start, self.chain_bodies, self.chain_cut_start, self.cut_prims,
-            self.chain_soft_start, self.soft_prims, st.node_prim, st.node_trans, st.term_target, st.term_row,
-            st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row, st.upd_ptr, st.upd_a, st.upd_b,
-            st.upd_target,
-            h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
-            method.max_correction_speed, self.dependent_pivot,
-            s.body_force, s.body_torque, s.body_pos, s.body_quat, s.body_vel, s.body_omega,
-            method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P, method.row_dim,
-            method.row_Minv, self.node_lin, self.node_ang, self.node_angw, self.asm_diag, self.asm_off,
-            self.fac_diag_inv, self.fac_off, self.tmp, self.fac_diag, self.x, self.iters_pos, self.iters_vel,
-            method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
-            method.step_tol, method._rows_pos, method._rows_quat)
+            chains_of(self), structure_of(self), prims_of(m), bodies_of(m, s, method), rows_of(method),
+            fac_of(self), pred_of(method), m.gravity, s.body_force, s.body_torque, h, int(method.integrator),
+            method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel, method.max_correction_speed,
+            self.dependent_pivot)
         self.factorizations += facs
         self.dropped = dropped
         return sp, rp, cl, sv, rv

@@ -28,13 +28,13 @@ from impulsim.dynamics.prims import BALL, is_velocity_only
 
 
 @njit(cache=True)
-def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                   body_inv_inertia, body_inv_mass, body_static, h, scheme,
-                   # outputs
-                   pred_pos, pred_quat, pred_vel, pred_omega):
-    """Free step over h [s] of the listed bodies into the prediction arrays (pose and velocities at t0+h);
-    static bodies are copied."""
-    for k in bodies:
+def predict_bodies(members, bodies, pred, h, scheme):
+    """Free step over h [s] of the listed bodies (members) into the predictions of ``pred`` (pose and
+    velocities at t0+h); static bodies are copied."""
+    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, _, body_inertia, body_inv_inertia, \
+        body_inv_mass, body_static = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, _, _, _ = pred
+    for k in members:
         if body_static[k]:
             store_body(k, v3(body_pos[k]), q4(body_quat[k]), v3(body_vel[k]), v3(body_omega[k]), pred_pos, pred_quat,
                    pred_vel, pred_omega)
@@ -46,11 +46,12 @@ def predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, 
 
 
 @njit(cache=True)
-def advance_bodies(body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, h, scheme,
-                   pred_pos, pred_quat, pred_vel, pred_omega,
-                   # outputs
-                   pred_valid, body_pos, body_quat, body_vel, body_omega):
-    """Free step of every non-static body; a body whose valid prediction exists takes it unchanged."""
+def advance_bodies(bodies, pred, h, scheme):
+    """Free step of every non-static body; a body whose valid prediction exists takes it unchanged (and
+    the prediction is marked used)."""
+    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, _, body_inertia, body_inv_inertia, \
+        body_inv_mass, body_static = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, _, _ = pred
     for k in range(body_pos.shape[0]):
         if body_static[k]:
             continue
@@ -96,11 +97,9 @@ def _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim
 
 
 @njit(cache=True)
-def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
-                           prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, row_P, row_dim, h, eps_d,
-                           max_speed, pred_pos, pred_quat,
-                           # outputs
-                           step_tol, x):
+def _chain_position_errors(first, nodes_prim, cut_prims, prims, rows, pred, h, eps_d, max_speed,
+                           # output
+                           x):
     """Right-hand sides x[n] = P d shrink / h of the chain's nodes from the predicted poses, and the check
     of nodes and cut primitives. Returns (largest error, any primitive above its tolerance, clamped count).
 
@@ -108,6 +107,10 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prim_kind, prim_body_a,
     max_speed·h closer to valid in this step (its tolerance step_tol[i] is relaxed for the step).
     Errors are compared squared; the root is taken only where a clamped primitive needs its length.
     """
+    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, \
+        prim_qrel, _ = prims
+    _, _, row_P, row_dim, _, _, _ = rows
+    pred_pos, pred_quat, _, _, _, _, step_tol = pred
     largest2 = 0.0
     violated = False
     clamped = 0
@@ -155,39 +158,34 @@ def _mark(bodies, value, flags):
 
 
 @njit(cache=True)
-def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, node_prim,
-                          node_trans, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                          prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc, body_tau, body_inertia,
-                          body_inv_inertia, body_inv_mass, body_static, body_Iinv, row_ra, row_rb, row_P, row_dim,
-                          row_Minv, node_lin, node_angw, fac_diag_inv, fac_off, col_ptr, off_row, h, scheme, eps_d,
-                          max_iter, max_speed,
-                          # outputs (velocities are corrected in place)
-                          body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty,
-                          step_tol, x, chain_iters):
+def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, max_iter, max_speed):
     """Joint correction of every LGS chain. Returns (most solves in a chain, largest error, clamped count);
-    the solves of chain c go to chain_iters[c].
+    the bodies' velocities are corrected in place, the predictions of ``pred`` updated and the solves of
+    chain c go to fac's iters_pos[c] (groups: see :mod:`groups`).
     """
+    chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, _, _ = chains
+    node_prim, node_trans, _, _, _, _, _, col_ptr, off_row, _, _, _, _ = struct
+    _, prim_body_a, prim_body_b, _, _, _, _, _, _, _ = prims
+    _, _, body_vel, body_omega, _, _, _, _, _, body_inv_mass, _ = bodies
+    node_lin, _, node_angw, _, _, fac_diag_inv, fac_off, _, _, x, chain_iters, _ = fac
+    _, _, _, _, pred_valid, dirty, _ = pred
     residual_all = 0.0
     clamped_all = 0
     most = 0
     for c in range(chain_node_start.shape[0] - 1):
         n0, n1 = chain_node_start[c], chain_node_start[c + 1]
-        bodies = chain_bodies[chain_body_start[c]:chain_body_start[c + 1]]
+        members = chain_bodies[chain_body_start[c]:chain_body_start[c + 1]]
         cuts = cut_prims[chain_cut_start[c]:chain_cut_start[c + 1]]
-        _mark(bodies, 0, pred_valid)
+        _mark(members, 0, pred_valid)
         solves = 0
         residual = 0.0
         for it in range(max_iter + 1):
-            predict_bodies(bodies, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                           body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat, pred_vel,
-                           pred_omega)
-            residual, violated, clamped = _chain_position_errors(
-                it == 0, node_prim[n0:n1], cuts, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                prim_axis_a, prim_axis_b, prim_target, prim_qrel, row_P, row_dim, h, eps_d, max_speed, pred_pos,
-                pred_quat, step_tol, x[n0:n1])
+            predict_bodies(members, bodies, pred, h, scheme)
+            residual, violated, clamped = _chain_position_errors(it == 0, node_prim[n0:n1], cuts, prims, rows,
+                                                                 pred, h, eps_d, max_speed, x[n0:n1])
             clamped_all += clamped
             if not violated:
-                _mark(bodies, 1, pred_valid)
+                _mark(members, 1, pred_valid)
                 break
             if solves == max_iter:
                 break
@@ -197,12 +195,8 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
             solves += 1
             if cuts.shape[0] > 0:
                 # hybrid: one impulse per loop-closing primitive, as in the iterative method
-                _mark(bodies, 1, dirty)
-                sweep_positions(cuts, False, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                                prim_axis_a, prim_axis_b, prim_target, prim_qrel, body_pos, body_quat, body_acc,
-                                body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, body_Iinv,
-                                row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_speed, body_vel,
-                                body_omega, pred_pos, pred_quat, dirty, step_tol)
+                _mark(members, 1, dirty)
+                sweep_positions(cuts, False, prims, bodies, rows, pred, h, scheme, eps_d, max_speed)
         chain_iters[c] = solves
         most = max(most, solves)
         residual_all = max(residual_all, residual)
@@ -210,12 +204,14 @@ def correct_positions_lgs(chain_node_start, chain_body_start, chain_bodies, chai
 
 
 @njit(cache=True)
-def _chain_velocity_errors(nodes_prim, cut_prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, row_ra,
-                           row_rb, row_P, row_dim, body_vel, body_omega,
-                           # outputs
+def _chain_velocity_errors(nodes_prim, cut_prims, prims, bodies, rows,
+                           # output
                            x):
     """Right-hand sides x[n] = P Δu of the chain's nodes (Δu = u_B − u_A − target); returns the largest
     |P Δu| over nodes and cut primitives."""
+    prim_kind, prim_body_a, prim_body_b, _, _, _, _, _, _, prim_vel_target = prims
+    _, _, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
+    row_ra, row_rb, row_P, row_dim, _, _, _ = rows
     residual = 0.0
     n_nodes = nodes_prim.shape[0]
     for j in range(n_nodes + cut_prims.shape[0]):
@@ -241,17 +237,18 @@ def _chain_velocity_errors(nodes_prim, cut_prims, prim_kind, prim_body_a, prim_b
 
 
 @njit(cache=True)
-def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, chain_soft_start, soft_prims, node_prim,
-                           node_trans, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, body_Iinv,
-                           row_ra, row_rb, row_P, row_dim, row_Minv, node_lin, node_angw, fac_diag_inv, fac_off,
-                           col_ptr, off_row, eps_v, max_iter,
-                           # outputs (velocities are corrected in place)
-                           body_vel, body_omega, x, chain_iters):
+def correct_velocities_lgs(chains, struct, prims, bodies, rows, fac, eps_v, max_iter):
     """Velocity correction of every LGS chain at t0+h: first the chain's velocity-only rows by sweeps, then
     the joints by solves, alternating as long as each round reduces the joints' disturbance of the velocity
     rows by a tenth at least (see iterative.correct_velocities_of: a velocity row the joints can follow
     ends within eps_v, a drag they cannot follow yields to them). Returns (most solves in a chain, largest residual of
-    the joints)."""
+    the joints). The bodies' velocities are corrected in place; the solves of chain c go to fac's
+    iters_vel[c]."""
+    chain_node_start, _, _, chain_cut_start, cut_prims, chain_soft_start, soft_prims = chains
+    node_prim, node_trans, _, _, _, _, _, col_ptr, off_row, _, _, _, _ = struct
+    _, prim_body_a, prim_body_b, _, _, _, _, _, _, _ = prims
+    _, _, body_vel, body_omega, _, _, _, _, _, body_inv_mass, _ = bodies
+    node_lin, _, node_angw, _, _, fac_diag_inv, fac_off, _, _, x, _, chain_iters = fac
     residual_all = 0.0
     most = 0
     for c in range(chain_node_start.shape[0] - 1):
@@ -263,16 +260,12 @@ def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, chain_s
         last_soft = np.inf
         for _ in range(max_iter):
             for _ in range(max_iter if softs.shape[0] > 0 else 0):
-                _, moved = sweep_velocities(softs, prim_kind, prim_body_a, prim_body_b, prim_vel_target,
-                                            body_inv_mass, body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv,
-                                            eps_v, body_vel, body_omega)
+                _, moved = sweep_velocities(softs, prims, bodies, rows, eps_v)
                 if not moved:
                     break
             round_solves = 0
             for _ in range(max_iter + 1):
-                residual = _chain_velocity_errors(node_prim[n0:n1], cuts, prim_kind, prim_body_a, prim_body_b,
-                                                  prim_vel_target, row_ra, row_rb, row_P, row_dim, body_vel,
-                                                  body_omega, x[n0:n1])
+                residual = _chain_velocity_errors(node_prim[n0:n1], cuts, prims, bodies, rows, x[n0:n1])
                 if residual <= eps_v or round_solves == max_iter:
                     break
                 solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x)
@@ -280,14 +273,11 @@ def correct_velocities_lgs(chain_node_start, chain_cut_start, cut_prims, chain_s
                                     node_lin, node_angw, x, body_vel, body_omega)
                 round_solves += 1
                 if cuts.shape[0] > 0:
-                    sweep_velocities(cuts, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass,
-                                     body_Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, eps_v, body_vel,
-                                     body_omega)
+                    sweep_velocities(cuts, prims, bodies, rows, eps_v)
             solves += round_solves
             if softs.shape[0] == 0:
                 break
-            soft_error = velocity_residual(softs, prim_kind, prim_body_a, prim_body_b, prim_vel_target, row_ra,
-                                           row_rb, row_P, row_dim, body_vel, body_omega)
+            soft_error = velocity_residual(softs, prims, bodies, rows)
             if soft_error <= eps_v or soft_error > SOFT_PROGRESS * last_soft:
                 break
             last_soft = soft_error

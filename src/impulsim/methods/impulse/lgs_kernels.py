@@ -311,15 +311,18 @@ def apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b,
 
 
 @njit(cache=True)
-def build_and_factorize(node_prim, node_trans, prim_kind, prim_body_a, prim_body_b, prim_anchor_a,
-                        prim_anchor_b, prim_axis_a, prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
-                        term_target, term_row, term_row_side, term_col, term_col_side, col_ptr, off_row, upd_ptr,
-                        upd_a, upd_b, upd_target, dep_tol,
+def build_and_factorize(struct, prims, bodies, dep_tol,
                         # outputs
-                        row_ra, row_rb, row_P, row_dim, node_lin, node_ang, node_angw, asm_diag, asm_off,
-                        fac_diag_inv, fac_off, tmp, fac_diag):
-    """Geometry and Jacobian rows, assembly and factorization of all nodes at the current poses (one call
-    per step). Returns the number of dependent rows dropped."""
+                        rows, fac):
+    """Geometry and Jacobian rows (into ``rows``), assembly and factorization (into ``fac``) of all nodes at
+    the current poses, with the world inverse inertias of ``bodies`` (one call per step; groups: see
+    :mod:`groups`). Returns the number of dependent rows dropped."""
+    node_prim, node_trans, term_target, term_row, term_row_side, term_col, term_col_side, col_ptr, off_row, \
+        upd_ptr, upd_a, upd_b, upd_target = struct
+    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, _, _, _ = prims
+    body_pos, body_quat, _, _, _, _, body_Iinv, _, _, body_inv_mass, _ = bodies
+    row_ra, row_rb, row_P, row_dim, _, _, _ = rows
+    node_lin, node_ang, node_angw, asm_diag, asm_off, fac_diag_inv, fac_off, tmp, fac_diag, _, _, _ = fac
     node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                    prim_axis_b, body_pos, body_quat, body_Iinv, row_ra, row_rb, row_P, row_dim, node_lin, node_ang,
                    node_angw)

@@ -15,6 +15,7 @@ from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT
 from impulsim.methods.impulse.lgs_correct import advance_bodies
+from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
 from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows, compute_rows_of
 from impulsim.methods.impulse.wagner import WagnerConstraints
@@ -225,7 +226,7 @@ class ImpulseMethod(Method, ContactCoupling):
                             m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, s.body_pos, s.body_quat, m.body_inv_mass,
                             self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv)
         if self._lgs is not None:
-            self._lgs.build(s, self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim)
+            self._lgs.build(self, s)
         self._rows_pos[...] = s.body_pos
         self._rows_quat[...] = s.body_quat
 
@@ -251,12 +252,8 @@ class ImpulseMethod(Method, ContactCoupling):
             iters, residual, clamped = self._lgs.correct_positions(self, s, h)
         if self._iter_prims is not None:
             sweeps, res, cl = correct_positions_of(
-                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b,
-                m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, s.body_pos, s.body_quat, self.acc,
-                self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, self.Iinv, self.row_ra,
-                self.row_rb, self.row_P, self.row_dim, self.row_Minv, h, int(self.integrator), self.eps_d,
-                self.max_iter_pos, self.max_correction_speed, s.body_vel, s.body_omega, self.pred_pos,
-                self.pred_quat, self.dirty, self.step_tol)
+                self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self), pred_of(self), h,
+                int(self.integrator), self.eps_d, self.max_iter_pos, self.max_correction_speed)
             iters, residual, clamped = max(iters, sweeps), max(residual, res), clamped + cl
         info.iters_pos += iters
         info.residual_pos = max(info.residual_pos, residual)
@@ -266,9 +263,7 @@ class ImpulseMethod(Method, ContactCoupling):
     def _advance(self, s, h):
         """Free step of all bodies; LGS chains reuse their last (valid) prediction."""
         m = self.model
-        advance_bodies(self.acc, self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static, h,
-                       int(self.integrator), self.pred_pos, self.pred_quat, self.pred_vel, self.pred_omega,
-                       self.pred_valid, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+        advance_bodies(bodies_of(m, s, self), pred_of(self), h, int(self.integrator))
 
     def _correct_velocities(self, s, info):
         """Velocity correction at the step's end (with the extra constraints, if any)."""
@@ -285,10 +280,8 @@ class ImpulseMethod(Method, ContactCoupling):
         if self._lgs is not None:
             iters, residual = self._lgs.correct_velocities(self, s)
         if self._iter_prims is not None:
-            sweeps, res = correct_velocities_of(
-                self._iter_prims, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_vel_target, m.body_inv_mass,
-                self.Iinv, self.row_ra, self.row_rb, self.row_P, self.row_dim, self.row_Minv, self.eps_v,
-                self.max_iter_vel, s.body_vel, s.body_omega)
+            sweeps, res = correct_velocities_of(self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self),
+                                                self.eps_v, self.max_iter_vel)
             iters, residual = max(iters, sweeps), max(residual, res)
         info.iters_vel += iters
         info.residual_vel = max(info.residual_vel, residual)

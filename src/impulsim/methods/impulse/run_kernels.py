@@ -88,10 +88,10 @@ def backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_
 
 
 @njit(cache=True)
-def _step_forces(body_force, body_torque, load_body, load_force, load_torque, load_start, load_end, t, h,
-                 force_w, torque_w):
+def _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w):
     """The forces a step sees: the user's plus the timed loads over [t, t+h) (as Method.step adds them to its
-    copy of the state)."""
+    copy of the state); ``loads`` = (body, force, torque, start, end) of the model's timed loads."""
+    load_body, load_force, load_torque, load_start, load_end = loads
     force_w[:, :] = body_force
     torque_w[:, :] = body_torque
     if load_body.shape[0]:
@@ -134,49 +134,41 @@ def _last(stats, sp, rp, cl, sv, rv, conv_p, conv_v, iters_out, i):
 
 
 @njit(cache=True)
-def lgs_run(
-        n, t, max_distance, max_speed, stats, iters_out,
-        # timed loads
-        load_body, load_force, load_torque, load_start, load_end,
-        # model
-        gravity, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
-        prim_target, prim_qrel, prim_vel_target, body_inertia, body_inv_inertia, body_inv_mass, body_static,
-        # LGS structure
-        chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, chain_soft_start, soft_prims,
-        node_prim, node_trans, term_target, term_row, term_row_side, term_col, term_col_side, col_ptr, off_row,
-        upd_ptr, upd_a, upd_b, upd_target,
-        # options
-        h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, dep_tol,
-        # user inputs
-        body_force, body_torque,
-        # state (advanced in place)
-        body_pos, body_quat, body_vel, body_omega,
-        # workspace
-        acc, tau, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, node_lin, node_ang, node_angw, asm_diag, asm_off,
-        fac_diag_inv, fac_off, tmp, fac_diag, x, iters_pos, iters_vel, pred_pos, pred_quat, pred_vel, pred_omega,
-        pred_valid, dirty, step_tol, rows_pos, rows_quat,
-        # the state and memory before the current step (B_* columns), and the step's forces
-        backup, backup_flags, force_w, torque_w):
+def _step_motion(bodies, pred, backup, backup_flags, to_backup):
+    """backup_or_restore of the state's motion in ``bodies`` and the method's memory in ``pred``."""
+    body_pos, body_quat, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
+    backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                      pred_valid, dirty, backup, backup_flags, to_backup)
+
+
+@njit(cache=True)
+def _failure(bodies, res_p, res_v, max_distance, max_speed):
+    """step_failure of the state's motion in ``bodies``."""
+    body_pos, body_quat, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
+    return step_failure(body_pos, body_quat, body_vel, body_omega, res_p, res_v, max_distance, max_speed)
+
+
+@njit(cache=True)
+def lgs_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_work,
+            chains, struct, prims, bodies, rows, fac, pred, gravity, body_force, body_torque,
+            h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, dep_tol):
     """Up to ``n`` fused all-LGS steps from time ``t`` [s]; totals in ``stats`` (S_* layout). Stops at the
-    first step that fails a check, leaving its results in place and the state before it in ``backup``."""
+    first step that fails a check, leaving its results in place and the state before it in ``backup``.
+
+    ``loads`` are the model's timed loads (body, force, torque, start, end), ``run_work`` the loop's buffers
+    (backup rows, backup flags, the step's forces and torques); the other groups are those of
+    :func:`lgs_standard_step` (see :mod:`groups`), whose state is advanced in place."""
+    backup, backup_flags, force_w, torque_w = run_work
     for i in range(n):
-        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
-                          pred_valid, dirty, backup, backup_flags, True)
-        _step_forces(body_force, body_torque, load_body, load_force, load_torque, load_start, load_end, t, h,
-                     force_w, torque_w)
+        _step_motion(bodies, pred, backup, backup_flags, True)
+        _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
         sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
-            gravity, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
-            prim_target, prim_qrel, prim_vel_target, body_inertia, body_inv_inertia, body_inv_mass, body_static,
-            chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, chain_soft_start,
-            soft_prims, node_prim, node_trans, term_target, term_row, term_row_side, term_col, term_col_side,
-            col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target, h, scheme, eps_d, eps_v, max_iter_pos,
-            max_iter_vel, max_speed_corr, dep_tol, force_w, torque_w, body_pos, body_quat, body_vel, body_omega,
-            acc, tau, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, node_lin, node_ang, node_angw, asm_diag,
-            asm_off, fac_diag_inv, fac_off, tmp, fac_diag, x, iters_pos, iters_vel, pred_pos, pred_quat, pred_vel,
-            pred_omega, pred_valid, dirty, step_tol, rows_pos, rows_quat)
+            chains, struct, prims, bodies, rows, fac, pred, gravity, force_w, torque_w, h, scheme, eps_d, eps_v,
+            max_iter_pos, max_iter_vel, max_speed_corr, dep_tol)
         conv_p, conv_v = rp <= eps_d, rv <= eps_v
         _last(stats, sp, rp, cl, sv, rv, conv_p, conv_v, iters_out, i)
-        fail = step_failure(body_pos, body_quat, body_vel, body_omega, rp, rv, max_distance, max_speed)
+        fail = _failure(bodies, rp, rv, max_distance, max_speed)
         if fail != FAIL_NONE:
             stats[S_FAIL] = fail
             stats[S_T] = t
@@ -187,10 +179,11 @@ def lgs_run(
 
 
 @njit(cache=True)
-def _iterative_rows(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                    prim_axis_b, body_pos, body_quat, body_inv_mass, body_inv_inertia, Iinv, row_ra, row_rb, row_P,
-                    row_dim, row_Minv, rows_pos, rows_quat):
+def _iterative_rows(row_prims, prims, bodies, rows):
     """ImpulseMethod._update_rows of a model without LGS chains: rows at the current poses, and their key."""
+    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, _, _, _ = prims
+    body_pos, body_quat, _, _, _, _, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
+    row_ra, row_rb, row_P, row_dim, row_Minv, rows_pos, rows_quat = rows
     rows_pos[0, 0] = np.nan
     world_inverse_inertia(body_quat, body_inv_inertia, Iinv)
     compute_rows_of(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
@@ -200,52 +193,34 @@ def _iterative_rows(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_
 
 
 @njit(cache=True)
-def iterative_run(
-        n, t, max_distance, max_speed, stats, iters_out,
-        load_body, load_force, load_torque, load_start, load_end,
-        gravity, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
-        prim_target, prim_qrel, prim_vel_target, body_inertia, body_inv_inertia, body_inv_mass, body_static,
-        iter_prims, row_prims,
-        h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, velocity_correction,
-        body_force, body_torque, body_pos, body_quat, body_vel, body_omega,
-        acc, tau, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, pred_pos, pred_quat, pred_vel, pred_omega,
-        pred_valid, dirty, step_tol, rows_pos, rows_quat,
-        backup, backup_flags, force_w, torque_w):
+def iterative_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_work,
+                  iter_prims, row_prims, prims, bodies, rows, pred, gravity, body_force, body_torque,
+                  h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, velocity_correction):
     """Up to ``n`` standard steps of a model whose joints are all corrected iteratively (the staged path of
     schemes.standard with the iterative solver, kernel by kernel); as :func:`lgs_run` otherwise."""
+    backup, backup_flags, force_w, torque_w = run_work
+    body_pos, body_quat, _, _, acc, tau, _, _, _, body_inv_mass, _ = bodies
     for i in range(n):
-        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
-                          pred_valid, dirty, backup, backup_flags, True)
-        _step_forces(body_force, body_torque, load_body, load_force, load_torque, load_start, load_end, t, h,
-                     force_w, torque_w)
+        _step_motion(bodies, pred, backup, backup_flags, True)
+        _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
         plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
-        if not same_poses(body_pos, body_quat, rows_pos, rows_quat):
-            _iterative_rows(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                            prim_axis_a, prim_axis_b, body_pos, body_quat, body_inv_mass, body_inv_inertia, Iinv,
-                            row_ra, row_rb, row_P, row_dim, row_Minv, rows_pos, rows_quat)
-        sweeps, res, cl = correct_positions_of(
-            iter_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
-            prim_target, prim_qrel, body_pos, body_quat, acc, tau, body_inertia, body_inv_inertia, body_inv_mass,
-            body_static, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv, h, scheme, eps_d, max_iter_pos,
-            max_speed_corr, body_vel, body_omega, pred_pos, pred_quat, dirty, step_tol)
+        if not same_poses(body_pos, body_quat, rows[5], rows[6]):
+            _iterative_rows(row_prims, prims, bodies, rows)
+        sweeps, res, cl = correct_positions_of(iter_prims, prims, bodies, rows, pred, h, scheme, eps_d,
+                                               max_iter_pos, max_speed_corr)
         sp = max(0, sweeps)
         rp = res if res > 0.0 else 0.0          # Python's max(0.0, res), as the staged step takes it
-        advance_bodies(acc, tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos,
-                       pred_quat, pred_vel, pred_omega, pred_valid, body_pos, body_quat, body_vel, body_omega)
+        advance_bodies(bodies, pred, h, scheme)
         sv = 0
         rv = 0.0
         if velocity_correction:
-            _iterative_rows(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
-                            prim_axis_a, prim_axis_b, body_pos, body_quat, body_inv_mass, body_inv_inertia, Iinv,
-                            row_ra, row_rb, row_P, row_dim, row_Minv, rows_pos, rows_quat)
-            vs, vres = correct_velocities_of(
-                iter_prims, prim_kind, prim_body_a, prim_body_b, prim_vel_target, body_inv_mass, Iinv, row_ra,
-                row_rb, row_P, row_dim, row_Minv, eps_v, max_iter_vel, body_vel, body_omega)
+            _iterative_rows(row_prims, prims, bodies, rows)
+            vs, vres = correct_velocities_of(iter_prims, prims, bodies, rows, eps_v, max_iter_vel)
             sv = max(0, vs)
             rv = vres if vres > 0.0 else 0.0
         conv_p, conv_v = rp <= eps_d, rv <= eps_v
         _last(stats, sp, rp, cl, sv, rv, conv_p, conv_v, iters_out, i)
-        fail = step_failure(body_pos, body_quat, body_vel, body_omega, rp, rv, max_distance, max_speed)
+        fail = _failure(bodies, rp, rv, max_distance, max_speed)
         if fail != FAIL_NONE:
             stats[S_FAIL] = fail
             stats[S_T] = t

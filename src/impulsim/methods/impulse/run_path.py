@@ -15,6 +15,7 @@ import numpy as np
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo
 from impulsim.methods.impulse import run_kernels as rk
+from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
 PATHS = ("lgs", "iterative")
 
@@ -106,31 +107,20 @@ def _work(method, state) -> _Work:
 
 def _call(method, path, state, h, n, out, work):
     m, s = method.model, state
-    head = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out, m.load_body, m.load_force, m.load_torque,
-            m.load_start, m.load_end, m.gravity, m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a,
-            m.prim_anchor_b, m.prim_axis_a, m.prim_axis_b, m.prim_target, m.prim_qrel, m.prim_vel_target,
-            m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static)
+    head = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out,
+            (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end),
+            (work.backup, work.backup_flags, work.force, work.torque))
+    model = (prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method), m.gravity, s.body_force,
+             s.body_torque)
     options = (h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
                method.max_correction_speed)
-    motion = (s.body_force, s.body_torque, s.body_pos, s.body_quat, s.body_vel, s.body_omega)
     if path == "lgs":
-        lgs, st = method._lgs, method._lgs.structure
-        rk.lgs_run(*head, st.chain_node_start, lgs.chain_body_start, lgs.chain_bodies, lgs.chain_cut_start,
-                   lgs.cut_prims, lgs.chain_soft_start, lgs.soft_prims, st.node_prim, st.node_trans, st.term_target,
-                   st.term_row, st.term_row_side, st.term_col, st.term_col_side, st.col_ptr, st.off_row,
-                   st.upd_ptr, st.upd_a, st.upd_b, st.upd_target, *options, lgs.dependent_pivot, *motion,
-                   method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P,
-                   method.row_dim, method.row_Minv, lgs.node_lin, lgs.node_ang, lgs.node_angw, lgs.asm_diag,
-                   lgs.asm_off, lgs.fac_diag_inv, lgs.fac_off, lgs.tmp, lgs.fac_diag, lgs.x, lgs.iters_pos,
-                   lgs.iters_vel, method.pred_pos, method.pred_quat, method.pred_vel, method.pred_omega,
-                   method.pred_valid, method.dirty, method.step_tol, method._rows_pos, method._rows_quat,
-                   work.backup, work.backup_flags, work.force, work.torque)
+        lgs = method._lgs
+        prims, bodies, rows, pred, gravity, force, torque = model
+        rk.lgs_run(*head, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred, gravity, force,
+                   torque, *options, lgs.dependent_pivot)
     else:
-        rk.iterative_run(*head, method._iter_prims, method._row_prims, *options, method.velocity_correction,
-                         *motion, method.acc, method.tau, method.Iinv, method.row_ra, method.row_rb, method.row_P,
-                         method.row_dim, method.row_Minv, method.pred_pos, method.pred_quat, method.pred_vel,
-                         method.pred_omega, method.pred_valid, method.dirty, method.step_tol, method._rows_pos,
-                         method._rows_quat, work.backup, work.backup_flags, work.force, work.torque)
+        rk.iterative_run(*head, method._iter_prims, method._row_prims, *model, *options, method.velocity_correction)
 
 
 def _fail(method, state, h, work):
