@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -39,6 +40,7 @@ class Simulation:
         self.after_step: list[Callable] = []
         self.last_info: Optional[StepInfo] = None
         self.events = EventHooks()
+        self._warned_open = False
 
     @property
     def t(self) -> float:
@@ -50,6 +52,7 @@ class Simulation:
             fn(self)
         info = self.method.step(self.state, self.h)
         self.last_info = info
+        self._warn_if_joints_open(info)
         for fn in self.after_step:
             fn(self, info)
         self.events.dispatch(self, info)
@@ -120,10 +123,23 @@ class Simulation:
         if self._hooked():
             raise ValueError("run_steps: callbacks or event hooks are set; they need single steps (use run)")
         info = self.method.run(self.state, self.h, n, iters=iters)
+        self._warn_if_joints_open(info)
         if info.last is not None:
             self.last_info = info.last
             self.events.note_contacts(info.last)
         return info
+
+    def _warn_if_joints_open(self, info: StepInfo) -> None:
+        """Warn once when a step ends with its joints open by more than OPEN_JOINTS [m or rad]: the joint
+        correction stopped at its cap (the motion is too fast for h), which the run would otherwise only
+        show in ``info.converged_pos``."""
+        if self._warned_open or info.converged_pos or not info.residual_pos > OPEN_JOINTS:
+            return
+        self._warned_open = True
+        warnings.warn(f"{self.model.name}: by t = {self.t:.4g} s a step ended with its joints open by "
+                      f"{info.residual_pos:.3g} (m or rad); the joint correction stopped at its cap: the motion "
+                      f"is too fast for h = {self.h:g} s (take a smaller h; the impulse method's step halving "
+                      "is in docs/lgs.md)", RuntimeWarning, stacklevel=3)
 
     @property
     def batchable(self) -> bool:
@@ -162,6 +178,10 @@ class Simulation:
             if bar is not None:
                 bar.update(k)
 
+
+OPEN_JOINTS = 1e-3
+"""Joint error [m or rad] after a step above which :class:`Simulation` warns (once) that the joints are
+open: far beyond any tolerance a method is given, a sign that the step could not close them."""
 
 RUN_CHUNK = 1000
 """Most steps :meth:`Simulation.run` hands to one call of Method.run (its compiled loop cannot be
