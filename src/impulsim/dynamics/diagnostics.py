@@ -85,31 +85,39 @@ def angular_momentum(model, state, about=np.zeros(3)) -> np.ndarray:
         q = state.body_quat[k]
         w_local = quat_rotate_inv(q, state.body_omega[k])
         total += quat_rotate(q, model.body_inertia[k] * w_local)
-        total += np.cross(state.body_pos[k] - about, model.body_mass[k] * state.body_vel[k])
+        total += _cross((state.body_pos[k] - about).tolist(), (model.body_mass[k] * state.body_vel[k]).tolist())
     return total
 
 
-def _prim_args(model, state, i):
-    """Kind (int32, as the step passes it), bodies and the poses of primitive i's bodies as tuples."""
-    a, b = int(model.prim_body_a[i]), int(model.prim_body_b[i])
-    return (np.int32(model.prim_kind[i]), a, b, _t3(state.body_pos[a]), _t4(state.body_quat[a]),
-            _t3(state.body_pos[b]), _t4(state.body_quat[b]))
+_THREAD = int(Prim.THREAD)
+_VELOCITY_ONLY = 7
+"""Primitive kinds from this one on constrain velocities only (no position error)."""
+
+
+def _lists(*arrays):
+    """Arrays as nested lists of Python floats (and ints): cheap to index row by row in Python."""
+    return [a.tolist() for a in arrays]
 
 
 def constraint_errors(model, state) -> np.ndarray:
     """Position error |d| of every primitive at the current poses [m or rad], shape [n_prims]."""
     from impulsim.dynamics.prim_errors import position_error_t
     out = np.zeros(model.n_prims)
-    for i in range(model.n_prims):
-        if model.prim_kind[i] == Prim.THREAD:   # |b − a| ≤ target: only a stretched thread is in error
+    kinds, body_a, body_b, pos, quat, anchor_a, anchor_b, axis_a, axis_b, target, qrel = _lists(
+        model.prim_kind, model.prim_body_a, model.prim_body_b, state.body_pos, state.body_quat,
+        model.prim_anchor_a, model.prim_anchor_b, model.prim_axis_a, model.prim_axis_b, model.prim_target,
+        model.prim_qrel)
+    for i, kind in enumerate(kinds):
+        if kind == _THREAD:   # |b − a| ≤ target: only a stretched thread is in error
             out[i] = max(_thread_length(model, state, i) - model.prim_target[i], 0.0)
             continue
-        if model.prim_kind[i] >= 7:     # velocity-only rows have no position error
+        if kind >= _VELOCITY_ONLY:
             continue
-        kind, a, b, pos_a, q_a, pos_b, q_b = _prim_args(model, state, i)
-        d = position_error_t(kind, pos_a, q_a, pos_b, q_b, _t3(model.prim_anchor_a[i]),
-                             _t3(model.prim_anchor_b[i]), _t3(model.prim_axis_a[i]), _t3(model.prim_axis_b[i]),
-                             float(model.prim_target[i]), _t4(model.prim_qrel[i]))
+        a, b = body_a[i], body_b[i]
+        # int32 kind and tuples: the types the impulse step compiles position_error_t for
+        d = position_error_t(np.int32(kind), tuple(pos[a]), tuple(quat[a]), tuple(pos[b]), tuple(quat[b]),
+                             tuple(anchor_a[i]), tuple(anchor_b[i]), tuple(axis_a[i]), tuple(axis_b[i]),
+                             target[i], tuple(qrel[i]))
         out[i] = np.linalg.norm(np.array(d))
     return out
 
@@ -127,19 +135,23 @@ def velocity_errors(model, state) -> np.ndarray:
     from impulsim.dynamics.prim_errors import velocity_error_t, impulse_points_t, projection_t
     out = np.zeros(model.n_prims)
     P = np.zeros((3, 3))
-    for i in range(model.n_prims):
-        if model.prim_kind[i] == Prim.THREAD:     # a thread may slacken: no velocity condition of its own
+    kinds, body_a, body_b, pos, quat, vel, omega, anchor_a, anchor_b, axis_a, axis_b, vel_target = _lists(
+        model.prim_kind, model.prim_body_a, model.prim_body_b, state.body_pos, state.body_quat, state.body_vel,
+        state.body_omega, model.prim_anchor_a, model.prim_anchor_b, model.prim_axis_a, model.prim_axis_b,
+        model.prim_vel_target)
+    for i, kind in enumerate(kinds):
+        if kind == _THREAD:     # a thread may slacken: no velocity condition of its own
             continue
-        kind, a, b, pos_a, q_a, pos_b, q_b = _prim_args(model, state, i)
-        axis_a = _t3(model.prim_axis_a[i])
-        pa, pb = impulse_points_t(kind, pos_a, q_a, pos_b, q_b, _t3(model.prim_anchor_a[i]),
-                                  _t3(model.prim_anchor_b[i]), axis_a)
-        f, p0, p1, p2 = projection_t(kind, pa, pb, q_a, q_b, axis_a, _t3(model.prim_axis_b[i]))
-        P[0], P[1], P[2] = p0, p1, p2
+        a, b = body_a[i], body_b[i]
+        kind = np.int32(kind)   # the types the impulse step compiles these kernels for
+        pos_a, q_a, pos_b, q_b = tuple(pos[a]), tuple(quat[a]), tuple(pos[b]), tuple(quat[b])
+        pa, pb = impulse_points_t(kind, pos_a, q_a, pos_b, q_b, tuple(anchor_a[i]), tuple(anchor_b[i]),
+                                  tuple(axis_a[i]))
+        f, P[0], P[1], P[2] = projection_t(kind, pa, pb, q_a, q_b, tuple(axis_a[i]), tuple(axis_b[i]))
         ra = (pa[0] - pos_a[0], pa[1] - pos_a[1], pa[2] - pos_a[2])
         rb = (pb[0] - pos_b[0], pb[1] - pos_b[1], pb[2] - pos_b[2])
-        dv = velocity_error_t(kind, _t3(state.body_vel[a]), _t3(state.body_omega[a]), _t3(state.body_vel[b]),
-                              _t3(state.body_omega[b]), ra, rb, _t3(model.prim_vel_target[i]))
+        dv = velocity_error_t(kind, tuple(vel[a]), tuple(omega[a]), tuple(vel[b]), tuple(omega[b]), ra, rb,
+                              tuple(vel_target[i]))
         out[i] = np.linalg.norm(P[:f] @ np.array(dv))
     return out
 
