@@ -50,7 +50,8 @@ def _tree_stepper():
 
 
 def _wall_stepper():
-    from impulsim.bench import contact as C, contact_scenes as S
+    from impulsim.bench import contact as C
+    from impulsim.experiments import bender_contacts as S
     model, state = S.wall()
     method = C.make_method(model, S.WALL_SETTINGS,
                            **{**S.WALL_SOLVER, "shock_propagation": S.WALL_SHOCK_ITERATIONS})
