@@ -50,7 +50,8 @@ def _tree_stepper():
 
 
 def _wall_stepper():
-    from impulsim.bench import contact as C, contact_scenes as S
+    from impulsim.bench import contact as C
+    from impulsim.experiments import bender_contacts as S
     model, state = S.wall()
     method = C.make_method(model, S.WALL_SETTINGS,
                            **{**S.WALL_SOLVER, "shock_propagation": S.WALL_SHOCK_ITERATIONS})
@@ -104,6 +105,19 @@ def child(name: str, profile: bool) -> dict:
         out["kernels"] = sorted(((k, round(v, 3), times.count[k]) for k, v in times.own.items()),
                                 key=lambda r: -r[1])
         out["llvm"] = _llvm_seconds()
+        out["signatures"] = _signatures()
+    return out
+
+
+def _signatures() -> dict:
+    """Argument types of every compiled specialization, per kernel compiled more than once."""
+    import gc
+    from numba.core.registry import CPUDispatcher
+    out = {}
+    for d in gc.get_objects():
+        if isinstance(d, CPUDispatcher) and len(d.signatures) > 1:
+            out[f"{d.py_func.__module__}.{d.py_func.__qualname__}"] = [
+                ", ".join(str(t) for t in sig) for sig in d.signatures]
     return out
 
 
@@ -159,6 +173,8 @@ def main(argv=None) -> None:
     p.add_argument("scenes", nargs="*", default=list(SCENES), help=f"among {', '.join(SCENES)}")
     p.add_argument("-n", "--reps", type=int, default=3, help="repetitions (median taken), default 3")
     p.add_argument("--profile", action="store_true", help="one cold run per scene, compile time per kernel")
+    p.add_argument("--signatures", action="store_true",
+                   help="with --profile: the argument types of every kernel compiled more than once")
     p.add_argument("--json", help="also write the measurements here")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -183,6 +199,11 @@ def main(argv=None) -> None:
             print(f"  {'own s':>7s}  sigs  {'llvm s (incl.)':>14s}  kernel")
             for key, s, c in r["kernels"]:
                 print(f"  {s:7.2f}  {c:3d}x  {llvm.get(key, 0.0):14.2f}  {key}")
+            if args.signatures:
+                for key, sigs in sorted(r["signatures"].items()):
+                    print(f"  {key}: {len(sigs)} signatures")
+                    for sig in sigs:
+                        print(f"      ({sig})")
     else:
         print(f"{'scene':10s} {'cold import':>11s} {'cold 1st step':>13s} {'(cpu)':>7s} {'cold total':>10s} "
               f"{'warm import':>11s} {'warm 1st step':>13s} {'(cpu)':>7s} {'warm total':>10s}   "

@@ -98,7 +98,7 @@ def _general_contacts(det, region):
         sa, sb = int(det.pairs[i, 0]), int(det.pairs[i, 1])
         before = count
         count, n_hit = collide(det.geo, sa, sb, det.xpos, det.xmat, det.ws, det.eps_c, region, out, count,
-                               n_hit)
+                               n_hit, det._meshes)
         if count > before:
             per_pair[(sa, sb)] = _rows(out, range(before, count))
     return per_pair

@@ -72,6 +72,8 @@ class Detector:
         self.eps_c = float(eps_c)
         self.geo, self.local_lo, self.local_hi = _build_geometry(model)
         self.ws = _workspace_for(self.geo)
+        # None: no triangle mesh, and narrow_phase compiles without its mesh path (see there)
+        self._meshes = True if bool(np.any(self.geo.kind == MESH)) else None
         n_bodies = model.n_bodies
         self.body_fixed = ((model.body_static + model.body_kinematic) > 0).astype(np.int8)
         self.group = model.body_group.astype(np.int64)
@@ -147,7 +149,7 @@ class Detector:
         """Contacts of the current broad-phase pairs (call :meth:`broad_phase` first)."""
         while True:
             count, n_hit = narrow_phase(self.geo, self.pairs, self.n_pairs, self.xpos, self.xmat, self.ws,
-                                        self.eps_c, region, self.buffers)
+                                        self.eps_c, region, self.buffers, self._meshes)
             if count <= len(self.buffers.distance):
                 return Contacts(self.buffers, count, n_hit)
             self.buffers = make_buffers(2 * count)
