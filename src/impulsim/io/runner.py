@@ -201,6 +201,11 @@ def summary(result: RunResult, name: str, eps_d: Optional[float] = None,
 def _ms_per_step(step_times: np.ndarray) -> str:
     """Mean time per step after the first (which includes compiling the kernels on a cold start)."""
     if len(step_times) == 1:
-        return f"{1e3 * step_times[0]:.3g} ms for the step"
+        return f"{_duration(step_times[0])} for the step"
     steady = 1e3 * step_times[1:].mean()
-    return f"{steady:.3g} ms/step (first step {1e3 * step_times[0]:.3g} ms)"
+    return f"{steady:.3g} ms/step (first step {_duration(step_times[0])})"
+
+
+def _duration(seconds: float) -> str:
+    """A time in ms below a second, else in s (a first step that compiles takes seconds to minutes)."""
+    return f"{1e3 * seconds:.3g} ms" if seconds < 1.0 else f"{seconds:.3g} s"
