@@ -196,7 +196,7 @@ def test_non_finite_step_inside_a_run_names_the_body_and_restores():
 @pytest.mark.parametrize("method, options", [
     ("impulse", dict(scheme="order2", solver="lgs")),
     ("impulse", dict(solver="lgs", fused=False)),
-    ("featherstone", dict()),
+    ("lagrange", dict()),       # Featherstone's method has its own loop (tests/featherstone/test_run.py)
 ])
 def test_methods_without_the_compiled_loop_step_in_python_with_the_same_results(method, options):
     model, state = scenes.chain(5)
