@@ -21,9 +21,10 @@ def collision_matrix_of(method, state, body, point):
     t = int(np.nonzero(tree.body == body)[0][0])
     n = tree.n
     K = np.zeros((3, 3))
-    collision_matrix(t, -1, point, point, tree.root, tree.end, tree.parent, tree.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv,
-                     np.zeros(6), np.zeros((n, 6)), np.zeros(tree.nv), K, np.zeros(tree.nv), np.zeros((n, 6)),
-                     np.zeros((n, 6)), np.zeros((n, 6)), np.zeros((n, 12)), np.zeros(6), np.zeros(3))
+    art = (tree.root, tree.end, tree.parent, tree.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, np.zeros(6))
+    scratch = (np.zeros((n, 6)), np.zeros(tree.nv), np.zeros(tree.nv), np.zeros((n, 6)), np.zeros((n, 6)),
+               np.zeros((n, 6)), np.zeros((n, 12)), np.zeros(6))
+    collision_matrix(t, -1, point, point, art, scratch, K, np.zeros(3))
     return K
 
 

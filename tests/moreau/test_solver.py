@@ -8,6 +8,7 @@ from impulsim.errors import ModelError
 from impulsim.geometry import HalfSpace
 from impulsim.methods.moreau import MoreauMethod, RunnerFriction
 from impulsim.methods.moreau import prox
+from impulsim.methods.moreau.groups import blocks_of, rows_of
 from impulsim.methods.moreau.loads import induced_joint_load
 from impulsim.methods.moreau.rows import BILATERAL, RowBuffers
 from impulsim.experiments.rempfler import G, incline_box, stopping_distance
@@ -59,9 +60,8 @@ def test_r_adaptation_rescues_a_diverging_iteration():
     u = np.zeros((2, 6))
     u[1, 0] = v0
     stats = np.zeros(5)
-    prox.solve(0, 1, 1, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par, buf.row_a,
-               buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.row_r, minv, 1e-12, 1e-12, 1e-12,
-               500, buf.lam, buf.lam_new, u, stats)
+    prox.solve(0, 1, 1, blocks_of(buf), rows_of(buf), buf.row_r, minv, 1e-12, 1e-12, 1e-12, 500, buf.lam,
+               buf.lam_new, u, stats)
     assert stats[2] == 1.0 and stats[3] >= 1
     assert buf.lam[0] == pytest.approx(-mass * v0, rel=1e-10)
     assert abs(u[1, 0]) < 1e-10
@@ -77,9 +77,8 @@ def test_gauss_seidel_rule_solves_a_single_row_in_one_sweep():
     u = np.zeros((2, 6))
     u[1, 0] = v0
     stats = np.zeros(5)
-    prox.solve(0, 1, 1, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par, buf.row_a,
-               buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.row_r, minv, 1e-6, 1e-4, 1e-12,
-               50, buf.lam, buf.lam_new, u, stats)
+    prox.solve(0, 1, 1, blocks_of(buf), rows_of(buf), buf.row_r, minv, 1e-6, 1e-4, 1e-12, 50, buf.lam,
+               buf.lam_new, u, stats)
     assert stats[0] == 2 and buf.lam[0] == pytest.approx(-mass * v0)
 
 

@@ -17,6 +17,7 @@ from impulsim.contact.materials import (DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTI
 from impulsim.math import basis_perpendicular
 from impulsim.methods.featherstone.impulses import (collision_matrix, limit_matrix, relative_velocity,
                                                     sequential_impulses, tangential_load_bias)
+from impulsim.methods.featherstone.groups import art_of, contacts_of, limits_of, patches_of, scratch_of
 from impulsim.methods.featherstone.laws import Restitution, parse_law, poisson_pass, stronge_rounds
 from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS, JAMMED
 
@@ -214,32 +215,23 @@ class CollisionStage:
             return
         dyn.articulated_inertias()
         r = self.rows
-        args = (t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.y_body,
-                self.y_joint)
-        scratch = (self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6)
+        art, scratch = art_of(t, dyn, self.zero6), scratch_of(self)
         for k in range(n_c):
-            collision_matrix(r.c_ta[k], r.c_tb[k], r.c_pa[k], r.c_pb[k], *args, r.c_K[k], *scratch, self.unit)
+            collision_matrix(r.c_ta[k], r.c_tb[k], r.c_pa[k], r.c_pb[k], art, scratch, r.c_K[k], self.unit)
         for k in range(n_l):
-            r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], *args, *scratch)
+            r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], art, scratch)
         n_p = self._patches(n_c)
         if self.law == Restitution.STRONGE and n_c:
             self._stronge(n_c, rest, qd)
         info.n_collisions = int(np.count_nonzero(r.c_target[:n_c] > 0.0)) + int(np.count_nonzero(
             r.l_target[:n_l] > 0.0)) + self.n_stronge
         sweeps, change = sequential_impulses(
-            r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
-            r.c_K[:n_c], r.c_target[:n_c], r.c_bias[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.c_patch[:n_c],
-            r.patch_size[:n_p],
-            r.patch_Pn[:n_p], r.l_dof[:n_l], r.l_joint[:n_l], r.l_dir[:n_l],
-            r.l_K[:n_l], r.l_target[:n_l], t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv,
-            self.zero6, self.eps_v, self.max_iter, qd, dyn.v, r.c_P[:n_c], r.l_lam[:n_l], self.y_body, self.y_joint,
-            self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6, self.work3)
+            contacts_of(r, n_c), r.c_target[:n_c], r.c_bias[:n_c], r.c_mus[:n_c], r.c_mud[:n_c],
+            patches_of(r, n_c, n_p), limits_of(r, n_l), art, self.eps_v, self.max_iter, (qd, dyn.v), r.c_P[:n_c],
+            r.l_lam[:n_l], scratch, self.work3)
         if self.law == Restitution.POISSON and n_c:
-            poisson_pass(r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c],
-                         r.c_t2[:n_c], r.c_K[:n_c], r.c_e[:n_c], r.c_mus[:n_c], r.c_mud[:n_c],
-                         r.c_colliding[:n_c], t.root, t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv,
-                         self.zero6, qd, dyn.v, r.c_P[:n_c], self.y_body, self.y_joint, self.dqd, self.dv, self.pA,
-                         self.c, self.u, self.tmp6, self.work3)
+            poisson_pass(contacts_of(r, n_c), r.c_e[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.c_colliding[:n_c], art,
+                         (qd, dyn.v), r.c_P[:n_c], scratch, self.work3)
             info.n_collisions += int(np.count_nonzero(r.c_colliding[:n_c]))
         sweeps += self._limit_rounds(q, qd, h, rest)
         info.iters_collision = int(sweeps)
@@ -277,17 +269,13 @@ class CollisionStage:
             n_l = self._limit_rows(q, qd, h, rest, elastic=False)
             if n_l == 0:
                 break
+            art, scratch = art_of(t, dyn, self.zero6), scratch_of(self)
             for k in range(n_l):
-                r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], t.root, t.end, t.parent, t.v_start, dyn.S,
-                                        dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.y_body, self.y_joint, self.dqd,
-                                        self.dv, self.pA, self.c, self.u, self.tmp6)
+                r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], art, scratch)
             s, change = sequential_impulses(
-                r.c_ta[:0], r.c_tb[:0], r.c_pa[:0], r.c_pb[:0], r.c_n[:0], r.c_t1[:0], r.c_t2[:0], r.c_K[:0],
-                r.c_target[:0], r.c_bias[:0], r.c_mus[:0], r.c_mud[:0], r.c_patch[:0], r.patch_size[:0],
-                r.patch_Pn[:0], r.l_dof[:n_l], r.l_joint[:n_l], r.l_dir[:n_l], r.l_K[:n_l], r.l_target[:n_l], t.root, t.end,
-                t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, self.eps_v, self.max_iter, qd,
-                dyn.v, r.c_P[:0], r.l_lam[:n_l], self.y_body, self.y_joint, self.dqd, self.dv, self.pA, self.c,
-                self.u, self.tmp6, self.work3)
+                contacts_of(r, 0), r.c_target[:0], r.c_bias[:0], r.c_mus[:0], r.c_mud[:0], patches_of(r, 0, 0),
+                limits_of(r, n_l), art, self.eps_v, self.max_iter, (qd, dyn.v), r.c_P[:0], r.l_lam[:n_l], scratch,
+                self.work3)
             sweeps += s
             if s == 1 and change == 0.0:
                 break                 # no stop needed an impulse: the rows of the step are complete
@@ -301,10 +289,8 @@ class CollisionStage:
         r.c_Pcoll[:n_c] = 0.0
         rounds = self.max_rounds if self.max_rounds is not None else max(100, 20 * n_c)
         self.n_stronge = int(stronge_rounds(
-            r.c_ta[:n_c], r.c_tb[:n_c], r.c_pa[:n_c], r.c_pb[:n_c], r.c_n[:n_c], r.c_t1[:n_c], r.c_t2[:n_c],
-            r.c_K[:n_c], r.c_e[:n_c], r.c_mud[:n_c], rest, self.stronge_steps, self.slip_tol, rounds, t.root,
-            t.end, t.parent, t.v_start, dyn.S, dyn.IA, dyn.U, dyn.Dinv, self.zero6, qd, dyn.v, r.c_Pcoll[:n_c],
-            r.c_regime[:n_c], self.y_body, self.y_joint, self.dqd, self.dv, self.pA, self.c, self.u, self.tmp6,
+            contacts_of(r, n_c), r.c_e[:n_c], r.c_mud[:n_c], rest, self.stronge_steps, self.slip_tol, rounds,
+            art_of(t, dyn, self.zero6), (qd, dyn.v), r.c_Pcoll[:n_c], r.c_regime[:n_c], scratch_of(self),
             self.frame))
         jammed = r.c_regime[:n_c] == JAMMED
         if jammed.any():

@@ -104,9 +104,11 @@ def _tree_range(t, tree_root, tree_end):
 
 
 @njit(cache=True)
-def _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body,
-             y_joint, dqd, dv, pA, c, u, tmp6):
-    """impulse_response over the trees of bodies ta and tb only (each once); returns both ranges."""
+def _respond(ta, tb, art, scratch):
+    """impulse_response over the trees of bodies ta and tb only (each once); returns both ranges. ``art`` and
+    ``scratch`` are the groups of :mod:`.groups`."""
+    tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6 = art
+    y_body, y_joint, dqd, dv, pA, c, u, tmp6 = scratch
     lo_a, hi_a = _tree_range(ta, tree_root, tree_end)
     lo_b, hi_b = _tree_range(tb, tree_root, tree_end)
     if hi_a > lo_a:
@@ -119,18 +121,18 @@ def _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA
 
 
 @njit(cache=True)
-def collision_matrix(ta, tb, pa, pb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
-                     y_body, y_joint,
+def collision_matrix(ta, tb, pa, pb, art, scratch,
                      # outputs
-                     K, dqd, dv, pA, c, u, tmp6, unit):
-    """K (3×3) of one contact from three test impulses (Holck Table 3.4); no velocity is changed."""
+                     K, unit):
+    """K (3×3) of one contact from three test impulses (Holck Table 3.4); no velocity is changed. ``art`` and
+    ``scratch`` are the groups of :mod:`.groups`."""
+    y_body, dv = scratch[0], scratch[3]
     for k in range(3):
         unit[0] = unit[1] = unit[2] = 0.0
         unit[k] = 1.0
         _load_point(ta, pa, unit, 1.0, y_body)
         _load_point(tb, pb, unit, -1.0, y_body)
-        _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body,
-                 y_joint, dqd, dv, pA, c, u, tmp6)
+        _respond(ta, tb, art, scratch)
         _clear(ta, y_body)
         _clear(tb, y_body)
         relative_velocity(ta, tb, pa, pb, dv, unit)
@@ -138,12 +140,11 @@ def collision_matrix(ta, tb, pa, pb, tree_root, tree_end, tree_parent, tree_v_st
 
 
 @njit(cache=True)
-def limit_matrix(dof, t, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body,
-                 y_joint, dqd, dv, pA, c, u, tmp6):
+def limit_matrix(dof, t, art, scratch):
     """(H⁻¹)_dd: the rate change of coordinate ``dof`` (of tree joint t) per unit generalized impulse on it."""
+    y_joint, dqd = scratch[1], scratch[2]
     y_joint[dof] = 1.0
-    _respond(t, -1, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, y_body, y_joint,
-             dqd, dv, pA, c, u, tmp6)
+    _respond(t, -1, art, scratch)
     y_joint[dof] = 0.0
     return dqd[dof]
 
@@ -220,20 +221,26 @@ def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
 
 
 @njit(cache=True)
-def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, c_bias, c_mus, c_mud, c_patch,
-                        patch_size, patch_Pn, l_dof, l_joint, l_dir, l_K, l_target,
-                        tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, eps_v, max_iter,
+def sequential_impulses(contacts, c_target, c_bias, c_mus, c_mud, patches, limits, art, eps_v, max_iter,
                         # in/out
-                        qd, v, c_P, l_lam,
+                        motion, c_P, l_lam,
                         # scratch
-                        y_body, y_joint, dqd, dv, pA, c, u, tmp6, work3):
+                        scratch, work3):
     """Solve all rows; returns (sweeps, largest velocity change of the last sweep [m/s or rad/s]).
 
     ``c_patch``: patch (contacts of one body pair) of each contact; ``patch_size`` its number of contacts;
     ``patch_Pn`` (zeroed by the caller) accumulates each patch's total normal impulse [N s]. ``c_bias``: the
     change of each contact's relative velocity that the step's loads bring by its middle [m/s]; targets and
-    friction apply to the velocity with it (a resting contact holds against what gravity adds).
+    friction apply to the velocity with it (a resting contact holds against what gravity adds). The groups
+    (``contacts``, ``patches``, ``limits``, ``art``, ``motion`` = (q̇, v̂), ``scratch``) are those of
+    :mod:`.groups`.
     """
+    c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K = contacts
+    c_patch, patch_size, patch_Pn = patches
+    l_dof, l_joint, l_dir, l_K, l_target = limits
+    tree_v_start = art[3]
+    qd, v = motion
+    y_body, y_joint, dqd, dv = scratch[:4]
     n_c = c_ta.shape[0]
     n_l = l_dof.shape[0]
     change = 0.0
@@ -280,8 +287,7 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
             change = max(change, du)
             _load_point(ta, c_pa[k], dP, 1.0, y_body)
             _load_point(tb, c_pb[k], dP, -1.0, y_body)
-            ranges = _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
-                              y_body, y_joint, dqd, dv, pA, c, u, tmp6)
+            ranges = _respond(ta, tb, art, scratch)
             _clear(ta, y_body)
             _clear(tb, y_body)
             _apply(ranges, tree_v_start, dqd, dv, qd, v)
@@ -295,8 +301,7 @@ def sequential_impulses(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_target, 
                 continue
             change = max(change, abs(dlam) * l_K[k])
             y_joint[d] = l_dir[k] * dlam
-            ranges = _respond(l_joint[k], -1, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv,
-                              zero6, y_body, y_joint, dqd, dv, pA, c, u, tmp6)
+            ranges = _respond(l_joint[k], -1, art, scratch)
             y_joint[d] = 0.0
             _apply(ranges, tree_v_start, dqd, dv, qd, v)
         if change <= eps_v:

@@ -39,30 +39,34 @@ def parse_law(name) -> Restitution:
 
 
 @njit(cache=True)
-def _push(ta, tb, pa, pb, P, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6, qd, v,
-          y_body, y_joint, dqd, dv, pA, c, u, tmp6):
-    """Apply the world impulse P at the contact (+P on A, −P on B) through the tree to q̇ and v̂."""
+def _push(ta, tb, pa, pb, P, art, motion, scratch):
+    """Apply the world impulse P at the contact (+P on A, −P on B) through the tree to ``motion`` = (q̇, v̂)
+    (the groups of :mod:`.groups`)."""
+    tree_v_start = art[3]
+    qd, v = motion
+    y_body, dqd, dv = scratch[0], scratch[2], scratch[3]
     _load_point(ta, pa, P, 1.0, y_body)
     _load_point(tb, pb, P, -1.0, y_body)
-    ranges = _respond(ta, tb, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
-                      y_body, y_joint, dqd, dv, pA, c, u, tmp6)
+    ranges = _respond(ta, tb, art, scratch)
     _clear(ta, y_body)
     _clear(tb, y_body)
     _apply(ranges, tree_v_start, dqd, dv, qd, v)
 
 
 @njit(cache=True)
-def stronge_rounds(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_e, c_mu, rest, n_steps, slip_tol,
-                   max_rounds, tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
+def stronge_rounds(contacts, c_e, c_mu, rest, n_steps, slip_tol, max_rounds, art,
                    # in/out
-                   qd, v, c_P, c_regime,
+                   motion, c_P, c_regime,
                    # scratch
-                   y_body, y_joint, dqd, dv, pA, c, u, tmp6, frame):
+                   scratch, frame):
     """Sequential Stronge collisions (module docstring); returns the number of collisions integrated.
 
     ``c_K``: world collision matrices (Δu = K p); ``c_P`` accumulates each contact's world impulse [N s];
     ``c_regime`` gets each integrated contact's last regime (stronge.SLIDING …, JAMMED; −1 untouched).
-    A JAMMED contact is skipped here (the caller gives it a Newton target in the sequential impulses)."""
+    A JAMMED contact is skipped here (the caller gives it a Newton target in the sequential impulses).
+    ``contacts``, ``art``, ``motion`` = (q̇, v̂) and ``scratch`` are the groups of :mod:`.groups`."""
+    c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K = contacts
+    v = motion[1]
     n_c = c_ta.shape[0]
     Kc, uc, pc, uout = frame[0:3], frame[3], frame[4], frame[5]
     R = frame[6:9]
@@ -98,22 +102,23 @@ def stronge_rounds(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_e, c_mu, rest
         for r in range(3):
             world[r] = R[r, 0] * pc[0] + R[r, 1] * pc[1] + R[r, 2] * pc[2]
             c_P[kk, r] += world[r]
-        _push(c_ta[kk], c_tb[kk], c_pa[kk], c_pb[kk], world, tree_root, tree_end, tree_parent, tree_v_start,
-              joint_S, IA, U, Dinv, zero6, qd, v, y_body, y_joint, dqd, dv, pA, c, u, tmp6)
+        _push(c_ta[kk], c_tb[kk], c_pa[kk], c_pb[kk], world, art, motion, scratch)
         done += 1
     return done
 
 
 @njit(cache=True)
-def poisson_pass(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_e, c_mus, c_mud, c_colliding,
-                 tree_root, tree_end, tree_parent, tree_v_start, joint_S, IA, U, Dinv, zero6,
+def poisson_pass(contacts, c_e, c_mus, c_mud, c_colliding, art,
                  # in/out
-                 qd, v, c_P,
+                 motion, c_P,
                  # scratch
-                 y_body, y_joint, dqd, dv, pA, c, u, tmp6, work3):
+                 scratch, work3):
     """Poisson's restitution after a compression solved with target 0: each colliding contact gets
     e P_n (its compression impulse P_n) along the normal, then a friction increment that stops its slip if
-    that stays in the cone μ_s (1 + e) P_n, else slides with μ_d (1 + e) P_n against the slip."""
+    that stays in the cone μ_s (1 + e) P_n, else slides with μ_d (1 + e) P_n against the slip. ``contacts``,
+    ``art``, ``motion`` = (q̇, v̂) and ``scratch`` are the groups of :mod:`.groups`."""
+    c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K = contacts
+    v = motion[1]
     uvec, Pt, newPt, dP = work3[0], work3[1], work3[2], work3[3]
     for k in range(c_ta.shape[0]):
         Pn = _dot(c_P[k], c_n[k])
@@ -122,8 +127,7 @@ def poisson_pass(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_e, c_mus, c_mud
         for r in range(3):
             dP[r] = c_e[k] * Pn * c_n[k, r]
             Pt[r] = c_P[k, r] - Pn * c_n[k, r]
-        _push(c_ta[k], c_tb[k], c_pa[k], c_pb[k], dP, tree_root, tree_end, tree_parent, tree_v_start, joint_S,
-              IA, U, Dinv, zero6, qd, v, y_body, y_joint, dqd, dv, pA, c, u, tmp6)
+        _push(c_ta[k], c_tb[k], c_pa[k], c_pb[k], dP, art, motion, scratch)
         total = (1.0 + c_e[k]) * Pn
         for r in range(3):
             c_P[k, r] += dP[r]
@@ -134,5 +138,4 @@ def poisson_pass(c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K, c_e, c_mus, c_mud
         for r in range(3):
             dP[r] = newPt[r] - Pt[r]
             c_P[k, r] += dP[r]
-        _push(c_ta[k], c_tb[k], c_pa[k], c_pb[k], dP, tree_root, tree_end, tree_parent, tree_v_start, joint_S,
-              IA, U, Dinv, zero6, qd, v, y_body, y_joint, dqd, dv, pA, c, u, tmp6)
+        _push(c_ta[k], c_tb[k], c_pa[k], c_pb[k], dP, art, motion, scratch)

@@ -31,16 +31,26 @@ from impulsim.model.model import Model
 
 
 @njit(cache=True)
-def actuator_forces(t, h, motor_dof, motor_sign, motor_effort, servo_dof, servo_sign, servo_mode, servo_joint,
-                    servo_gains, servo_limit, servo_sp_start, servo_sp_time, servo_sp_value, servo_sp_linear,
-                    joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a,
-                    joint_ref_b, body_pos, body_quat, body_vel, body_omega,
+def actuator_forces(t, h, motors, servos, joints, motion,
                     # in/out
-                    servo_integral, servo_prev_error, servo_effort, tau):
+                    servo_state, tau):
     """Generalized forces of motors (constant effort) and PID servos on their coordinates [N m or N].
 
     A model effort acts + on body B and − on A about/along the joint axis, which is ``sign`` times a force on
-    the tree coordinate (sign = −1 when A is the child in the tree)."""
+    the tree coordinate (sign = −1 when A is the child in the tree).
+
+    The groups (plain tuples, unpacked here; see :mod:`.groups` for why tuples): ``motors`` = (dof, sign,
+    effort [N m or N]); ``servos`` = (dof, sign, and the model's servo_mode, servo_joint, servo_gains,
+    servo_limit, servo_sp_start, servo_sp_time, servo_sp_value, servo_sp_linear); ``joints`` = the model's
+    joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b;
+    ``motion`` = the state's body_pos, body_quat, body_vel, body_omega; ``servo_state`` = the state's
+    servo_integral, servo_prev_error, servo_effort (updated)."""
+    motor_dof, motor_sign, motor_effort = motors
+    (servo_dof, servo_sign, servo_mode, servo_joint, servo_gains, servo_limit, servo_sp_start, servo_sp_time,
+     servo_sp_value, servo_sp_linear) = servos
+    joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b = joints
+    body_pos, body_quat, body_vel, body_omega = motion
+    servo_integral, servo_prev_error, servo_effort = servo_state
     for m in range(motor_dof.shape[0]):
         tau[motor_dof[m]] += motor_sign[m] * motor_effort[m]
     for s in range(servo_dof.shape[0]):
@@ -222,12 +232,14 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
         dyn.user_force[...] = s.body_force
         dyn.user_torque[...] = s.body_torque
         dyn.tau_const[...] = 0.0
-        actuator_forces(s.t, h, self.motor_dof, self.motor_sign, s.motor_effort, self.servo_dof, self.servo_sign,
-                        m.servo_mode, m.servo_joint, m.servo_gains, m.servo_limit, m.servo_sp_start,
-                        m.servo_sp_time, m.servo_sp_value, m.servo_sp_linear, m.joint_body_a, m.joint_body_b,
-                        m.joint_anchor_a, m.joint_anchor_b, m.joint_axis_a, m.joint_ref_a, m.joint_ref_b,
-                        s.body_pos, s.body_quat, s.body_vel, s.body_omega, s.servo_integral, s.servo_prev_error,
-                        s.servo_effort, dyn.tau_const)
+        actuator_forces(
+            s.t, h, (self.motor_dof, self.motor_sign, s.motor_effort),
+            (self.servo_dof, self.servo_sign, m.servo_mode, m.servo_joint, m.servo_gains, m.servo_limit,
+             m.servo_sp_start, m.servo_sp_time, m.servo_sp_value, m.servo_sp_linear),
+            (m.joint_body_a, m.joint_body_b, m.joint_anchor_a, m.joint_anchor_b, m.joint_axis_a, m.joint_ref_a,
+             m.joint_ref_b),
+            (s.body_pos, s.body_quat, s.body_vel, s.body_omega),
+            (s.servo_integral, s.servo_prev_error, s.servo_effort), dyn.tau_const)
 
     # many steps -------------------------------------------------------------------------------------
     @property

@@ -35,18 +35,18 @@ def unit_quaternions(y, n,
 
 
 @njit(**KERNEL)     # every stage below is compiled without reference counting too (see baraff.KERNEL)
-def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia,
-                      tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
-                      tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, row_a, row_velocity,
-                      node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h,
-                      child_start, children, element_row_start, acc, tau, alpha, beta, svd, y,
-                      # workspace
-                      quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp,
-                      Q, Y, node_form, x, work,
+def baraff_derivative(mass, table, forest, acc, tau, alpha, beta, svd, y, ws,
                       # outputs
                       acc6, lam, dy):
     """dy = f(t, y) for the packed state y (pos, quat, vel, ω of n bodies), with v̇ (acc6) and the primary
-    λ; returns −1, or the node of the first singular block (then the outputs are incomplete)."""
+    λ; returns −1, or the node of the first singular block (then the outputs are incomplete). The groups
+    ``mass``, ``table``, ``forest`` and the workspace ``ws`` are those of :mod:`.groups`."""
+    body_static, body_inv_mass, body_inertia, body_inv_inertia = mass
+    (tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel,
+     tab_vel_target, tab_func, tab_row_start, row_a, row_velocity) = table
+    (node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h, child_start, children,
+     element_row_start) = forest
+    quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp, Q, Y, node_form, x, work = ws
     n = body_inv_mass.shape[0]
     pos = y[:3 * n].reshape((n, 3))
     quat = y[3 * n:7 * n].reshape((n, 4))
@@ -76,23 +76,19 @@ def baraff_derivative(body_static, body_inv_mass, body_inertia, body_inv_inertia
 
 
 @njit(**KERNEL)
-def baraff_runge_kutta_step(rk_a, rk_b, h, alpha, beta, body_pos, body_quat, body_vel, body_omega,
-                            body_static, body_inv_mass, body_inertia, body_inv_inertia, tab_kind, tab_a, tab_b,
-                            tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel,
-                            tab_vel_target, tab_func, tab_row_start, row_a, row_velocity, node_kind, node_ref,
-                            node_size, node_parent, order, node_x, node_d, node_h, child_start, children,
-                            element_row_start, acc, tau, svd,
-                            # workspace
-                            quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp,
-                            Q, Y, node_form, x, work, acc6, lam, rk_k, rk_tmp, y0, out,
-                            # outputs (and the state arrays above, advanced in place)
+def baraff_runge_kutta_step(rk_a, rk_b, h, alpha, beta, motion, mass, table, forest, acc, tau, svd, ws, acc6,
+                            lam, rk_ws,
+                            # outputs (and the state's motion, advanced in place)
                             lam_start):
-    """The state (body_pos, body_quat, body_vel, body_omega) advanced by h with the explicit tableau
-    (rk_a, rk_b), each stage one :func:`baraff_derivative`: y0 = the packed state, stage input
-    y0 + h Σ_j a_sj k_j, k_s = f(stage input), out = y0 + h Σ_s b_s k_s with its quaternions normalized;
-    lam_start = λ of the first stage. For models whose f needs nothing between the stages (no springs,
-    force elements, functions of time or secondary rows). Returns −1, or the node of the first singular
-    block (the state is then unchanged)."""
+    """The state's ``motion`` (pos, quat, vel, ω) advanced by h with the explicit tableau (rk_a, rk_b), each
+    stage one :func:`baraff_derivative`: y0 = the packed state, stage input y0 + h Σ_j a_sj k_j,
+    k_s = f(stage input), out = y0 + h Σ_s b_s k_s with its quaternions normalized; lam_start = λ of the
+    first stage. The groups are those of :mod:`.groups`; acc6 and lam are the stages' workspace. For models
+    whose f needs nothing between the stages (no springs, force elements, functions of time or secondary
+    rows). Returns −1, or the node of the first singular block (the state is then unchanged)."""
+    body_pos, body_quat, body_vel, body_omega = motion
+    body_inv_mass = mass[1]
+    rk_k, rk_tmp, y0, out = rk_ws
     n = body_inv_mass.shape[0]
     for k in range(n):
         for i in range(3):
@@ -103,13 +99,7 @@ def baraff_runge_kutta_step(rk_a, rk_b, h, alpha, beta, body_pos, body_quat, bod
             y0[3 * n + 4 * k + i] = body_quat[k, i]
     for s in range(rk_b.shape[0]):
         weighted_sum(y0, rk_k, rk_a[s], s, h, rk_tmp)
-        bad = baraff_derivative(
-            body_static, body_inv_mass, body_inertia, body_inv_inertia, tab_kind, tab_a, tab_b, tab_anchor_a,
-            tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel, tab_vel_target, tab_func,
-            tab_row_start, row_a, row_velocity, node_kind, node_ref, node_size, node_parent, order, node_x, node_d,
-            node_h, child_start, children, element_row_start, acc, tau, alpha, beta, svd, rk_tmp, quat_unit, Iw,
-            Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp, Q, Y, node_form, x, work, acc6, lam,
-            rk_k[s])
+        bad = baraff_derivative(mass, table, forest, acc, tau, alpha, beta, svd, rk_tmp, ws, acc6, lam, rk_k[s])
         if bad >= 0:
             return bad
         if s == 0:

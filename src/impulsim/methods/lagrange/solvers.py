@@ -15,6 +15,7 @@ from impulsim.methods.lagrange.dense import SingularSystem
 from impulsim.methods.lagrange.evaluate import state_derivative, unpack
 from impulsim.methods.lagrange.forest import build_forest
 from impulsim.methods.lagrange.fused import baraff_derivative, baraff_runge_kutta_step
+from impulsim.methods.lagrange.groups import forest_of, mass_of, motion_of, rk_work_of, table_of, work_of
 from impulsim.methods.lagrange.system import accelerations, mobility, row_rates
 
 
@@ -88,13 +89,8 @@ class BaraffSolver:
         """out = f(t, y) in one kernel (:mod:`.fused`), then the secondary rows; rows and forces of the
         stage are left in ``ev`` as :meth:`solve` leaves them."""
         f, t, m = self.forest, ev.table, ev.model
-        bad = baraff_derivative(
-            m.body_static, m.body_inv_mass, m.body_inertia, m.body_inv_inertia, t.kind, t.a, t.b, t.anchor_a,
-            t.anchor_b, t.axis_a, t.axis_b, t.perp, t.target, t.qrel, t.vel_target, t.func, t.row_start, t.row_a,
-            t.row_velocity, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.order, f.node_x, f.node_d,
-            f.node_h, f.child_start, f.children, f.element_row_start, acc, tau, ev.alpha, ev.beta, self.svd, y,
-            ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd,
-            ev.cp, self.Q, self.Y, self.node_form, self.x, self.work, ev.acc6, ev.lam, out)
+        bad = baraff_derivative(mass_of(m), table_of(t), forest_of(f), acc, tau, ev.alpha, ev.beta, self.svd, y,
+                                work_of(ev, self), ev.acc6, ev.lam, out)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         if self.n_secondary:
@@ -109,8 +105,8 @@ class BaraffSolver:
         (:func:`.fused.baraff_runge_kutta_step`); only for models without secondary rows (see
         :attr:`.Evaluator.whole_step_in_one_kernel`). Rows and forces of the last stage are left in ``ev``."""
         self.prepare_step(ev, rk)
-        bad = baraff_runge_kutta_step(rk.a, rk.b, h, ev.alpha, ev.beta, state.body_pos, state.body_quat,
-                                      state.body_vel, state.body_omega, *self._step_args, lam_start)
+        bad = baraff_runge_kutta_step(rk.a, rk.b, h, ev.alpha, ev.beta, motion_of(state), *self._step_args,
+                                      lam_start)
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         rk.count_one_step()
@@ -120,14 +116,8 @@ class BaraffSolver:
         is made, so that a fresh method's memory has the same parts as one that has stepped."""
         if self._step_args is None:
             f, t, m = self.forest, ev.table, ev.model
-            self._step_args = (
-                m.body_static, m.body_inv_mass, m.body_inertia, m.body_inv_inertia, t.kind, t.a, t.b, t.anchor_a,
-                t.anchor_b, t.axis_a, t.axis_b, t.perp, t.target, t.qrel, t.vel_target, t.func, t.row_start, t.row_a,
-                t.row_velocity, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.order, f.node_x, f.node_d,
-                f.node_h, f.child_start, f.children, f.element_row_start, ev.acc_held, ev.tau_held, self.svd,
-                ev.quat_unit, ev.Iw, ev.Iw_inv, ev.force, ev.a0, ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd,
-                ev.cp, self.Q, self.Y, self.node_form, self.x, self.work, ev.acc6, ev.lam, rk.k, rk.tmp, rk.y0,
-                rk.out)
+            self._step_args = (mass_of(m), table_of(t), forest_of(f), ev.acc_held, ev.tau_held, self.svd,
+                                work_of(ev, self), ev.acc6, ev.lam, rk_work_of(rk))
 
     def _first_row(self, node):
         f = self.forest

@@ -13,6 +13,7 @@ from numba import njit
 from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.table import build_table
 from impulsim.methods.moreau import bodies, prox
+from impulsim.methods.moreau.groups import blocks_of, joint_of, rows_of
 from impulsim.methods.moreau.rows import joint_rows, row_velocity
 
 # the inner sweeps stop when every row's linearized error is below this fraction of the bound, so that
@@ -60,19 +61,15 @@ class JointRows:
 
     def fill(self, sel, use_value, e_holonomic, s, u, row0, blk0, buf) -> int:
         """Write the rows ``sel`` as bilateral blocks into ``buf`` from row0/blk0 (see rows.joint_rows)."""
-        t = self.table
-        return joint_rows(sel, t.row_a, t.row_b, self.Ja, self.Jb, self.C, self.Cd, self.velocity, use_value,
-                          e_holonomic, s.body_quat, s.body_vel, s.body_omega, u, row0, blk0, buf.row_a, buf.row_b,
-                          buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start, buf.blk_kind,
-                          buf.blk_law, buf.blk_e, buf.blk_e_t)
+        return joint_rows(sel, joint_of(self), use_value, e_holonomic, s.body_quat, s.body_vel, s.body_omega, u,
+                          row0, blk0, rows_of(buf), blocks_of(buf))
 
     def _solve_bilateral(self, n, minv, buf, u, tol, max_iter):
         prox.gauss_seidel_r(n, 1.0, self.alpha, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_par, buf.row_a,
                             buf.row_b, buf.row_wa, buf.row_wb, minv, buf.row_r)
         buf.lam[:n] = 0.0
-        prox.solve(0, n, n, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par,
-                   buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.row_r, minv,
-                   0.0, np.inf, INNER_FRACTION * tol, max_iter, buf.lam, buf.lam_new, u, self.stats)
+        prox.solve(0, n, n, blocks_of(buf), rows_of(buf), buf.row_r, minv, 0.0, np.inf, INNER_FRACTION * tol,
+                   max_iter, buf.lam, buf.lam_new, u, self.stats)
 
     def _block_norms(self, rows):
         return np.sqrt(np.add.reduceat(rows * rows, self.block_first)) if self.n_rows else np.zeros(0)

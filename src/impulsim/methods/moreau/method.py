@@ -24,6 +24,7 @@ from impulsim.math import quat_rotate_inv
 from impulsim.methods.base import Method, StageTimer, StepInfo
 from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.moreau import bodies, prox
+from impulsim.methods.moreau.groups import blocks_of, contacts_of, laws_of, materials_of, rows_of
 from impulsim.methods.moreau.joints import JointRows
 from impulsim.methods.moreau.laws import FrictionLaw, N_PAR, RunnerFriction
 from impulsim.methods.moreau.loads import contact_loads
@@ -201,12 +202,9 @@ class MoreauMethod(Method):
         self._runner_params(h)
         m = self.model
         n_c_rows, n_c, n_impacts = contact_rows(
-            contacts.body_a, contacts.body_b, contacts.shape_a, contacts.shape_b, contacts.point_a,
-            contacts.point_b, contacts.normal, contacts.distance, contacts.count, self.gap_close, mid.body_pos,
-            mid.body_quat, self.u_b, m.shape_material, m.material_restitution, m.material_dynamic_friction,
-            self.rules[0], self.rules[1], self.body_law, self.body_law_par, self.body_law_axis, self.e_t, nj, nj,
-            buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
-            buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t, buf.blk_par, buf.blk_contact)
+            contacts_of(contacts), contacts.count, self.gap_close, mid.body_pos, mid.body_quat, self.u_b,
+            materials_of(m), self.rules[0], self.rules[1], laws_of(self), self.e_t, nj, nj, rows_of(buf),
+            blocks_of(buf), buf.blk_contact)
         info.n_contacts, info.n_collisions = int(n_c), int(n_impacts)
         n_rows, n_blocks = nj + n_c_rows, nj + n_c
         self._contact_end = (n_rows, n_blocks)
@@ -302,10 +300,8 @@ class MoreauMethod(Method):
 
     def _solve(self, n_joint, n_rows, n_blocks, info):
         buf = self.buf
-        prox.solve(self.jacobi, n_rows, n_blocks, buf.blk_start, buf.blk_kind, buf.blk_law, buf.blk_e,
-                   buf.blk_e_t, buf.blk_par, buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi,
-                   buf.row_gamma_b, buf.row_r, self.minv, self.e_r, self.e_a, self.eps_v, self.max_iter, buf.lam,
-                   buf.lam_new, self.u, self.stats)
+        prox.solve(self.jacobi, n_rows, n_blocks, blocks_of(buf), rows_of(buf), buf.row_r, self.minv, self.e_r,
+                   self.e_a, self.eps_v, self.max_iter, buf.lam, buf.lam_new, self.u, self.stats)
         it, worst, ok, adapt, _ = self.stats
         info.iters_vel = int(it)
         info.converged_vel = bool(ok)

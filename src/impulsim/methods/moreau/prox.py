@@ -158,8 +158,7 @@ def _converged(i0, i1, old, new, e_r, e_a):
 
 
 @njit(cache=True)
-def solve(jacobi, n_rows, n_blocks, blk_start, blk_kind, blk_law, blk_e, blk_e_t, blk_par, row_a, row_b, row_wa,
-          row_wb, row_chi, row_gamma_b, row_r, minv, e_r, e_a, gamma_tol, max_iter,
+def solve(jacobi, n_rows, n_blocks, blocks, rows, row_r, minv, e_r, e_a, gamma_tol, max_iter,
           # in/out
           lam, lam_new, u, stats):
     """Prox sweeps until the percussions settle (eq. 2.43 with e_r, e_a) and every bilateral row's
@@ -167,7 +166,10 @@ def solve(jacobi, n_rows, n_blocks, blk_start, blk_kind, blk_law, blk_e, blk_e_t
 
     ``u`` must hold u_F + M⁻¹ W Λ on entry and holds u_E on exit. ``stats`` receives (iterations,
     largest last change of Λ, converged 0/1, r adaptations, largest bilateral |γ| of the last sweep).
+    ``blocks`` and ``rows`` are the groups of :mod:`.groups`.
     """
+    blk_start, blk_kind, blk_law, blk_e, blk_e_t, blk_par = blocks
+    row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b = rows
     prev = math.inf
     growth = 0
     adaptations = 0

@@ -104,19 +104,21 @@ def _contact_law(a, b, body_law, body_law_par, body_law_axis, quat, mu, par_out,
 
 
 @njit(cache=True)
-def contact_rows(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance,
-                 n_contacts, gap_close, body_pos, body_quat, u_b, shape_material, material_restitution,
-                 material_friction, restitution_rule, friction_rule, body_law, body_law_par, body_law_axis,
-                 e_t, row0, blk0,
+def contact_rows(contacts, n_contacts, gap_close, body_pos, body_quat, u_b, materials, restitution_rule,
+                 friction_rule, laws, e_t, row0, blk0,
                  # outputs
-                 row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b, blk_start, blk_kind, blk_law, blk_e,
-                 blk_e_t, blk_par, blk_contact):
+                 rows, blocks, blk_contact):
     """One contact block (rows n, t, b) per detected point with gap ≤ ``gap_close`` [m] at the midpoint.
 
     Both bodies are pushed at the same point c = (p_a + p_b)/2, so the pair of percussions carries no net
     moment. ``blk_contact`` receives the detector's index of each block's contact. Returns (rows used,
-    blocks used, closed contacts that approach: γ_N^B < 0).
+    blocks used, closed contacts that approach: γ_N^B < 0). The groups are those of :mod:`.groups`.
     """
+    c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance = contacts
+    shape_material, material_restitution, material_friction = materials
+    body_law, body_law_par, body_law_axis = laws
+    row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b = rows
+    blk_start, blk_kind, blk_law, blk_e, blk_e_t, blk_par = blocks
     i = row0
     blk = blk0
     n_impacts = 0
@@ -151,11 +153,9 @@ def contact_rows(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b,
 
 
 @njit(cache=True)
-def joint_rows(sel, j_a, j_b, j_Ja, j_Jb, j_C, j_Cd, j_velocity, use_value, e_holonomic, body_quat, body_vel,
-               body_omega, u, row0, blk0,
+def joint_rows(sel, joint, use_value, e_holonomic, body_quat, body_vel, body_omega, u, row0, blk0,
                # outputs
-               row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b, blk_start, blk_kind, blk_law, blk_e,
-               blk_e_t):
+               rows, blocks):
     """Bilateral blocks from the Lagrange method's rows J (world (v, ω)) of the selected rows ``sel``.
 
     χ makes γ equal the row's velocity error: Ċ − J v on holonomic rows (0 unless time-dependent),
@@ -165,8 +165,11 @@ def joint_rows(sel, j_a, j_b, j_Ja, j_Jb, j_C, j_Cd, j_velocity, use_value, e_ho
     joint's tangent space and so neither gains nor loses kinetic energy (the midpoint rule). A velocity
     error the last projection left (≤ eps_v) is reflected too, so a body held still by joints and
     contacts may rock at that level. Velocity rows always take γ^E = 0. Returns the number of rows
-    (= blocks) written.
+    (= blocks) written. The groups are those of :mod:`.groups` (the blocks' parameters are left as they are).
     """
+    j_a, j_b, j_Ja, j_Jb, j_C, j_Cd, j_velocity = joint
+    row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b = rows
+    blk_start, blk_kind, blk_law, blk_e, blk_e_t = blocks[:5]
     for s in range(sel.shape[0]):
         src = sel[s]
         i = row0 + s

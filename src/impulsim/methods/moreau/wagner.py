@@ -33,6 +33,7 @@ from numba import njit
 
 from impulsim.math.vec import v3, q4, cross, qrot, qrot_inv
 from impulsim.methods.extra_constraints import POINT_FUNCTION, VELOCITY_FUNCTION, validated_extras
+from impulsim.methods.moreau.groups import blocks_of, extras_of, rows_of
 from impulsim.methods.moreau.rows import BILATERAL, NO_LAW, row_velocity
 
 
@@ -87,10 +88,8 @@ class MoreauExtras:
                 f = c.function(t_end)
                 self.fval[i] = np.asarray(f[0], float).reshape(3)
                 self.frate[i] = np.asarray(f[1], float).reshape(3)
-        extra_rows(self.kind, self.position, self.with_a, self.body_a, self.body_b, self.anchor_a, self.anchor_b,
-                   self.fval, self.frate, h, self.gain, mid.body_pos, mid.body_quat, u_b, row0, blk0, self.target,
-                   buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
-                   buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t)
+        extra_rows(extras_of(self), self.position, h, self.gain, mid.body_pos, mid.body_quat, u_b, row0, blk0,
+                   self.target, rows_of(buf), blocks_of(buf))
         return self.n_rows
 
     def fill_end(self, s, u, row0: int, blk0: int, buf) -> int:
@@ -100,10 +99,8 @@ class MoreauExtras:
             if self.kind[i] in (POINT_FUNCTION, VELOCITY_FUNCTION):
                 f = c.function(self.t_end)
                 self.fval[i] = np.asarray(f[1] if self.position[i] else f[0], float).reshape(3)
-        extra_rows(self.kind, self._no_position, self.with_a, self.body_a, self.body_b, self.anchor_a,
-                   self.anchor_b, self.fval, self.frate, 1.0, 0.0, s.body_pos, s.body_quat, u, row0, blk0, self.target,
-                   buf.row_a, buf.row_b, buf.row_wa, buf.row_wb, buf.row_chi, buf.row_gamma_b, buf.blk_start,
-                   buf.blk_kind, buf.blk_law, buf.blk_e, buf.blk_e_t)
+        extra_rows(extras_of(self), self._no_position, 1.0, 0.0, s.body_pos, s.body_quat, u, row0, blk0,
+                   self.target, rows_of(buf), blocks_of(buf))
         return self.n_rows
 
 
@@ -116,14 +113,16 @@ def _put(i, d, r, quat, sign, w_out):
 
 
 @njit(cache=True)
-def extra_rows(kind, position, with_a, body_a, body_b, anchor_a, anchor_b, fval, frate, h, gain, body_pos, body_quat,
-               u_b, row0, blk0, target,
+def extra_rows(extras, position, h, gain, body_pos, body_quat, u_b, row0, blk0,
                # outputs
-               row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b, blk_start, blk_kind, blk_law, blk_e, blk_e_t):
+               target, rows, blocks):
     """Three bilateral rows per extra constraint (world x, y, z), each its own block with law γ^E = 0:
     γ = w_b · u_b (− w_a · u_a) + χ with χ = −target, the target being the end velocity of the point (see
     the module). Rows without a second body carry w_a = 0 on body b itself. ``target`` receives the
-    targets [m/s]. Returns the rows written."""
+    targets [m/s]. Returns the rows written. The groups are those of :mod:`.groups`."""
+    kind, with_a, body_a, body_b, anchor_a, anchor_b, fval, frate = extras
+    row_a, row_b, row_wa, row_wb, row_chi, row_gamma_b = rows
+    blk_start, blk_kind, blk_law, blk_e, blk_e_t = blocks[:5]
     i = row0
     blk = blk0
     for c in range(kind.shape[0]):
