@@ -1,6 +1,8 @@
 """Method.run and Simulation.run: n steps in one call (compiled for the impulse method without contacts) give
 the very results of n calls of step, bit for bit; a failed step inside a run is rolled back like a failed
 step; the aggregated StepInfo is the sum / maximum of the steps'."""
+import os
+
 import numpy as np
 import pytest
 
@@ -288,5 +290,5 @@ def test_short_runs_wait_for_a_compiled_loop_and_long_runs_compile_it(monkeypatc
     assert run_path.loop_ready("lgs", 1000)                        # long enough to earn its compile
     # shorter: only a loop compiled already (here by the tests above, or found in Numba's cache)
     compiled = bool(run_kernels.lgs_run.overloads)
-    cached = run_path.os.path.exists(run_kernels.lgs_run._cache._cache_file._index_path)
+    cached = os.path.exists(run_kernels.lgs_run._cache._cache_file._index_path)
     assert run_path.loop_ready("lgs", 10) == (compiled or cached)

@@ -227,13 +227,15 @@ def acceptable(r: Result, default: Result, factor: float = QUALITY_FACTOR, slack
 
 
 def best_reasonable(results: list[Result], factor: float = QUALITY_FACTOR,
-                    slack: float = QUALITY_SLACK_M) -> Result:
-    """The fastest (median CPU time per step) acceptable result; the default configuration's result must be
-    among ``results`` (it sets the bound). If the default itself is unstable, the bound is taken from the
-    most accurate stable result instead."""
-    default = next((r for r in results if r.config == DEFAULT), None)
+                    slack: float = QUALITY_SLACK_M, default_config=None, engine: str = "MuJoCo") -> Result:
+    """The fastest (median CPU time per step) acceptable result; the default configuration's result
+    (``default_config``, MuJoCo's DEFAULT if None; another engine's scan passes its own) must be among
+    ``results`` (it sets the bound). If the default itself is unstable, the bound is taken from the most
+    accurate stable result instead."""
+    default_config = DEFAULT if default_config is None else default_config
+    default = next((r for r in results if r.config == default_config), None)
     if default is None:
-        raise ValueError("best_reasonable: the scan must include MuJoCo's default configuration")
+        raise ValueError(f"best_reasonable: the scan must include {engine}'s default configuration")
     ref = default
     if not default.stable:
         stable = [r for r in results if r.stable]

@@ -55,6 +55,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from impulsim.bench import mujoco_configs
 from impulsim.bench.mujoco_configs import QUALITY_FACTOR, QUALITY_SLACK_M, Result, quality_bound, acceptable
 from impulsim.contact.materials import combine, parse_rule
 from impulsim.geometry.shapes import ShapeKind
@@ -499,18 +500,9 @@ def scan(name: str, configs=None, steps=None, start: Optional[str] = None, warmu
 
 
 def best_reasonable(results: list[Result], factor: float = QUALITY_FACTOR, slack: float = QUALITY_SLACK_M):
-    """The fastest acceptable result (mujoco_configs.acceptable against the default's, or against the most
-    accurate stable one if the default is unstable)."""
-    default = next((r for r in results if r.config == DEFAULT), None)
-    if default is None:
-        raise ValueError("best_reasonable: the scan must include PyBullet's default configuration")
-    ref = default
-    if not default.stable:
-        stable = [r for r in results if r.stable]
-        if not stable:
-            raise RuntimeError("best_reasonable: no configuration stayed stable")
-        ref = min(stable, key=lambda r: (r.penetration, r.drift))
-    return min((r for r in results if acceptable(r, ref, factor, slack)), key=lambda r: r.cpu_ms)
+    """The fastest acceptable result by the rule MuJoCo's scan uses (mujoco_configs.best_reasonable), with
+    PyBullet's defaults as the reference."""
+    return mujoco_configs.best_reasonable(results, factor, slack, default_config=DEFAULT, engine="PyBullet")
 
 
 def long_run(name: str, config: Config, seconds=None) -> Result:

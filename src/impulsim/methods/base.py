@@ -6,6 +6,7 @@ Every method is constructed from a Model and its own options, and advanced with
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -337,3 +338,15 @@ def _refuse_point_masses(method: str, model: Model) -> None:
         raise UnsupportedFeatureError(
             f'method {method!r} does not support threads: joint "{model.joint_names[threads[0]]}" '
             "(use method 'masspoint')")
+
+
+def loop_compiled(kernel) -> bool:
+    """Whether the compiled run loop ``kernel`` is ready without compiling: compiled in this process or found
+    in Numba's on-disk cache (compiled by an earlier process). A method's ``run`` takes its loop for a short
+    run only then, as the compile costs seconds that only a long run pays back."""
+    if kernel.overloads:
+        return True
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:            # another Numba's internals: compile as asked
+        return True

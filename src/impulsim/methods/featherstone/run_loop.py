@@ -13,7 +13,6 @@ that step; the wrapper then takes that step with ``step``, which raises the same
 """
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
@@ -21,7 +20,7 @@ from numba import njit
 
 from impulsim.dynamics.checks import all_finite
 from impulsim.dynamics.loads import add_timed_loads
-from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo
+from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.featherstone import kinematics as kin
 from impulsim.methods.featherstone.articulated import VELOCITY_MISMATCH
 from impulsim.methods.featherstone.checks import largest_joint_error
@@ -135,12 +134,7 @@ def compiled(method) -> bool:
 
 def loop_ready(n: int) -> bool:
     """Whether ``n`` steps should take the compiled loop now (see COMPILE_PAYS_STEPS)."""
-    if run_steps.overloads or n >= COMPILE_PAYS_STEPS:
-        return True
-    try:
-        return os.path.exists(run_steps._cache._cache_file._index_path)    # compiled by an earlier process
-    except AttributeError:            # another Numba's internals: compile as asked
-        return True
+    return n >= COMPILE_PAYS_STEPS or loop_compiled(run_steps)
 
 
 def run_compiled(method, state, h: float, n: int, iters) -> RunInfo:

@@ -6,14 +6,13 @@ iteratively; timed loads and user forces are included. Everything else runs as c
 """
 from __future__ import annotations
 
-import os
 import time
 from types import SimpleNamespace
 
 import numpy as np
 
 from impulsim.errors import SimulationError
-from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo
+from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse import run_kernels as rk
 from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
@@ -47,13 +46,7 @@ def compiled_path(method) -> str | None:
 
 def loop_ready(path: str, n: int) -> bool:
     """Whether ``n`` steps should go through the compiled loop ``path`` (see COMPILE_PAYS_STEPS)."""
-    kernel = rk.lgs_run if path == "lgs" else rk.iterative_run
-    if kernel.overloads or n >= COMPILE_PAYS_STEPS:
-        return True
-    try:
-        return os.path.exists(kernel._cache._cache_file._index_path)    # compiled by an earlier process
-    except AttributeError:            # another Numba's internals: compile as asked
-        return True
+    return n >= COMPILE_PAYS_STEPS or loop_compiled(rk.lgs_run if path == "lgs" else rk.iterative_run)
 
 
 class _Work:
