@@ -258,13 +258,23 @@ def confirm(xml: str, results: list[Result], default: Result, steps: int, count=
     A short window can also miss what happens elsewhere in the run (on the funnel, CG 10 without islands
     passed the window at t = 2 s but let cubes sink 0.94 m into each other when the block hit the funnel at
     t = 1.9 s and blew the pile apart). Returns (the chosen long-run Result or None, every long Result)."""
+    def long_run(r):
+        m, d = load(xml, r.config)
+        return Result(config=r.config, **run_window(m, d, steps, rest_bodies, count))
+    return confirm_with(long_run, results, default, factor, slack, progress, first, checks)
+
+
+def confirm_with(long_run: Callable, results: list[Result], default: Result, factor: float = QUALITY_FACTOR,
+                 slack: float = QUALITY_SLACK_M, progress=None, first: int = 0, checks: Optional[int] = None):
+    """The confirmation rule of :func:`confirm` for any engine: ``long_run(result)`` runs a candidate's
+    configuration over the whole run and returns its Result. Returns (the chosen long-run Result or None,
+    every long Result)."""
     pen, drift = quality_bound(default, factor, slack)
     ok = sorted((r for r in results if acceptable(r, default, factor, slack)), key=lambda r: r.cpu_ms)
     ok = ok[first:] if checks is None else ok[first:first + checks]
     checked, passed = [], []
     for r in ok:
-        m, d = load(xml, r.config)
-        long = Result(config=r.config, **run_window(m, d, steps, rest_bodies, count))
+        long = long_run(r)
         checked.append(long)
         if progress:
             progress(long)

@@ -56,7 +56,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from impulsim.bench import mujoco_configs
-from impulsim.bench.mujoco_configs import QUALITY_FACTOR, QUALITY_SLACK_M, Result, quality_bound, acceptable
+from impulsim.bench.mujoco_configs import QUALITY_FACTOR, QUALITY_SLACK_M, Result
 from impulsim.contact.materials import combine, parse_rule
 from impulsim.geometry.shapes import ShapeKind
 from impulsim.math import quat_mul, quat_rotate
@@ -522,20 +522,8 @@ def confirm(name: str, results: list[Result], default: Result, seconds=None, che
     rest drift within ``factor`` × ``default``'s plus ``slack``) throughout; otherwise candidates ``first`` …
     ``first + checks − 1`` all, and the fastest over the run that keeps the bound is kept. Returns (kept
     Result or None, every long Result)."""
-    pen, drift = quality_bound(default, factor, slack)
-    ok = sorted((r for r in results if acceptable(r, default, factor, slack)), key=lambda r: r.cpu_ms)
-    ok = ok[first:] if checks is None else ok[first:first + checks]
-    checked, passed = [], []
-    for r in ok:
-        long = long_run(name, r.config, seconds)
-        checked.append(long)
-        if progress:
-            progress(long)
-        if long.stable and long.penetration <= pen and long.drift <= drift:
-            passed.append(long)
-            if checks is None:
-                break
-    return (min(passed, key=lambda r: r.cpu_ms) if passed else None), checked
+    return mujoco_configs.confirm_with(lambda r: long_run(name, r.config, seconds), results, default, factor,
+                                       slack, progress, first, checks)
 
 
 def table(results: list[Result], chosen=None) -> str:
