@@ -40,6 +40,9 @@ class Simulation:
         self.after_step: list[Callable] = []
         self.last_info: Optional[StepInfo] = None
         self.events = EventHooks()
+        self.warn_open_joints = True
+        """Warn (once) when a step ends with its joints open by more than OPEN_JOINTS; an editing session,
+        which opens joints on purpose, turns it off."""
         self._warned_open = False
 
     @property
@@ -133,13 +136,14 @@ class Simulation:
         """Warn once when a step ends with its joints open by more than OPEN_JOINTS [m or rad]: the joint
         correction stopped at its cap (the motion is too fast for h), which the run would otherwise only
         show in ``info.converged_pos``."""
-        if self._warned_open or info.converged_pos or not info.residual_pos > OPEN_JOINTS:
+        if (self._warned_open or not self.warn_open_joints or info.converged_pos
+                or not info.residual_pos > OPEN_JOINTS):
             return
         self._warned_open = True
         warnings.warn(f"{self.model.name}: by t = {self.t:.4g} s a step ended with its joints open by "
-                      f"{info.residual_pos:.3g} (m or rad); the joint correction stopped at its cap: the motion "
-                      f"is too fast for h = {self.h:g} s (take a smaller h; the impulse method's step halving "
-                      "is in docs/lgs.md)", RuntimeWarning, stacklevel=3)
+                      f"{info.residual_pos:.3g} (m or rad): the joint correction stopped at its cap. If the joints "
+                      f"did not start open, the motion is too fast for h = {self.h:g} s (take a smaller h; the "
+                      "impulse method's step halving is in docs/lgs.md)", RuntimeWarning, stacklevel=3)
 
     @property
     def batchable(self) -> bool:

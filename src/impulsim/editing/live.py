@@ -72,7 +72,11 @@ class LiveScene:
             self.step()
 
     def _simulation(self, scene, state) -> Simulation:
-        return scene.simulation(state=state, h=self.h_override, method=self.method_name, **self.options)
+        sim = scene.simulation(state=state, h=self.h_override, method=self.method_name, **self.options)
+        # edits open joints on purpose (a joint added between bodies apart, assembling mode); the
+        # correction closes them over the next steps, which is not the fault Simulation warns about
+        sim.warn_open_joints = False
+        return sim
 
     # ------------------------------------------------------------------ edits
     def edit(self, command: C.Command) -> None:
