@@ -5,6 +5,8 @@ scene with its parameters set (:mod:`~impulsim.sweep.cases`), run for a duration
 summarised by *metrics* (:mod:`~impulsim.sweep.metrics`). Cases run on a Dask ``LocalCluster`` (one
 worker per core) or on any scheduler address; each finished case is written to disk at once, so a failed
 case is a row with its error and a killed sweep resumes where it stopped (:mod:`~impulsim.sweep.store`).
+:func:`run_function_sweep` does the same for a function of the case's values instead of a scene file (an
+application's run, say).
 
     import impulsim.sweep
     table = impulsim.sweep("examples/falling_boxes.yaml",
@@ -15,10 +17,11 @@ case is a row with its error and a killed sweep resumes where it stopped (:mod:`
 import sys
 
 from impulsim.sweep.design import Parameter, parse_parameter, make_design
-from impulsim.sweep.runner import SweepError, run_sweep, read_sweep, load_sweep_file
+from impulsim.sweep.runner import SweepError, run_sweep, run_function_sweep, read_sweep, load_sweep_file
 from impulsim.sweep.plots import plot_sweep
 
-__all__ = ["Parameter", "parse_parameter", "make_design", "SweepError", "run_sweep", "read_sweep",
+__all__ = ["Parameter", "parse_parameter", "make_design", "SweepError", "run_sweep", "run_function_sweep",
+           "read_sweep",
            "load_sweep_file", "plot_sweep"]
 
 

@@ -131,22 +131,31 @@ def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", sa
     scene_obj = _check(file, base, cases, names, fns, method, options)
     run = {"method": method, "options": options, "duration": duration, "h": h, "metrics": names}
     store = Store(out or Path("out") / f"sweep-{Path(file).stem}")
-    keys = [case_key(text, values, run) for values in cases]
+    manifest = {"scene": file, "design": design, "samples": samples, "seed": seed,
+                "parameters": list(cases[0]), "run": {**run, "metrics": names}, "cases": len(cases)}
+    return _run_cases(store, cases, [case_key(text, values, run) for values in cases], manifest, names, design,
+                      lambda i: (run_case, file, base, i, cases[i], run, fns), Path(file).name,
+                      lambda: _warm_up(scene_obj, method, options, h, say),
+                      workers, scheduler, start_method, progress, say)
+
+
+def _run_cases(store, cases, keys, manifest, names, design, task, title, warm_up, workers, scheduler,
+               start_method, progress, say) -> pa.Table:
+    """The part every sweep shares: skip the cases already stored with the same key, run the others
+    (``task(i)`` is the case's function and its arguments), write each row when its case finishes, and
+    write the table of all rows."""
     rows, todo = {}, []
-    for i, (values, key) in enumerate(zip(cases, keys)):
+    for i, key in enumerate(keys):
         row = store.done(i, key)
         if row is None:
             todo.append(i)
         else:
             rows[i] = row
-    store.write_manifest({"scene": file, "design": design, "samples": samples, "seed": seed,
-                          "parameters": list(cases[0]), "run": {**run, "metrics": names},
-                          "cases": len(cases)})
-    say(f"sweep of {Path(file).name}: {len(cases)} cases, {len(rows)} already done, writing to {store.out}")
+    store.write_manifest(manifest)
+    say(f"sweep of {title}: {len(cases)} cases, {len(rows)} already done, writing to {store.out}")
     if todo:
-        _warm_up(scene_obj, method, options, h, say)
-        for i, row in _execute(file, base, cases, todo, run, fns, workers, scheduler, start_method,
-                               progress, say):
+        warm_up and warm_up()
+        for i, row in _execute(task, todo, workers, scheduler, start_method, progress, say):
             row["key"] = keys[i]
             store.write_case(i, row)
             rows[i] = row
@@ -154,6 +163,66 @@ def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", sa
     failed = sum(1 for r in rows.values() if r.get("status") != "ok")
     say(f"{len(rows)} cases, {failed} failed; table in {store.out / 'results.parquet'}")
     return table
+
+
+def run_function_case(fn: Callable[[dict], dict], index: int, values: dict, names: list) -> dict:
+    """Run ``fn(values)`` for one case and return its row: the values and the metrics ``fn`` returned; any
+    failure (a raise, or a result that is not a mapping) becomes the row's ``status``/``error``."""
+    start = time.perf_counter()
+    row = {"case": index, **values}
+    try:
+        result = fn(dict(values))
+        if not isinstance(result, dict):
+            raise TypeError(f"{_qualified_name(fn)} returned {type(result).__name__}, not a dict of metrics")
+        clash = sorted(set(result) & (set(values) | {"case", "status", "error", "key"}))
+        if clash:
+            raise ValueError(f"{_qualified_name(fn)} returned {clash[0]!r}, a parameter or row column")
+        row.update(result)
+        row.update(status="ok", error="")
+    except Exception as exc:             # the case failed: keep the reason in its row
+        for name in names:               # null, not NaN: a metric may be text
+            row.setdefault(name, None)
+        row.update(status="failed", error=_first_line(exc))
+    row.update(run_time_s=time.perf_counter() - start, worker=f"{os.uname().nodename}:{os.getpid()}")
+    return row
+
+
+def _qualified_name(fn) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "grid", samples: int | None = None,
+                       seed: int = 0, metrics: list[str] | None = None, key: str = "",
+                       out: str | os.PathLike | None = None, workers: int | None = None,
+                       scheduler: str | None = None, start_method: str | None = None, progress: bool = False,
+                       say: Callable[[str], None] | None = None) -> pa.Table:
+    """Run ``fn(values)`` for every case of a design and return the table of rows, as :func:`run_sweep`
+    does for a scene: the same designs, Dask workers, rows written at once, failed cases kept as rows.
+
+    ``fn``: a top-level (importable, picklable) function from a case's {path: value} to a {name: value}
+    dict of metrics (numbers or text); an application's run, say. ``params``: as in :func:`run_sweep`; the
+    paths mean whatever ``fn`` makes of them. ``metrics``: the names ``fn`` returns, used for the plot
+    metadata and as null columns of failed cases (default: whatever it returns). A case's key is ``fn``'s
+    qualified name, its values, the metric names and ``key``: a rerun into the same ``out`` skips the cases
+    already there; change ``key`` (a version, say) when ``fn`` itself changed and the rows must be redone."""
+    say = say or (lambda line: None)
+    name = _qualified_name(fn)
+    if not callable(fn) or "<lambda>" in name or "<locals>" in name:
+        raise SweepError(f"run_function_sweep: {name} is not a top-level function (workers import it by name)")
+    try:
+        cases = make_design(_parameters(params), design, samples, seed)
+    except (DesignError, ValueError) as exc:
+        raise SweepError(str(exc).splitlines()[0]) from None
+    names = list(metrics or ())
+    if start_method is not None and scheduler is None:
+        _start_method(start_method)
+    run = {"function": name, "metrics": names, "key": key}
+    store = Store(out or Path("out") / f"sweep-{getattr(fn, '__name__', 'function')}")
+    manifest = {"function": name, "design": design, "samples": samples, "seed": seed,
+                "parameters": list(cases[0]), "run": run, "cases": len(cases)}
+    return _run_cases(store, cases, [case_key(name, values, run) for values in cases], manifest, names,
+                      design, lambda i: (run_function_case, fn, i, cases[i], names), name, None,
+                      workers, scheduler, start_method, progress, say)
 
 
 def _warm_up(scene, method, options, h, say) -> None:
@@ -170,20 +239,23 @@ def _warm_up(scene, method, options, h, say) -> None:
         say(f"compiled the kernels once in {seconds:.1f} s (cached for the workers)")
 
 
-def _execute(file, base, cases, todo, run, fns, workers, scheduler, start_method, progress,
-             say) -> Iterable:
-    """(case index, row) as each case finishes: in this process, or on Dask."""
+def _execute(task, todo, workers, scheduler, start_method, progress, say) -> Iterable:
+    """(case index, row) as each case finishes, ``task(i)`` giving the case's function and arguments: in
+    this process, or on Dask."""
     bar = _bar(len(todo), progress)
     if workers == 0 and scheduler is None:
         for i in todo:
-            yield i, run_case(file, base, i, cases[i], run, fns)
+            fn, *args = task(i)
+            yield i, fn(*args)
             bar and bar.update(1)
         bar and bar.close()
         return
     from distributed import as_completed
     with _client(workers, scheduler, start_method, say) as client:
-        futures = {client.submit(run_case, file, base, i, cases[i], run, fns, key=f"case-{i}-{os.getpid()}",
-                                 pure=False): i for i in todo}
+        futures = {}
+        for i in todo:
+            fn, *args = task(i)
+            futures[client.submit(fn, *args, key=f"case-{i}-{os.getpid()}", pure=False)] = i
         for future in as_completed(futures):
             yield futures[future], future.result()
             bar and bar.update(1)

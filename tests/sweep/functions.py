@@ -1,0 +1,21 @@
+"""Functions of a case's values for the function-sweep tests: importable by name, so Dask workers and a
+separate process run the same code."""
+import math
+import time
+
+G = 9.81
+
+
+def projectile(values: dict) -> dict:
+    """Range [m] and flight time [s] of a projectile launched from the ground at ``speed`` [m/s] and
+    ``angle_deg`` above the horizontal, in vacuum; a negative speed raises (a failing case)."""
+    v, a = values["speed"], math.radians(values["angle_deg"])
+    if v < 0:
+        raise ValueError(f"speed {v} m/s is negative\nsecond line that the row must not carry")
+    time.sleep(values.get("delay", 0.0))
+    return {"range": v * v * math.sin(2 * a) / G, "flight_time": 2 * v * math.sin(a) / G,
+            "apex": "high" if a > math.radians(45) else "low"}
+
+
+def not_a_dict(values: dict):
+    return [values["speed"]]
