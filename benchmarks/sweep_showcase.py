@@ -1,9 +1,10 @@
-"""The sweeps shown in docs/sweeps.md: a servo's gains, and a box sliding up an incline over friction and speed.
+"""The sweeps shown in docs/sweeps.md: a servo's gains, a box sliding up an incline over friction and speed,
+and (``--bob``) bob runs on the test chute over runner friction and spring set, and over the pilot's line.
 
-    python benchmarks/sweep_showcase.py [--workers N] [--out out/showcase]
+    python benchmarks/sweep_showcase.py [--workers N] [--out out/showcase] [--bob]
 
-Writes the tables under OUT/ and the plots to docs/images/sweep_*.png, and prints the figures quoted in
-the docs (cases, wall time, failed cases).
+Writes the tables under OUT/ and the plots to docs/images/sweep_*.png (``--bob``: sweep_bob_*.png only), and
+prints the figures quoted in the docs (cases, wall time, failed cases).
 """
 from __future__ import annotations
 
@@ -73,15 +74,63 @@ def incline_sweep(out: Path, workers):
                           out=out / "incline", workers=workers)
 
 
+MU_TS = [0.002, 0.003, 0.004, 0.005, 0.006, 0.007]     # runner friction along the runner (0.004: the default)
+SPRING_FACTORS = [0.7, 1.0, 1.4]                        # soft, standard and hard α and γ springs
+LINE_PULLS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]             # pilot: from the riding place (0) to the line (1)
+LOOK_AHEADS = [0.4, 0.6, 0.8]                           # pilot: time to the aim point [s] (0.6: the default)
+
+
+def bob_friction_sweep(out: Path, workers):
+    """Run time on the test chute over runner friction μ_t × spring set (18 runs)."""
+    from impulsim.apps.bobsleigh.sweep import METRICS, bob_case
+    return impulsim.sweep.run_function_sweep(bob_case, {"setup.runner.mu_t": MU_TS,
+                                                        "setup.spring_set": SPRING_FACTORS},
+                                             metrics=METRICS, out=out / "bob_friction", workers=workers)
+
+
+def bob_pilot_sweep(out: Path, workers):
+    """Run time on the test chute over the pilot's line pull × look-ahead time (18 runs)."""
+    from impulsim.apps.bobsleigh.sweep import METRICS, bob_case
+    return impulsim.sweep.run_function_sweep(bob_case, {"pilot.line_pull": LINE_PULLS,
+                                                        "pilot.look_ahead": LOOK_AHEADS},
+                                             metrics=METRICS, out=out / "bob_pilot", workers=workers)
+
+
+def bob_main(out: Path, workers) -> None:
+    """The two bob sweeps: tables, plots and the figures the docs quote."""
+    import os
+    for name, sweep, x, series in (("bob_friction", bob_friction_sweep, "setup.runner.mu_t", "setup.spring_set"),
+                                   ("bob_pilot", bob_pilot_sweep, "pilot.line_pull", "pilot.look_ahead")):
+        load = os.getloadavg()[0]
+        start = time.perf_counter()
+        table = sweep(out, workers)
+        seconds = time.perf_counter() - start
+        rows = table.to_pylist()
+        failed = sum(r["status"] != "ok" for r in rows)
+        path = impulsim.sweep.plot_sweep(table, "run_time", x, None, IMAGES / f"sweep_{name}.png", series=series)
+        cpu = sum(r["cpu_time"] or 0.0 for r in rows)
+        print(f"{name}: {len(rows)} cases, {failed} failed, {seconds:.1f} s wall, {cpu:.1f} s CPU in the runs, "
+              f"load average {load:.2f} at the start; plot {path}")
+        for r in rows:
+            print(f"  {x} = {r[x]:<6g} {series} = {r[series]:<4g} {r['outcome']:<10} run time "
+                  f"{r['run_time']:.3f} s, top speed {r['top_speed']:.2f} m/s, CPU {r['cpu_time']:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--out", default="out/showcase")
+    parser.add_argument("--bob", action="store_true", help="only the bob sweeps (sweep_bob_*.png)")
     args = parser.parse_args()
     out = Path(args.out)
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    if args.bob:
+        for name in ("bob_friction", "bob_pilot"):
+            shutil.rmtree(out / name, ignore_errors=True)
+        bob_main(out, args.workers)
+        return
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    IMAGES.mkdir(parents=True, exist_ok=True)
     for name, run, plot in (("servo", servo_sweep, ("elbow_error", "servos.elbow_servo.kp", "servos.elbow_servo.kd",
                                                     None)),
                             ("incline", incline_sweep, ("travel", "materials.ice.dynamic_friction", None,
