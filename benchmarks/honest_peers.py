@@ -354,6 +354,19 @@ def pb_paired(name, seconds, block=100, probe=5, config=None):
     return out
 
 
+def scan_report(title, name, window, where, results, best, default_config, table) -> dict:
+    """Print a scan's table, its quality bound (from the default configuration's row) and the choice;
+    return the scan's record."""
+    default = next(r for r in results if r.config == default_config)
+    pen, drift = MC.quality_bound(default)
+    print(f"\n## {title}: {window} steps from {where}; load {os.getloadavg()}\n")
+    print(table(results, best))
+    print(f"\nbound: penetration ≤ {pen:.3g} m, rest drift ≤ {drift:.3g} m; chosen: {best.config.label}", flush=True)
+    return dict(scene=name, start=where, window=window, chosen=best.config.label,
+                bound=dict(penetration=pen, drift=drift), load=os.getloadavg(),
+                results=[r.row() for r in results])
+
+
 def pb_main(a):
     from impulsim.bench import pybullet_peer as P
     records = []
@@ -361,15 +374,8 @@ def pb_main(a):
         print(f"pybullet {a.what} {name} (load {os.getloadavg()}) ...", file=sys.stderr, flush=True)
         if a.what == "scan":
             results, best, where = pb_scan_scene(name)
-            default = next(r for r in results if r.config == P.DEFAULT)
-            pen, drift = MC.quality_bound(default)
-            print(f"\n## PyBullet, {name}: {P.scene(name)[2]['window']} steps from {where}; load {os.getloadavg()}\n")
-            print(P.table(results, best))
-            print(f"\nbound: penetration ≤ {pen:.3g} m, rest drift ≤ {drift:.3g} m; chosen: {best.config.label}",
-                  flush=True)
-            records.append(dict(scene=name, start=where, chosen=best.config.label,
-                                bound=dict(penetration=pen, drift=drift), load=os.getloadavg(),
-                                results=[r.row() for r in results]))
+            records.append(scan_report(f"PyBullet, {name}", name, P.scene(name)[2]["window"], where, results, best,
+                                       P.DEFAULT, P.table))
         elif a.what == "confirm":
             r = pb_confirm_scene(name, a.scan_json or f"benchmarks/results/peers/pybullet_scan_{name}.json",
                                  a.seconds, a.checks, a.first)
@@ -406,14 +412,8 @@ def main(argv=None):
         print(f"{a.what} {name} (load {os.getloadavg()[0]:.1f}) ...", file=sys.stderr, flush=True)
         if a.what == "scan":
             results, best, where = scan_scene(name)
-            default = next(r for r in results if r.config == MC.DEFAULT)
-            pen, drift = MC.quality_bound(default)
-            print(f"\n## {name}: {SCENES[name]['window']} steps from {where}; load {os.getloadavg()}\n")
-            print(MC.table(results, best))
-            print(f"\nbound: penetration ≤ {pen:.3g} m, rest drift ≤ {drift:.3g} m; chosen: {best.config.label}")
-            records.append(dict(scene=name, start=where, window=SCENES[name]["window"], chosen=best.config.label,
-                                bound=dict(penetration=pen, drift=drift), load=os.getloadavg(),
-                                results=[r.row() for r in results]))
+            records.append(scan_report(name, name, SCENES[name]["window"], where, results, best, MC.DEFAULT,
+                                       MC.table))
         elif a.what == "confirm":
             r = confirm_scene(name, a.scan_json or f"benchmarks/results/peers/scan_{name}.json", a.seconds,
                               a.first, a.checks)
