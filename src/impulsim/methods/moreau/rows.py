@@ -57,7 +57,7 @@ class RowBuffers:
 
 
 @njit(cache=True)
-def _put_body_row(i, d, r, quat, sign, w_out):
+def put_body_row(i, d, r, quat, sign, w_out):
     """w = sign (d, _K (r × d)) for a force along world d [unit] at world lever r [m]."""
     m = qrot_inv(quat, cross(r, d))
     for j in range(3):
@@ -137,8 +137,8 @@ def contact_rows(contacts, n_contacts, gap_close, body_pos, body_quat, u_b, mate
         qa, qb = q4(body_quat[a]), q4(body_quat[b])
         for k, d in enumerate((n, t, bb)):
             row_a[i + k], row_b[i + k] = a, b
-            _put_body_row(i + k, d, ra, qa, 1.0, row_wa)
-            _put_body_row(i + k, d, rb, qb, -1.0, row_wb)
+            put_body_row(i + k, d, ra, qa, 1.0, row_wa)
+            put_body_row(i + k, d, rb, qb, -1.0, row_wb)
             row_chi[i + k] = 0.0
             row_gamma_b[i + k] = row_velocity(i + k, row_a, row_b, row_wa, row_wb, row_chi, u_b)
         if row_gamma_b[i] < 0.0:

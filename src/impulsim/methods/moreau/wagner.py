@@ -31,10 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from impulsim.math.vec import v3, q4, cross, qrot, qrot_inv
+from impulsim.math.vec import v3, q4, qrot
 from impulsim.methods.extra_constraints import POINT_FUNCTION, VELOCITY_FUNCTION, validated_extras
 from impulsim.methods.moreau.groups import blocks_of, extras_of, rows_of
-from impulsim.methods.moreau.rows import BILATERAL, NO_LAW, row_velocity
+from impulsim.methods.moreau.rows import BILATERAL, NO_LAW, put_body_row, row_velocity
 
 
 class MoreauExtras:
@@ -105,14 +105,6 @@ class MoreauExtras:
 
 
 @njit(cache=True)
-def _put(i, d, r, quat, sign, w_out):
-    m = qrot_inv(quat, cross(r, d))
-    for j in range(3):
-        w_out[i, j] = sign * d[j]
-        w_out[i, 3 + j] = sign * m[j]
-
-
-@njit(cache=True)
 def extra_rows(extras, position, h, gain, body_pos, body_quat, u_b, row0, blk0,
                # outputs
                target, rows, blocks):
@@ -143,9 +135,9 @@ def extra_rows(extras, position, h, gain, body_pos, body_quat, u_b, row0, blk0,
         for k in range(3):
             d = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
             row_a[i], row_b[i] = a, b
-            _put(i, d, rb, qb, 1.0, row_wb)
+            put_body_row(i, d, rb, qb, 1.0, row_wb)
             if with_a[c]:
-                _put(i, d, ra, qa, -1.0, row_wa)
+                put_body_row(i, d, ra, qa, -1.0, row_wa)
             else:
                 for j in range(6):
                     row_wa[i, j] = 0.0
