@@ -169,6 +169,68 @@ class MujocoProbe:
         return MC.penetration(self.d)
 
 
+class Watch:
+    """One contender's contact figures over a paired run, gathered outside its timed steps: the contacts per
+    step, the largest penetration [m] and the largest drift [m] of the bodies that should rest (the wall:
+    until its ball touches the stones; the heap: over the run; the funnel: not watched)."""
+
+    def __init__(self, name, positions, rest, ball_touches):
+        self.name, self.positions, self.rest, self.ball_touches = name, positions, rest, ball_touches
+        self.start = positions()[rest].copy()
+        self.contacts, self.penetration, self.drift = [], 0.0, 0.0
+        self.touched = name != "wall"
+
+    def see(self, n_contacts, penetration=None):
+        self.contacts.append(n_contacts)
+        if penetration is not None:
+            self.penetration = max(self.penetration, penetration)
+        if not self.touched or self.name == "heap":
+            self.touched = self.name == "wall" and self.ball_touches()
+            drift = np.linalg.norm(self.positions()[self.rest] - self.start, axis=1).max()
+            self.drift = max(self.drift, float(drift))
+
+
+def paired_blocks(name, steps, block, ours, peer, peer_label):
+    """Alternate blocks of ``block`` steps of impulsim and the peer; each ``step`` callable is timed in process
+    CPU time, each ``see(i)`` (the watch, untimed) follows its step. impulsim's first step, which loads or
+    compiles its kernels, is timed apart. Returns (ours ms/step, peer ms/step, our first step [s])."""
+    (ours_step, ours_see), (peer_step, peer_see) = ours, peer
+    cpu_ours, cpu_peer, first, done = [], [], None, 0
+    while done < steps:
+        n = min(block, steps - done)
+        c0 = time.process_time()
+        for i in range(n):
+            info = ours_step()
+            if first is None:
+                first = time.process_time() - c0
+                c0 = time.process_time()
+            t = time.process_time()
+            ours_see(done + i, info)
+            c0 += time.process_time() - t
+        cpu_ours.append((time.process_time() - c0, n - (1 if done == 0 else 0)))
+        c0 = time.process_time()
+        for i in range(n):
+            peer_step()
+            t = time.process_time()
+            peer_see(done + i)
+            c0 += time.process_time() - t
+        cpu_peer.append((time.process_time() - c0, n))
+        done += n
+        print(f"  {name} {done}/{steps}: ours {1e3 * cpu_ours[-1][0] / max(cpu_ours[-1][1], 1):.3g} ms, "
+              f"{peer_label} {1e3 * cpu_peer[-1][0] / n:.3g} ms per step", file=sys.stderr, flush=True)
+    per_step = lambda cpu: 1e3 * sum(c for c, _ in cpu) / sum(k for _, k in cpu)  # noqa: E731
+    return per_step(cpu_ours), per_step(cpu_peer), first
+
+
+def _our_watch(name, model, state, probe, penetration):
+    """impulsim's Watch on the scene and its ``see(i, info)``: the peer's collision stage on impulsim's
+    poses gives the penetration every ``probe`` steps."""
+    rest = np.nonzero(model.body_inv_mass > 0)[0][:_n_free(name)]
+    watch = Watch(name, lambda: state.body_pos, rest, lambda: _wall_ball_touches(state.body_pos[-1, 1]))
+    see = lambda i, info: watch.see(info.n_contacts, penetration(state) if i % probe == 0 else None)  # noqa
+    return watch, see
+
+
 def paired(name, seconds, block=100, probe=5, config=None):
     """impulsim and MuJoCo on the same scene in one process, alternating blocks of ``block`` steps."""
     mujoco = _load()
@@ -177,66 +239,24 @@ def paired(name, seconds, block=100, probe=5, config=None):
     model, state = sc["build"]()
     method = sc["method"](model)
     m, d = MC.load(sc["xml"](), config)
-    pr = MujocoProbe(name, model)
+    ours, see_ours = _our_watch(name, model, state, probe, MujocoProbe(name, model).penetration)
+    mj = Watch(name, lambda: d.xpos, np.arange(1, _n_free(name) + 1), lambda: _wall_ball_touches(d.xpos[-1, 1]))
     steps = int(round(seconds / sc["h"]))
-    dyn = model.body_inv_mass > 0
-    rest_ours = np.nonzero(dyn)[0][:_n_free(name)]
-    rest_mj = np.arange(1, _n_free(name) + 1)
-    start_ours, start_mj = state.body_pos[rest_ours].copy(), d.xpos[rest_mj].copy()
-    cpu_ours, cpu_mj, pen_ours, pen_mj, drift_ours, drift_mj = [], [], 0.0, 0.0, 0.0, 0.0
-    touched_ours = touched_mj = name != "wall"
-    ncon_ours, ncon_mj, first = [], [], None
-    done = 0
-    while done < steps:
-        n = min(block, steps - done)
-        c0 = time.process_time()
-        for i in range(n):
-            info = method.step(state, sc["h"])
-            if first is None:
-                first = time.process_time() - c0       # the first step loads or compiles the kernels
-                c0 = time.process_time()
-            ncon_ours.append(info.n_contacts)
-            if (done + i) % probe == 0:
-                t = time.process_time()
-                pen_ours = max(pen_ours, pr.penetration(state))
-                c0 += time.process_time() - t              # the probe is not impulsim's time
-            if not touched_ours:
-                touched_ours = name == "wall" and _wall_ball_touches(state.body_pos[-1, 1])
-                drift_ours = max(drift_ours, float(np.linalg.norm(state.body_pos[rest_ours] - start_ours,
-                                                                  axis=1).max()))
-            elif name == "heap":
-                drift_ours = max(drift_ours, float(np.linalg.norm(state.body_pos[rest_ours] - start_ours,
-                                                                  axis=1).max()))
-        cpu_ours.append((time.process_time() - c0, n - (1 if done == 0 else 0)))
-        c0 = time.process_time()
-        for i in range(n):
-            mujoco.mj_step(m, d)
-            ncon_mj.append(d.ncon)
-            t = time.process_time()
-            pen_mj = max(pen_mj, MC.penetration(d))
-            if not touched_mj:
-                touched_mj = name == "wall" and _wall_ball_touches(d.xpos[-1, 1])
-                drift_mj = max(drift_mj, float(np.linalg.norm(d.xpos[rest_mj] - start_mj, axis=1).max()))
-            elif name == "heap":
-                drift_mj = max(drift_mj, float(np.linalg.norm(d.xpos[rest_mj] - start_mj, axis=1).max()))
-            c0 += time.process_time() - t
-        cpu_mj.append((time.process_time() - c0, n))
-        done += n
-        print(f"  {name} {done}/{steps}: ours {1e3 * cpu_ours[-1][0] / max(cpu_ours[-1][1], 1):.3g} ms, "
-              f"MuJoCo {1e3 * cpu_mj[-1][0] / n:.3g} ms per step", file=sys.stderr, flush=True)
-    ours_ms = 1e3 * sum(c for c, _ in cpu_ours) / sum(k for _, k in cpu_ours)
-    mj_ms = 1e3 * sum(c for c, _ in cpu_mj) / sum(k for _, k in cpu_mj)
+    ours_ms, mj_ms, first = paired_blocks(
+        name, steps, block, (lambda: method.step(state, sc["h"]), see_ours),
+        (lambda: mujoco.mj_step(m, d), lambda i: mj.see(d.ncon, MC.penetration(d))), "MuJoCo")
     out = dict(scene=name, seconds=seconds, steps=steps, config=config.label, block=block,
                ours_cpu_ms=ours_ms, mujoco_cpu_ms=mj_ms, ratio=ours_ms / mj_ms, ours_first_step_s=first,
-               ours_penetration=pen_ours, ours_penetration_probe_every=probe, mujoco_penetration=pen_mj,
-               ours_avg_contacts=float(np.mean(ncon_ours)), mujoco_avg_contacts=float(np.mean(ncon_mj)),
+               ours_penetration=ours.penetration, ours_penetration_probe_every=probe,
+               mujoco_penetration=mj.penetration, ours_avg_contacts=float(np.mean(ours.contacts)),
+               mujoco_avg_contacts=float(np.mean(mj.contacts)),
                stable=not MC.warning_counts(d) and bool(np.isfinite(d.qpos).all()),
                mujoco_warnings=MC.warning_counts(d), load=os.getloadavg())
     if name == "funnel":
-        out.update(ours_through=int((state.body_pos[dyn, 2] < S.FUNNEL_OUTLET_Z).sum()),
+        out.update(ours_through=int((state.body_pos[model.body_inv_mass > 0, 2] < S.FUNNEL_OUTLET_Z).sum()),
                    mujoco_through=int((d.xpos[1:, 2] < S.FUNNEL_OUTLET_Z).sum()))
     else:
-        out.update(ours_drift=drift_ours, mujoco_drift=drift_mj,
+        out.update(ours_drift=ours.drift, mujoco_drift=mj.drift,
                    drift_window="before the ball touches the wall" if name == "wall" else "over the run")
     return out
 
@@ -297,57 +317,23 @@ def pb_paired(name, seconds, block=100, probe=5, config=None):
     method = sc["method"](model)
     world = P.build(model, state, sc["h"], config, **P.scene(name)[2]["rules"])
     judge = P.build(model, state, sc["h"], P.DEFAULT, **P.scene(name)[2]["rules"])   # Bullet's collision stage
+    ours, see_ours = _our_watch(name, model, state, probe, lambda st: P.probe_penetration(judge, model, st))
+    pb = Watch(name, world.positions, P.rest_indices(name, world), lambda: P.wall_ball_touches(world))
     steps = int(round(seconds / sc["h"]))
-    rest_ours = np.nonzero(model.body_inv_mass > 0)[0][:_n_free(name)]
-    rest_pb = P.rest_indices(name, world)
-    start_ours, start_pb = state.body_pos[rest_ours].copy(), world.positions()[rest_pb]
-    cpu_ours, cpu_pb, pen_ours, pen_pb, drift_ours, drift_pb = [], [], 0.0, 0.0, 0.0, 0.0
-    touched_ours = touched_pb = name != "wall"
-    ncon_ours, ncon_pb, first, done = [], [], None, 0
-    while done < steps:
-        n = min(block, steps - done)
-        c0 = time.process_time()
-        for i in range(n):
-            info = method.step(state, sc["h"])
-            if first is None:
-                first = time.process_time() - c0
-                c0 = time.process_time()
-            t = time.process_time()
-            ncon_ours.append(info.n_contacts)
-            if (done + i) % probe == 0:
-                pen_ours = max(pen_ours, P.probe_penetration(judge, model, state))
-            if not touched_ours or name == "heap":
-                touched_ours = name == "wall" and _wall_ball_touches(state.body_pos[-1, 1])
-                drift_ours = max(drift_ours, float(np.linalg.norm(state.body_pos[rest_ours] - start_ours,
-                                                                  axis=1).max()))
-            c0 += time.process_time() - t
-        cpu_ours.append((time.process_time() - c0, n - (1 if done == 0 else 0)))
-        c0 = time.process_time()
-        for i in range(n):
-            world.step()
-            t = time.process_time()
-            ncon_pb.append(world.n_contacts())
-            pen_pb = max(pen_pb, world.penetration())
-            if not touched_pb or name == "heap":
-                touched_pb = name == "wall" and P.wall_ball_touches(world)
-                drift_pb = max(drift_pb, float(np.linalg.norm(world.positions()[rest_pb] - start_pb, axis=1).max()))
-            c0 += time.process_time() - t
-        cpu_pb.append((time.process_time() - c0, n))
-        done += n
-        print(f"  {name} {done}/{steps}: ours {1e3 * cpu_ours[-1][0] / max(cpu_ours[-1][1], 1):.3g} ms, "
-              f"PyBullet {1e3 * cpu_pb[-1][0] / n:.3g} ms per step", file=sys.stderr, flush=True)
-    ours_ms = 1e3 * sum(c for c, _ in cpu_ours) / sum(k for _, k in cpu_ours)
-    pb_ms = 1e3 * sum(c for c, _ in cpu_pb) / sum(k for _, k in cpu_pb)
+    ours_ms, pb_ms, first = paired_blocks(
+        name, steps, block, (lambda: method.step(state, sc["h"]), see_ours),
+        (world.step, lambda i: pb.see(world.n_contacts(), world.penetration())), "PyBullet")
     out = dict(scene=name, peer="pybullet", seconds=seconds, steps=steps, config=config.label, block=block,
                ours_cpu_ms=ours_ms, pybullet_cpu_ms=pb_ms, ratio=ours_ms / pb_ms, ours_first_step_s=first,
-               ours_penetration=pen_ours, ours_penetration_probe_every=probe, pybullet_penetration=pen_pb,
-               ours_avg_contacts=float(np.mean(ncon_ours)), pybullet_avg_contact_points=float(np.mean(ncon_pb)),
-               stable=P._finite(world), load=os.getloadavg())
+               ours_penetration=ours.penetration, ours_penetration_probe_every=probe,
+               pybullet_penetration=pb.penetration, ours_avg_contacts=float(np.mean(ours.contacts)),
+               pybullet_avg_contact_points=float(np.mean(pb.contacts)), stable=P._finite(world),
+               load=os.getloadavg())
     if name == "funnel":
         out.update(ours_through=int((state.body_pos[model.body_inv_mass > 0, 2] < S.FUNNEL_OUTLET_Z).sum()),
                    pybullet_through=P.count_through(world))
     else:
-        out.update(ours_drift=drift_ours, pybullet_drift=drift_pb,
+        out.update(ours_drift=ours.drift, pybullet_drift=pb.drift,
                    drift_window="before the ball touches the wall" if name == "wall" else "over the run")
     world.close()
     judge.close()
