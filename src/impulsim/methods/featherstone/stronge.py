@@ -35,7 +35,9 @@ restarts along the diverging ray β of Theorems 6/7 (a root of a quartic in tan(
 When κ ≤ 0 (strong coupling of normal and tangential directions with a large μ) u_z need not be monotone
 along the collision and Holck's parametrisation, like his Lemma 2, does not apply; the kernel then reports
 JAMMED and computes nothing (the Featherstone contact stage resolves such a contact by its sequential
-Newton–Coulomb impulses instead).
+Newton–Coulomb impulses instead). The same holds when K is singular: a contact on a body whose point can
+move only in a plane or along a line (a link on a hinge, a planar arm) has no K⁻¹, and sticking has no
+unique impulse.
 """
 from __future__ import annotations
 
@@ -51,7 +53,11 @@ STABLE_STICK = 1
 UNSTABLE_STICK = 2
 """The slip stopped (or started at zero) and restarted along the diverging ray β (Theorems 6, 7)."""
 JAMMED = 3
-"""κ = K_33 − μ sqrt(K_31² + K_32²) ≤ 0: Holck's parametrisation does not apply; nothing computed."""
+"""Holck's parametrisation does not apply, nothing computed: κ = K_33 − μ sqrt(K_31² + K_32²) ≤ 0, or K is
+singular (the contact point of a body on a hinge or in a planar mechanism cannot move in every direction)."""
+
+SINGULAR_RATIO = 1e-9
+"""det K below this share of K_11 K_22 K_33 counts as singular (see :func:`_singular`)."""
 
 DEFAULT_STEPS = 16
 """Default RK4 steps per sliding phase: the error is below 1e-8 of the impulse for the test matrices of
@@ -279,6 +285,16 @@ def _sticking_regime(K, Kinv, mu, y):
 
 
 @njit(cache=True)
+def _singular(K):
+    """K (symmetric, positive semidefinite) is singular to ~1e-9 of its diagonal's scale: the contact point
+    cannot move in every direction (a body on a hinge, a 2-link planar arm), so sticking has no unique
+    impulse (K⁻¹ of Theorem 4 does not exist). By Hadamard's inequality det K ≤ K_11 K_22 K_33."""
+    det = (K[0, 0] * (K[1, 1] * K[2, 2] - K[1, 2] * K[2, 1]) - K[0, 1] * (K[1, 0] * K[2, 2] - K[1, 2] * K[2, 0])
+           + K[0, 2] * (K[1, 0] * K[2, 1] - K[1, 1] * K[2, 0]))
+    return det <= SINGULAR_RATIO * K[0, 0] * K[1, 1] * K[2, 2]
+
+
+@njit(cache=True)
 def stronge_collision(K, u0, mu, e, n_steps, slip_tol,
                       # outputs
                       p, u):
@@ -293,7 +309,7 @@ def stronge_collision(K, u0, mu, e, n_steps, slip_tol,
     if u0[2] >= 0.0:
         return SLIDING
     kappa = K[2, 2] - mu * math.sqrt(K[2, 0] ** 2 + K[2, 1] ** 2)
-    if kappa <= 0.0:
+    if kappa <= 0.0 or _singular(K):
         return JAMMED
     Kinv = np.linalg.inv(K)
     work = np.zeros((6, 7))
