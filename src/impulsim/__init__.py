@@ -9,6 +9,7 @@ Build a model with :class:`ModelBuilder`, pick a method, and step::
     sim = ims.Simulation(model, state, method="impulse", h=1e-3)
     sim.run(1.0)
 """
+from impulsim import kernel_cache  # noqa: F401  (first: it places the kernels' cache before any is defined)
 from impulsim.errors import ImpulsimError, ModelError, SimulationError, UnsupportedFeatureError
 from impulsim.model import ModelBuilder, Model, State, Material, JointKind, WORLD
 from impulsim.geometry import Sphere, Box, Cylinder, Capsule, Ellipsoid, ConvexHull, TriangleMesh, HalfSpace

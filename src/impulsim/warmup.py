@@ -1,7 +1,7 @@
 """Compiling the Numba kernels ahead of use, and telling the user while they compile.
 
-The hot loops are Numba kernels compiled on first use and kept in Numba's on-disk cache (``__pycache__``
-beside the sources, or ``NUMBA_CACHE_DIR``). The first step of a scene on an empty cache therefore waits for
+The hot loops are Numba kernels compiled on first use and kept in Numba's on-disk cache, one directory per
+version of the sources (:mod:`impulsim.kernel_cache`). The first step of a scene on an empty cache therefore waits for
 the kernels it needs to compile, once per installation; later runs load them from the cache in well under
 a second.
 

@@ -1,0 +1,83 @@
+"""Where the compiled kernels are cached: one directory per version of impulsim's sources.
+
+Numba caches each kernel's machine code keyed on its own source file only. A kernel that calls kernels of
+other modules carries compiled copies of them (they are inlined), so after one of those modules changes —
+a ``git pull`` into an editable install, a local edit — the caller's cache entry still holds the old code
+and is loaded without complaint. Keying the whole cache on a fingerprint of every source file of the
+package closes that hole: a changed source gives a new, empty cache directory, and every kernel compiles
+once from the current code.
+
+The cache lives in ``__pycache__/numba/<fingerprint>`` of the package when that is writable (as Numba's own
+default is beside the sources), else in ``~/.cache/impulsim/numba/<fingerprint>``; if ``NUMBA_CACHE_DIR`` is
+set, in ``$NUMBA_CACHE_DIR/impulsim-<fingerprint>``. Directories of older fingerprints are removed, keeping
+the few most recent (another checkout of a different version may be using one).
+
+This module must be imported before any module that defines kernels (``impulsim/__init__`` imports it
+first): Numba fixes a kernel's cache location when the kernel is defined.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import numba
+
+PACKAGE = Path(__file__).resolve().parent
+KEEP = 3
+"""Cache directories of older source versions kept beside the current one's (the most recently used)."""
+
+
+def source_fingerprint(root: Path = PACKAGE) -> str:
+    """SHA-1 (first 16 hex digits) over the relative paths and contents of every ``.py`` file under root."""
+    digest = hashlib.sha1()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK)
+
+
+def cache_directory(fingerprint: str) -> Path:
+    """The directory for the kernels compiled from the sources with this fingerprint (module docstring)."""
+    user = os.environ.get("NUMBA_CACHE_DIR")
+    if user:
+        return Path(user) / f"impulsim-{fingerprint}"
+    beside = PACKAGE / "__pycache__" / "numba"
+    base = beside if _writable(beside) else Path.home() / ".cache" / "impulsim" / "numba"
+    return base / fingerprint
+
+
+def _prune(current: Path) -> None:
+    """Remove the sibling directories of older fingerprints but the KEEP most recently modified."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return                      # the user's directory: theirs to manage
+    try:
+        others = [p for p in current.parent.iterdir() if p.is_dir() and p != current]
+    except OSError:
+        return
+    others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in others[KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def use_fingerprinted_cache() -> Path:
+    """Point Numba's cache at this source version's directory (creating it); returns the directory."""
+    directory = cache_directory(source_fingerprint())
+    directory.mkdir(parents=True, exist_ok=True)
+    os.utime(directory)             # "most recently used", for the pruning of other checkouts' versions
+    numba.config.CACHE_DIR = str(directory)
+    _prune(directory)
+    return directory
+
+
+CACHE = use_fingerprinted_cache()
+"""This process's kernel cache directory."""
