@@ -328,3 +328,10 @@ def test_the_bob_steps_without_holding_the_interpreter(tmp_path):
     a, b = span["enter"], span["exit"]
     middle = [x for x in stamps if a + 0.25 * (b - a) < x < b - 0.25 * (b - a)]
     assert b - a > 0.02 and len(middle) > 10, (b - a, len(stamps), len(middle))
+
+
+def test_the_default_setup_drives_the_bob_of_the_file():
+    """The pilot's default setup changes nothing of the two-man bob as its file defines it."""
+    from impulsim.apps.bobsleigh.bob.model import load_bob
+    bob = load_bob()
+    assert DriveSetup().apply(bob) == bob

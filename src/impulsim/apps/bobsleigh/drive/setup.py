@@ -27,8 +27,9 @@ class DriveSetup:
     """Bumper restitution (extended Newton law)."""
     spring_set: str = "standard"
     """One of SPRING_SETS."""
-    directness: float = 2.0 / 3.0
-    """Steering map exponent d: β = β_max sign(i) |i|^(1/d)."""
+    directness: float = 0.6667
+    """Steering map exponent d: β = β_max sign(i) |i|^(1/d); the default is the two-man bob file's, so that
+    the default setup drives exactly the bob of the file."""
 
     def __post_init__(self):
         for f in fields(self):
