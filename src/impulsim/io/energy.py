@@ -41,7 +41,7 @@ def energy_sources(model, table=None, extra: Iterable[str] = ()) -> list[str]:
 
 def energy_line(change: float, peak_kinetic: float, sources: list[str]) -> str:
     """``energy drift: ...`` where energy should be conserved, else ``energy change: ... (servos, ...)``."""
-    rel = (f" ({change / peak_kinetic:.3g} of the peak kinetic energy)"
+    rel = (f" ({100.0 * change / peak_kinetic:.3g} % of the peak kinetic energy)"
            if 0 < peak_kinetic < np.inf and np.isfinite(change) else "")
     if not sources:
         return f"energy drift: {change:.3g} J{rel}"
