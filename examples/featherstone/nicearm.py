@@ -28,8 +28,11 @@ SETPOINT_TOL = 0.01
 # after the stop anticipated the step's load, and the integral term winds up); 1e-3 rad (0.06°) would be a
 # stop giving way
 STOP_TOL = 1e-3
+# The stretched-out arm for 14b, swung round at 2 s. The scoop (M6) stays in line with L5: pitched down
+# (M6 = -0.6) its lower half swept into the side of the ledge below the ball and ground along it with the
+# turntable at its effort limit, and whether it came free to reach the ball hung on stick-slip details.
 REACH = {"M1": [(0.0, 0.0), (2.0, 1.2)], "M2": [(0.0, -0.6)], "M3": [(0.0, -0.9)], "M4": [(0.0, -0.1)],
-         "M6": [(0.0, -0.6)]}
+         "M6": [(0.0, 0.0)]}
 
 
 def arm(duration):

@@ -17,7 +17,8 @@ from impulsim.contact.materials import (DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTI
 from impulsim.math import basis_perpendicular
 from impulsim.methods.featherstone.impulses import (collision_matrix, limit_matrix, relative_velocity,
                                                     sequential_impulses, tangential_load_bias)
-from impulsim.methods.featherstone.groups import art_of, contacts_of, limits_of, patches_of, scratch_of
+from impulsim.methods.featherstone.groups import (art_of, contacts_of, friction_of, limits_of, patches_of,
+                                                  scratch_of)
 from impulsim.methods.featherstone.laws import Restitution, parse_law, poisson_pass, stronge_rounds
 from impulsim.methods.featherstone.stronge import DEFAULT_SLIP_TOL, DEFAULT_STEPS, JAMMED
 
@@ -50,6 +51,7 @@ class Rows:
         self.c_regime = np.zeros(cap, np.int64)
         self.c_Pcoll = np.zeros((cap, 3))
         self.c_bias = np.zeros((cap, 3))
+        self.c_slide = np.zeros((cap, 3))
         self.c_patch = np.zeros(cap, np.int64)
         self.patch_size, self.patch_Pn = np.zeros(cap), np.zeros(cap)
 
@@ -129,6 +131,7 @@ class CollisionStage:
                                     m.material_dynamic_friction[mb])
             rows.c_e[k] = e
             rows.c_target[k] = self._target(k, e, rest, -float(con.distance[i]), h)
+            self._classify_slip(k, h)
             rows.c_P[k] = 0.0
             k += 1
         return k
@@ -145,6 +148,22 @@ class CollisionStage:
         if depth > self.slop:
             target = max(target, self.beta * (depth - self.slop) / h)
         return target
+
+    def _classify_slip(self, k, h):
+        """Contact k slips at the step's start when its tangential speed exceeds eps_v and the speed gravity
+        gives in one step (the impulse method's rule). Coulomb's law then holds it with dynamic friction
+        until the slip stops: within this step it may stick only if μ_d p_n can stop it (its static
+        coefficient is lowered to the dynamic one), and it slides along its starting slip direction
+        (``c_slide``; zero for a contact that does not slip). Uses the relative velocity _target left in
+        ``unit``."""
+        r = self.rows
+        slip = self.unit - float(self.unit @ r.c_n[k]) * r.c_n[k]
+        speed = float(np.linalg.norm(slip))
+        if r.c_colliding[k] and speed > max(self.eps_v, float(np.linalg.norm(self.model.gravity)) * h):
+            r.c_mus[k] = min(r.c_mus[k], r.c_mud[k])
+            r.c_slide[k] = slip / speed
+        else:
+            r.c_slide[k] = 0.0
 
     def _limit_rows(self, q, qd, h, rest, elastic=True):
         """Rows of the limits reached within this step (Holck's "collision" of a joint with its stop).
@@ -226,11 +245,11 @@ class CollisionStage:
         info.n_collisions = int(np.count_nonzero(r.c_target[:n_c] > 0.0)) + int(np.count_nonzero(
             r.l_target[:n_l] > 0.0)) + self.n_stronge
         sweeps, change = sequential_impulses(
-            contacts_of(r, n_c), r.c_target[:n_c], r.c_bias[:n_c], r.c_mus[:n_c], r.c_mud[:n_c],
+            contacts_of(r, n_c), r.c_target[:n_c], r.c_bias[:n_c], friction_of(r, n_c),
             patches_of(r, n_c, n_p), limits_of(r, n_l), art, self.eps_v, self.max_iter, (qd, dyn.v), r.c_P[:n_c],
             r.l_lam[:n_l], scratch, self.work3)
         if self.law == Restitution.POISSON and n_c:
-            poisson_pass(contacts_of(r, n_c), r.c_e[:n_c], r.c_mus[:n_c], r.c_mud[:n_c], r.c_colliding[:n_c], art,
+            poisson_pass(contacts_of(r, n_c), r.c_e[:n_c], friction_of(r, n_c), r.c_colliding[:n_c], art,
                          (qd, dyn.v), r.c_P[:n_c], scratch, self.work3)
             info.n_collisions += int(np.count_nonzero(r.c_colliding[:n_c]))
         sweeps += self._limit_rounds(q, qd, h, rest)
@@ -273,7 +292,7 @@ class CollisionStage:
             for k in range(n_l):
                 r.l_K[k] = limit_matrix(r.l_dof[k], r.l_joint[k], art, scratch)
             s, change = sequential_impulses(
-                contacts_of(r, 0), r.c_target[:0], r.c_bias[:0], r.c_mus[:0], r.c_mud[:0], patches_of(r, 0, 0),
+                contacts_of(r, 0), r.c_target[:0], r.c_bias[:0], friction_of(r, 0), patches_of(r, 0, 0),
                 limits_of(r, n_l), art, self.eps_v, self.max_iter, (qd, dyn.v), r.c_P[:0], r.l_lam[:n_l], scratch,
                 self.work3)
             sweeps += s

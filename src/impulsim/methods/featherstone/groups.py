@@ -55,6 +55,12 @@ def contacts_of(r, n_c: int) -> tuple:
             r.c_K[:n_c])
 
 
+def friction_of(r, n_c: int) -> tuple:
+    """``friction`` of the first ``n_c`` contact rows of ``r``: static and dynamic coefficients and the unit
+    slip direction of the contacts that arrived sliding (zero for the others)."""
+    return r.c_mus[:n_c], r.c_mud[:n_c], r.c_slide[:n_c]
+
+
 def limits_of(r, n_l: int) -> tuple:
     """``limits`` of the first ``n_l`` limit rows of ``r``."""
     return (r.l_dof[:n_l], r.l_joint[:n_l], r.l_dir[:n_l], r.l_K[:n_l], r.l_target[:n_l])

@@ -188,9 +188,15 @@ def _dot(a, b):
 
 
 @njit(cache=True)
-def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
+def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, slide, out):
     """New accumulated tangential impulse (world) for a contact whose velocity is u (with the old impulse
-    Pt applied): the one that stops the slip if it lies in the static cone, else μ_d Pn against the slip."""
+    Pt applied): the one that stops the slip if it lies in the static cone, else μ_d Pn against the slip.
+
+    ``slide``: the unit slip direction (world) of a contact that arrived sliding, else zero. Such a contact
+    slides along it for the whole step (as in the impulse method: the direction is fixed when the contact
+    is classified), with at most μ_d Pn and never more than stops the slip along it. Following the
+    instantaneous slip instead lets the four corners of a sliding box push each other sideways from sweep
+    to sweep: the sweeps did not converge and the box picked up spins of 10 rad/s at one landing."""
     # 2×2 tangential block of K and the tangential velocity
     k11 = quad(t1, K, t1)
     k12 = quad(t1, K, t2)
@@ -208,6 +214,9 @@ def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
     mag = np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2)
     if mag <= mu_s * Pn:
         return                    # sticking: the impulse that stops the slip lies in the cone
+    if slide[0] != 0.0 or slide[1] != 0.0 or slide[2] != 0.0:
+        _slide_along(K, slide, u, Pt, mu_d * Pn, out)
+        return
     # sliding: |p_t| = μ_d p_n against the slip velocity (Coulomb, Holck Law 4: f_t = −μ f_n u_t/|u_t|),
     # not along the sticking impulse, which would also carry the part that stops the turning
     slip = np.sqrt(u1 * u1 + u2 * u2)
@@ -221,7 +230,20 @@ def _friction_increment(K, t1, t2, u, Pn, Pt, mu_s, mu_d, out):
 
 
 @njit(cache=True)
-def sequential_impulses(contacts, c_target, c_bias, c_mus, c_mud, patches, limits, art, eps_v, max_iter,
+def _slide_along(K, s, u, Pt, bound, out):
+    """Friction of a contact sliding along the fixed unit direction s: the accumulated impulse −p s with
+    p = min(bound, max(0, p_held + p_stop)), p_stop = (u·s) / (sᵀ K s) the impulse that stops the slip
+    along s (Bender's eqs. 5.8, 5.9)."""
+    kss = quad(s, K, s)
+    held = -_dot(Pt, s)
+    p_stop = _dot(u, s) / kss if kss > 0.0 else 0.0
+    p = min(bound, max(0.0, held + p_stop))
+    for r in range(3):
+        out[r] = -p * s[r]
+
+
+@njit(cache=True)
+def sequential_impulses(contacts, c_target, c_bias, friction, patches, limits, art, eps_v, max_iter,
                         # in/out
                         motion, c_P, l_lam,
                         # scratch
@@ -231,11 +253,13 @@ def sequential_impulses(contacts, c_target, c_bias, c_mus, c_mud, patches, limit
     ``c_patch``: patch (contacts of one body pair) of each contact; ``patch_size`` its number of contacts;
     ``patch_Pn`` (zeroed by the caller) accumulates each patch's total normal impulse [N s]. ``c_bias``: the
     change of each contact's relative velocity that the step's loads bring by its middle [m/s]; targets and
-    friction apply to the velocity with it (a resting contact holds against what gravity adds). The groups
+    friction apply to the velocity with it (a resting contact holds against what gravity adds). ``friction``
+    = (μ_s, μ_d, slip direction of the contacts that arrived sliding, see :func:`_friction_increment`). The groups
     (``contacts``, ``patches``, ``limits``, ``art``, ``motion`` = (q̇, v̂), ``scratch``) are those of
     :mod:`.groups`.
     """
     c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K = contacts
+    c_mus, c_mud, c_slide = friction
     c_patch, patch_size, patch_Pn = patches
     l_dof, l_joint, l_dir, l_K, l_target = limits
     tree_v_start = art[3]
@@ -275,7 +299,7 @@ def sequential_impulses(contacts, c_target, c_bias, c_mus, c_mud, patches, limit
                 # points is not determined for a rigid pair (a box on four corners), and a lopsided split
                 # from the sweep order would otherwise turn a sliding box (its friction ∝ each point's load)
                 share = patch_Pn[patch] / patch_size[patch]
-                _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, share, Pt, c_mus[k], c_mud[k], newPt)
+                _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, share, Pt, c_mus[k], c_mud[k], c_slide[k], newPt)
             else:
                 newPt[0] = newPt[1] = newPt[2] = 0.0
             for r in range(3):

@@ -108,7 +108,7 @@ def stronge_rounds(contacts, c_e, c_mu, rest, n_steps, slip_tol, max_rounds, art
 
 
 @njit(cache=True)
-def poisson_pass(contacts, c_e, c_mus, c_mud, c_colliding, art,
+def poisson_pass(contacts, c_e, friction, c_colliding, art,
                  # in/out
                  motion, c_P,
                  # scratch
@@ -118,6 +118,7 @@ def poisson_pass(contacts, c_e, c_mus, c_mud, c_colliding, art,
     that stays in the cone μ_s (1 + e) P_n, else slides with μ_d (1 + e) P_n against the slip. ``contacts``,
     ``art``, ``motion`` = (q̇, v̂) and ``scratch`` are the groups of :mod:`.groups`."""
     c_ta, c_tb, c_pa, c_pb, c_n, c_t1, c_t2, c_K = contacts
+    c_mus, c_mud, c_slide = friction
     v = motion[1]
     uvec, Pt, newPt, dP = work3[0], work3[1], work3[2], work3[3]
     for k in range(c_ta.shape[0]):
@@ -134,7 +135,7 @@ def poisson_pass(contacts, c_e, c_mus, c_mud, c_colliding, art,
         if c_mus[k] <= 0.0 and c_mud[k] <= 0.0:
             continue
         relative_velocity(c_ta[k], c_tb[k], c_pa[k], c_pb[k], v, uvec)
-        _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, total, Pt, c_mus[k], c_mud[k], newPt)
+        _friction_increment(c_K[k], c_t1[k], c_t2[k], uvec, total, Pt, c_mus[k], c_mud[k], c_slide[k], newPt)
         for r in range(3):
             dP[r] = newPt[r] - Pt[r]
             c_P[k, r] += dP[r]
