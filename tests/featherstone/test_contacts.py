@@ -9,6 +9,7 @@ from impulsim.dynamics import diagnostics
 from impulsim.math import quat_to_matrix
 from impulsim.methods.featherstone import FeatherstoneMethod
 from impulsim.experiments.holck import bouncing_cube, spinning_top
+from tests.contact.test_bouncing_box import point_mass_distance
 
 # The sequential impulses stop when a sweep changes no velocity by more than eps_v = 1e-6 m/s. Each
 # collision of the 2 kg cube (|p| ≲ 10 N s) may therefore leave an energy error up to |p| eps_v ≈ 1e-5 J
@@ -206,23 +207,6 @@ def _box_thrown_flat(e, mu_s, mu_d):
     return model, state, FeatherstoneMethod(model, restitution_rule="product", friction_rule="sum")
 
 
-def _point_mass_distance(e, mu, seconds, g=9.81, drop=0.5, vx=2.0, rest=2 * 9.81 * 1e-3):
-    """Where Coulomb's law puts a point mass thrown like the box: each impact takes μ(1 + e) v_n off the
-    horizontal speed (it slides through the impact), it bounces until its approach speed is below the
-    method's rest speed (2 |g| h), then slides at μ g."""
-    t = math.sqrt(2 * drop / g)
-    x, vn = vx * t, g * t
-    while vn >= rest:
-        vx = max(0.0, vx - mu * (1 + e) * vn)
-        vn *= e
-        flight = 2 * vn / g if vn >= rest else 0.0
-        if t + flight > seconds:
-            return x + vx * (seconds - t)
-        t, x = t + flight, x + vx * flight
-    slide = min(vx / (mu * g), seconds - t)
-    return x + vx * slide - 0.5 * mu * g * slide ** 2
-
-
 @pytest.mark.parametrize("e, mu_s, mu_d", [(0.6, 0.3, 0.3), (0.8, 0.5, 0.2), (0.2, 0.5, 0.4), (0.7, 0.9, 0.1)])
 def test_a_box_landing_flat_while_sliding_stays_flat_and_slides_as_coulomb_says(e, mu_s, mu_d):
     """A box thrown flat slides through each impact with dynamic friction (it arrives slipping at up to
@@ -240,5 +224,5 @@ def test_a_box_landing_flat_while_sliding_stays_flat_and_slides_as_coulomb_says(
         q = sim.state.body_quat[box]
         tilt = max(tilt, 2.0 * math.degrees(math.asin(min(1.0, float(np.linalg.norm(q[1:]))))))
     assert tilt < 0.01
-    expected = _point_mass_distance(e, mu_d, 2.5)
+    expected = point_mass_distance(e, mu_d, 2.5)
     assert abs(sim.state.body_pos[box, 0] - expected) <= 5e-3 * expected
