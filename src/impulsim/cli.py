@@ -134,6 +134,9 @@ def _add_sweep(sub, common) -> None:
                                    "OUT/cases/, and a rerun skips the cases already done.")
     p.add_argument("scene", nargs="?", help="scene file (YAML); or give --file")
     p.add_argument("--file", metavar="SWEEP", help="a sweep file (YAML) with scene, params, design, ...")
+    p.add_argument("--function", metavar="MODULE:NAME",
+                   help="sweep a Python function of the case's values instead of a scene, e.g. "
+                        "impulsim.apps.bobsleigh.sweep:bob_case")
     p.add_argument("--param", action="append", default=[], metavar="PATH=VALUES",
                    help="a parameter: PATH=v1,v2 or PATH=low:high:n (or low:high for random/lhs)")
     p.add_argument("--design", choices=("grid", "list", "random", "lhs"), help="design (default grid)")

@@ -19,3 +19,18 @@ def projectile(values: dict) -> dict:
 
 def not_a_dict(values: dict):
     return [values["speed"]]
+
+
+def counted_square(values: dict) -> dict:
+    """x² of the case's ``x``. Its warm-up (below) appends a line to the file named by the environment
+    variable SWEEP_WARM_UP_LOG, so a test can count the calls."""
+    return {"square": values["x"] ** 2}
+
+
+def _log_warm_up() -> None:
+    import os
+    with open(os.environ["SWEEP_WARM_UP_LOG"], "a") as f:
+        f.write("warm\n")
+
+
+counted_square.warm_up = _log_warm_up

@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 from impulsim.sweep.plots import plot_sweep, sweep_info
-from impulsim.sweep.runner import SweepError, load_sweep_file, run_sweep
+from impulsim.sweep.runner import (SweepError, load_sweep_file, resolve_function, run_function_sweep,
+                                   run_sweep)
 
 _FLAGS = ("design", "samples", "seed", "method", "duration", "h", "workers", "scheduler")
 
@@ -14,10 +15,16 @@ def sweep_command(args) -> int:
     """Build run_sweep's arguments from a sweep file and the flags (flags win), run, print a summary."""
     from impulsim.io.settings import parse_option
     kwargs = load_sweep_file(args.file) if args.file else {}
+    if args.scene and args.function:
+        raise SweepError("impulsim sweep: give a SCENE or --function, not both")
     if args.scene:
+        kwargs.pop("function", None)
         kwargs["scene"] = args.scene
-    if "scene" not in kwargs:
-        raise SweepError("impulsim sweep needs a SCENE or --file SWEEP")
+    if args.function:
+        kwargs.pop("scene", None)
+        kwargs["function"] = args.function
+    if "scene" not in kwargs and "function" not in kwargs:
+        raise SweepError("impulsim sweep needs a SCENE, --function MODULE:NAME or --file SWEEP")
     if args.param:
         kwargs["params"] = list(args.param)
     if args.metric:
@@ -25,6 +32,8 @@ def sweep_command(args) -> int:
     for flag in _FLAGS:
         if getattr(args, flag) is not None:
             kwargs[flag] = getattr(args, flag)
+    if "function" in kwargs:
+        return _function_sweep(args, kwargs)
     options = dict(kwargs.get("options") or {})
     if args.set:
         from impulsim.io import load_scene
@@ -40,6 +49,26 @@ def sweep_command(args) -> int:
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     table = run_sweep(progress=not args.quiet and sys.stderr.isatty(), say=say, **kwargs)
     out = Path(kwargs.get("out") or Path("out") / f"sweep-{Path(kwargs['scene']).stem}")
+    return _report(args, table, out, say)
+
+
+def _function_sweep(args, kwargs) -> int:
+    """``--function MODULE:NAME`` (or a sweep file's ``function``): run_function_sweep over the design."""
+    scene_flags = [f"--{f}" for f in ("method", "duration", "h") if getattr(args, f) is not None]
+    if scene_flags or args.set:
+        raise SweepError(f"impulsim sweep --function: {(scene_flags or ['--set'])[0]} applies to a scene sweep")
+    fn = resolve_function(kwargs.pop("function"))
+    if args.output:
+        kwargs["out"] = args.output
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    table = run_function_sweep(fn, kwargs.pop("params", None), progress=not args.quiet and sys.stderr.isatty(),
+                               say=say, **kwargs)
+    out = Path(kwargs.get("out") or Path("out") / f"sweep-{fn.__name__}")
+    return _report(args, table, out, say)
+
+
+def _report(args, table, out: Path, say) -> int:
+    """The plot (--plot) and the table of a finished sweep; 0 if every case is ok."""
     if args.plot:
         params, design = sweep_info(table)
         if not params:

@@ -198,6 +198,8 @@ def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "gri
                        say: Callable[[str], None] | None = None) -> pa.Table:
     """Run ``fn(values)`` for every case of a design and return the table of rows, as :func:`run_sweep`
     does for a scene: the same designs, Dask workers, rows written at once, failed cases kept as rows.
+    If ``fn`` has a ``warm_up`` attribute (a callable without arguments), it is called once here before
+    the workers start, so that the kernels the cases need are compiled once (see :func:`_warm_up`).
 
     ``fn``: a top-level (importable, picklable) function from a case's {path: value} to a {name: value}
     dict of metrics (numbers or text); an application's run, say. ``params``: as in :func:`run_sweep`; the
@@ -221,8 +223,42 @@ def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "gri
     manifest = {"function": name, "design": design, "samples": samples, "seed": seed,
                 "parameters": list(cases[0]), "run": run, "cases": len(cases)}
     return _run_cases(store, cases, [case_key(name, values, run) for values in cases], manifest, names,
-                      design, lambda i: (run_function_case, fn, i, cases[i], names), name, None,
-                      workers, scheduler, start_method, progress, say)
+                      design, lambda i: (run_function_case, fn, i, cases[i], names), name,
+                      _function_warm_up(fn, say), workers, scheduler, start_method, progress, say)
+
+
+def _function_warm_up(fn, say):
+    """``fn.warm_up`` timed and guarded like the scene sweeps' warm-up, or None."""
+    hook = getattr(fn, "warm_up", None)
+    if not callable(hook):
+        return None
+
+    def warm_up():
+        start = time.perf_counter()
+        try:
+            hook()
+        except Exception:            # the cases will report it
+            return
+        seconds = time.perf_counter() - start
+        if seconds > 1.0:
+            say(f"compiled the kernels once in {seconds:.1f} s (cached for the workers)")
+    return warm_up
+
+
+def resolve_function(spec: str) -> Callable[[dict], dict]:
+    """The function named by ``"package.module:name"`` (a sweep's ``function``), imported."""
+    import importlib
+    module_name, sep, attr = str(spec).partition(":")
+    if not sep or not module_name or not attr:
+        raise SweepError(f"function {spec!r}: expected MODULE:NAME, e.g. impulsim.apps.bobsleigh.sweep:bob_case")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SweepError(f"function {spec!r}: cannot import {module_name}: {exc}") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise SweepError(f"function {spec!r}: {module_name} has no function {attr!r}")
+    return fn
 
 
 def _warm_up(scene, method, options, h, say) -> None:
@@ -336,9 +372,10 @@ def read_sweep(out: str | os.PathLike) -> pa.Table:
 
 
 def load_sweep_file(path: str | os.PathLike) -> dict:
-    """A sweep file (YAML) as keyword arguments of :func:`run_sweep`; relative scene paths resolve from the
-    sweep file's folder. Keys: scene, params, design, samples, seed, method, duration, h, options, metrics,
-    out, workers, scheduler, start_method."""
+    """A sweep file (YAML) as keyword arguments of :func:`run_sweep` (with ``scene``) or of
+    :func:`run_function_sweep` (with ``function: MODULE:NAME`` instead, and ``key``); relative scene paths
+    resolve from the sweep file's folder. Keys: scene or function, params, design, samples, seed, method,
+    duration, h, options (scenes only), metrics, out, workers, scheduler, start_method, key."""
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -348,15 +385,22 @@ def load_sweep_file(path: str | os.PathLike) -> dict:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         raise SweepError(f"{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
-    allowed = {"scene", "params", "design", "samples", "seed", "method", "duration", "h", "options", "metrics",
-               "out", "workers", "scheduler", "start_method"}
-    if not isinstance(doc, dict) or "scene" not in doc:
-        raise SweepError(f"{path}: a sweep file is a mapping with at least 'scene' and 'params'")
+    allowed = {"scene", "function", "key", "params", "design", "samples", "seed", "method", "duration", "h",
+               "options", "metrics", "out", "workers", "scheduler", "start_method"}
+    if not isinstance(doc, dict) or ("scene" in doc) == ("function" in doc):
+        raise SweepError(f"{path}: a sweep file is a mapping with 'params' and either 'scene' or 'function'")
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise SweepError(f"{path}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
     kwargs = dict(doc)
-    kwargs["scene"] = str((path.parent / doc["scene"]).resolve())
+    if "function" in doc:
+        scene_only = sorted(set(doc) & {"method", "duration", "h", "options"})
+        if scene_only:
+            raise SweepError(f"{path}: {scene_only[0]!r} applies to a scene sweep, not to a function")
+    elif "key" in doc:
+        raise SweepError(f"{path}: 'key' applies to a function sweep (a scene sweep keys on the scene's text)")
+    else:
+        kwargs["scene"] = str((path.parent / doc["scene"]).resolve())
     if "out" in kwargs:
         kwargs["out"] = str(path.parent / kwargs["out"])
     return kwargs

@@ -18,7 +18,12 @@ Parameter paths (every one optional):
 * ``pilot.NAME``: a parameter of the :class:`~impulsim.apps.bobsleigh.pilot.Pilot` (``look_ahead``,
   ``gain``, ``line_pull``, ...).
 
-An unknown path is the case's error (one line), so a misspelt parameter fails every case visibly.
+An unknown path is the case's error (one line), so a misspelt parameter fails every case visibly. From the
+command line (``bob_case.warm_up`` loads the bob's kernels once before the workers start)::
+
+    impulsim sweep --function impulsim.apps.bobsleigh.sweep:bob_case \
+        --param setup.runner.mu_t=0.002:0.008:4 --param setup.spring_set=soft,standard,hard \
+        --metric run_time --metric outcome --plot run_time
 """
 from __future__ import annotations
 
@@ -56,6 +61,16 @@ def bob_case(values: dict) -> dict:
             "top_speed": float(speed.max()) if speed.size else float("nan"),
             "sim_time": float(t[-1]) if t.size else 0.0,
             "cpu_time": float(result.stats.get("cpu_time", float("nan")))}
+
+
+def _warm_up_bob() -> None:
+    """A few steps of the bob on the test chute, so that a sweep compiles (or loads) the bob's kernels once
+    before its workers start."""
+    from impulsim.apps.bobsleigh.run import run
+    run("test_chute", max_time=0.02)
+
+
+bob_case.warm_up = _warm_up_bob
 
 
 def _split(values: dict):
