@@ -118,11 +118,11 @@ def box_box(xpos, xmat, params, sa, sb, eps_c, region, fpts, fcode, clip, clipco
         return APART, 0, n
     cos_tol = FEATURE_COS if region else WITNESS_COS
     slot_a, slot_b = slots()
-    dim_a, na, ma = box_feature(ca, aa, ha, scale(n, -1.0), cos_tol, fpts, fcode, slot_a)
-    dim_b, nb, mb = box_feature(cb, ab, hb, n, cos_tol, fpts, fcode, slot_b)
+    feat_a = box_feature(ca, aa, ha, scale(n, -1.0), cos_tol, fpts, fcode, slot_a)
+    feat_b = box_feature(cb, ab, hb, n, cos_tol, fpts, fcode, slot_b)
     no_witness = sep != sep               # False, as a variable (see vec.slots)
-    k = region_of_features(dim_a, na, ma, dim_b, nb, mb, n, no_witness, n, n, eps_c if region else -np.inf,
-                           cos_tol, 0.0, 0.0, fpts, fcode, clip, clipcode, reg, regcode)
+    k = region_of_features(feat_a, feat_b, n, no_witness, n, n, eps_c if region else -np.inf, cos_tol, 0.0,
+                           0.0, (fpts, fcode, clip, clipcode, reg, regcode))
     if sep > 0.0 and not _attained(reg, k, ca, aa, ha, cb, ab, hb, sep + NEAR_TOL):
         return GENERAL, 0, n
     return TOUCHING, k, n

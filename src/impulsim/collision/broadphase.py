@@ -87,9 +87,11 @@ def shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin,
 
 
 @njit(**KERNEL)
-def may_collide(ba, bb, body_fixed, group, mask, exclude_keys, matrix, n_bodies):
-    """The collision filter for two bodies: never the same body nor two fixed (static/kinematic) bodies;
-    then the user collision matrix if one is given, else groups/masks and the excluded pairs."""
+def may_collide(ba, bb, filt):
+    """The collision filter ``filt`` (collision.groups.FILTER) for two bodies: never the same body nor two
+    fixed (static/kinematic) bodies; then the user collision matrix if one is given, else groups/masks and
+    the excluded pairs."""
+    body_fixed, group, mask, exclude_keys, matrix, n_bodies = filt
     if ba == bb or (body_fixed[ba] and body_fixed[bb]):
         return False
     if matrix.shape[0] > 0:
@@ -156,9 +158,9 @@ def radix_sort(keys, n,
 
 
 @njit(**KERNEL)
-def _admit(si, sj, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies, count, pairs):
+def _admit(si, sj, shape_body, filt, count, pairs):
     """Append (si, sj) if the filter lets their bodies collide; returns the new count."""
-    if not may_collide(shape_body[si], shape_body[sj], body_fixed, group, mask, exclude_keys, matrix, n_bodies):
+    if not may_collide(shape_body[si], shape_body[sj], filt):
         return count
     if count < pairs.shape[0]:
         pairs[count, 0], pairs[count, 1] = min(si, sj), max(si, sj)
@@ -174,8 +176,7 @@ def _apart(box, p, q):
 
 
 @njit(**KERNEL)
-def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed, group, mask, exclude_keys,
-               matrix, n_bodies, count, ptr, box,
+def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, filt, count, ptr, box,
                # outputs
                pairs):
     """Append the overlapping, admitted box pairs of ``shapes`` given their cell keys sorted ascending
@@ -197,8 +198,7 @@ def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed
         q = p + 1
         while q < n and keys[q] <= end:
             if not _apart(box, p, q):
-                count = _admit(shapes[order[p]], shapes[order[q]], shape_body, body_fixed, group, mask,
-                               exclude_keys, matrix, n_bodies, count, pairs)
+                count = _admit(shapes[order[p]], shapes[order[q]], shape_body, filt, count, pairs)
             q += 1
         for r in range(4):
             dy = ROWS[r][1]
@@ -212,15 +212,13 @@ def grid_sweep(lo, hi, shapes, keys, order, cell, ny, nz, shape_body, body_fixed
             q = ptr[r]
             while q < n and keys[q] <= end:
                 if not _apart(box, p, q):
-                    count = _admit(shapes[order[p]], shapes[order[q]], shape_body, body_fixed, group, mask,
-                                   exclude_keys, matrix, n_bodies, count, pairs)
+                    count = _admit(shapes[order[p]], shapes[order[q]], shape_body, filt, count, pairs)
                 q += 1
     return count
 
 
 @njit(**KERNEL)
-def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
-              count,
+def big_pairs(lo, hi, big, others, shape_body, filt, count,
               # outputs
               pairs):
     """Append the pairs of each big shape with every other bounded shape (grid shapes and the big ones
@@ -230,8 +228,7 @@ def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_
         for lst in range(2):
             group_list = others if lst == 0 else big[q + 1:]
             for s in group_list:
-                if not _overlap(lo, hi, s, sb) or not may_collide(shape_body[s], shape_body[sb], body_fixed,
-                                                                  group, mask, exclude_keys, matrix, n_bodies):
+                if not _overlap(lo, hi, s, sb) or not may_collide(shape_body[s], shape_body[sb], filt):
                     continue
                 if count < pairs.shape[0]:
                     pairs[count, 0], pairs[count, 1] = min(s, sb), max(s, sb)
@@ -240,8 +237,7 @@ def big_pairs(lo, hi, big, others, shape_body, body_fixed, group, mask, exclude_
 
 
 @njit(**KERNEL)
-def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, body_fixed, group, mask,
-                    exclude_keys, matrix, n_bodies, count,
+def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, filt, count,
                     # outputs
                     pairs):
     """Append (shape, half-space) pairs whose box reaches below the plane raised by ``margin`` [m] (the
@@ -256,8 +252,7 @@ def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, body
                 h += n[i] * (lo[s, i] if n[i] > 0.0 else hi[s, i])
             if h > off + margin:
                 continue
-            if not may_collide(shape_body[s], shape_body[p], body_fixed, group, mask, exclude_keys, matrix,
-                               n_bodies):
+            if not may_collide(shape_body[s], shape_body[p], filt):
                 continue
             if count < pairs.shape[0]:
                 pairs[count, 0], pairs[count, 1] = min(s, p), max(s, p)
@@ -266,24 +261,23 @@ def halfspace_pairs(planes, others, shape_body, xpos, xmat, lo, hi, margin, body
 
 
 @njit(**KERNEL)
-def broad_phase(kind, body, local_pos, local_mat, params, local_lo, local_hi, body_pos, body_quat, margin,
-                small, big, bounded, planes, inv_cell, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
-                cell, keys, order, tmp_keys, tmp_order, counts, ptr, box,
+def broad_phase(shapes, body_pos, body_quat, margin, filt, grid,
                 # outputs
-                xpos, xmat, lo, hi, pairs):
-    """One broad-phase step: shape poses, AABBs (enlarged by ``margin`` [m]), grid pairs of the ``small``
-    shapes, pairs of the ``big`` ones, and the ``bounded`` shapes against the half-spaces ``planes``.
+                boxes, pairs):
+    """One broad-phase step: shape poses, AABBs (enlarged by ``margin`` [m]), grid pairs of the small
+    shapes, pairs of the big ones, and the bounded shapes against the half-spaces. ``shapes``, ``filt``,
+    ``grid`` and ``boxes`` as collision.groups; ``body_pos``, ``body_quat`` the state's body poses.
     Returns the number of pairs (may exceed len(pairs): then grow the buffer and call again)."""
+    kind, body, local_pos, local_mat, params, local_lo, local_hi = shapes
+    small, big, bounded, planes, inv_cell, cell, keys, order, tmp_keys, tmp_order, counts, ptr, box = grid
+    xpos, xmat, lo, hi = boxes
     shape_poses(kind, body, local_pos, local_mat, body_pos, body_quat, xpos, xmat)
     shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin, lo, hi)
     ny, nz = grid_keys(lo, small, inv_cell, cell, keys)
     radix_sort(keys, small.shape[0], order, tmp_keys, tmp_order, counts)
-    count = grid_sweep(lo, hi, small, keys, order, cell, ny, nz, body, body_fixed, group, mask, exclude_keys,
-                       matrix, n_bodies, 0, ptr, box, pairs)
-    count = big_pairs(lo, hi, big, small, body, body_fixed, group, mask, exclude_keys, matrix, n_bodies,
-                      count, pairs)
-    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, margin, body_fixed, group, mask,
-                           exclude_keys, matrix, n_bodies, count, pairs)
+    count = grid_sweep(lo, hi, small, keys, order, cell, ny, nz, body, filt, 0, ptr, box, pairs)
+    count = big_pairs(lo, hi, big, small, body, filt, count, pairs)
+    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, margin, filt, count, pairs)
 
 
 BIG_FACTOR = 4.0

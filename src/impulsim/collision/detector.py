@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from impulsim.collision import broadphase as bp
+from impulsim.collision import groups as G
 from impulsim.collision import sap
 from impulsim.collision.contacts import Contacts, make_buffers
 from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, HALFSPACE, MESH, SPHERE,
@@ -128,22 +129,12 @@ class Detector:
             self.pairs = np.zeros((2 * n, 2), np.int64)
 
     def _grid_pairs(self, state) -> int:
-        geo = self.geo
-        return bp.broad_phase(geo.kind, geo.body, geo.local_pos, geo.local_mat, geo.params, self.local_lo,
-                              self.local_hi, state.body_pos, state.body_quat, 0.5 * self.eps_c, self.small,
-                              self.big, self.bounded, self.planes, 1.0 / self.cell_size, self.body_fixed,
-                              self.group, self.mask, self.exclude_keys, self.matrix, self.model.n_bodies,
-                              self.cell, self.keys, self.order, self.tmp_keys, self.tmp_order, self.counts,
-                              self.ptr, self.box, self.xpos, self.xmat, self.lo, self.hi, self.pairs)
+        return bp.broad_phase(G.shapes_of(self), state.body_pos, state.body_quat, 0.5 * self.eps_c,
+                              G.filter_of(self), G.grid_of(self), G.boxes_of(self), self.pairs)
 
     def _sap_pairs(self, state) -> int:
-        geo, w = self.geo, self.sap
-        return sap.sap_broad_phase(geo.kind, geo.body, geo.local_pos, geo.local_mat, geo.params, self.local_lo,
-                                   self.local_hi, state.body_pos, state.body_quat, 0.5 * self.eps_c,
-                                   self.bounded, self.planes, self.body_fixed, self.group, self.mask,
-                                   self.exclude_keys, self.matrix, self.model.n_bodies, 0, w.state, w.order,
-                                   w.box, w.keys, w.tmp_keys, w.tmp_vals, self.xpos, self.xmat, self.lo,
-                                   self.hi, self.pairs)
+        return sap.sap_broad_phase(G.shapes_of(self), state.body_pos, state.body_quat, 0.5 * self.eps_c,
+                                   G.filter_of(self), G.sweep_of(self), 0, G.boxes_of(self), self.pairs)
 
     def narrow_phase(self, region: bool = True) -> Contacts:
         """Contacts of the current broad-phase pairs (call :meth:`broad_phase` first)."""
@@ -218,8 +209,7 @@ def _check_supported(det: Detector) -> None:
     for i, s in enumerate(meshes):
         for t in meshes[i + 1:]:
             ba, bb = geo.body[s], geo.body[t]
-            if bp.may_collide(ba, bb, det.body_fixed, det.group, det.mask, det.exclude_keys, det.matrix,
-                              model.n_bodies):
+            if bp.may_collide(ba, bb, G.filter_of(det)):
                 raise ModelError(f'bodies "{names[ba]}" and "{names[bb]}": two triangle meshes cannot '
                                  "collide with each other; build one of them from convex parts "
                                  "(ConvexHull shapes) or exclude the pair")

@@ -406,15 +406,16 @@ def _swap(region, regcode, i, j):
 
 
 @njit(**KERNEL)
-def region_of_features(dim_a, na, ma, dim_b, nb, mb, n, have_witness, wa, wb, eps_c, cos_tol, ra, rb,
-                       fpts, fcode, clip, clipcode,
-                       # outputs
-                       region, regcode):
-    """Region of two features already in ``fpts`` (A's along −n, B's along n; dims, point counts and
-    plane normals from ``feature``) touching along unit n (from B towards A). Radii ra, rb [m] are added
-    to the core points. Returns the number of rows written to ``region`` (at least 1: the deepest
+def region_of_features(feat_a, feat_b, n, have_witness, wa, wb, eps_c, cos_tol, ra, rb, clip_ws):
+    """Region of two features already in the workspace's ``fpts`` (A's along −n, B's along n; ``feat_a``,
+    ``feat_b`` as collision.groups.FEATURE, from ``feature``) touching along unit n (from B towards A).
+    Radii ra, rb [m] are added to the core points. ``clip_ws`` as collision.groups.CLIP; its ``region`` and
+    ``regcode`` are written. Returns the number of rows written to ``region`` (at least 1: the deepest
     candidate is kept if none is within eps_c; the witnesses wa, wb when ``have_witness``).
     """
+    dim_a, na, ma = feat_a
+    dim_b, nb, mb = feat_b
+    fpts, fcode, clip, clipcode, region, regcode = clip_ws
     region[region.shape[0] - 1, 6] = np.inf
     k = np.int64(0)
     if dim_a > 0 and dim_b > 0:
@@ -452,11 +453,10 @@ def contact_region(geo, ws, n, have_witness, wa, wb, eps_c, cos_tol):
     rows written to ``ws.region`` (see region_of_features).
     """
     slot_a, slot_b = slots()
-    dim_a, na, ma = feature(geo, ws, slot_a, scale(n, -1.0), cos_tol)
-    dim_b, nb, mb = feature(geo, ws, slot_b, n, cos_tol)
-    return region_of_features(dim_a, na, ma, dim_b, nb, mb, n, have_witness, wa, wb, eps_c, cos_tol,
-                              ws.crad[0], ws.crad[1], ws.fpts, ws.fcode, ws.clip, ws.clipcode, ws.region,
-                              ws.regcode)
+    feat_a = feature(geo, ws, slot_a, scale(n, -1.0), cos_tol)
+    feat_b = feature(geo, ws, slot_b, n, cos_tol)
+    return region_of_features(feat_a, feat_b, n, have_witness, wa, wb, eps_c, cos_tol, ws.crad[0], ws.crad[1],
+                              (ws.fpts, ws.fcode, ws.clip, ws.clipcode, ws.region, ws.regcode))
 
 
 @njit(**KERNEL)

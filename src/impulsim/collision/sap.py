@@ -176,7 +176,7 @@ def _apart_across(box, p, q):
 
 
 @njit(**KERNEL)
-def sweep(box, order, shape_body, body_fixed, group, mask, exclude_keys, matrix, n_bodies, count,
+def sweep(box, order, shape_body, filt, count,
           # outputs
           pairs):
     """Append the overlapping, admitted pairs of the sorted boxes: each box against the boxes after it
@@ -188,29 +188,30 @@ def sweep(box, order, shape_body, body_fixed, group, mask, exclude_keys, matrix,
         q = p + 1
         while q < n and box[q, 0] <= end:
             if not _apart_across(box, p, q):
-                count = _admit(order[p], order[q], shape_body, body_fixed, group, mask, exclude_keys, matrix,
-                               n_bodies, count, pairs)
+                count = _admit(order[p], order[q], shape_body, filt, count, pairs)
             q += 1
     return count
 
 
 @njit(**KERNEL)
-def sap_broad_phase(kind, body, local_pos, local_mat, params, local_lo, local_hi, body_pos, body_quat, margin,
-                    bounded, planes, body_fixed, group, mask, exclude_keys, matrix, n_bodies, count,
-                    state, order, box, keys, tmp_keys, tmp_vals,
+def sap_broad_phase(shapes, body_pos, body_quat, margin, filt, sweep_state, count,
                     # outputs
-                    xpos, xmat, lo, hi, pairs):
-    """One sweep-and-prune step: shape poses, AABBs (enlarged by ``margin`` [m]), the sort of the
-    ``bounded`` shapes kept in ``order`` from the last step (``state`` as STATE_*), the sweep, and the
-    bounded shapes against the half-spaces ``planes``. ``count`` is the number of rows of ``pairs``
-    already used (0). Returns the number of pairs (may exceed len(pairs): grow the buffer and call again)."""
+                    boxes, pairs):
+    """One sweep-and-prune step: shape poses, AABBs (enlarged by ``margin`` [m]), the sort of the bounded
+    shapes kept in the sweep's order from the last step (its ``state`` as STATE_*), the sweep, and the
+    bounded shapes against the half-spaces. ``shapes``, ``filt``, ``sweep_state`` and ``boxes`` as
+    collision.groups (SHAPES, FILTER, SWEEP, BOXES); ``body_pos``, ``body_quat`` the state's body poses.
+    ``count`` is the number of rows of ``pairs`` already used (0). Returns the number of pairs (may exceed
+    len(pairs): grow the buffer and call again)."""
+    kind, body, local_pos, local_mat, params, local_lo, local_hi = shapes
+    bounded, planes, state, order, box, keys, tmp_keys, tmp_vals = sweep_state
+    xpos, xmat, lo, hi = boxes
     shape_poses(kind, body, local_pos, local_mat, body_pos, body_quat, xpos, xmat)
     shape_boxes(kind, params, xpos, xmat, local_lo, local_hi, margin, lo, hi)
     axis = spread_axis(lo, hi, bounded, state[STATE_AXIS])
     sort_boxes(lo, hi, axis, state, order, box, keys, tmp_keys, tmp_vals)
-    count = sweep(box, order, body, body_fixed, group, mask, exclude_keys, matrix, n_bodies, count, pairs)
-    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, margin, body_fixed, group, mask,
-                           exclude_keys, matrix, n_bodies, count, pairs)
+    count = sweep(box, order, body, filt, count, pairs)
+    return halfspace_pairs(planes, bounded, body, xpos, xmat, lo, hi, margin, filt, count, pairs)
 
 
 class SweepState:

@@ -26,7 +26,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from impulsim.contact import groups as G
 from impulsim.dynamics.coordinates import coordinate_value
+from impulsim.dynamics.groups import motion_of
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.quaternion import quat_rotate
 
@@ -59,47 +61,41 @@ class LimitStage:
                        self.x, self.ra, self.rb, self.k)
 
     def _args(self):
-        m = self.model
-        return (m.limit_joint, m.limit_coord, m.limit_lower, m.limit_upper, m.joint_body_a, m.joint_body_b,
-                m.joint_anchor_a, m.joint_anchor_b, m.joint_axis_a, m.joint_ref_a, m.joint_ref_b)
+        return G.limits_of(self.model)
 
     def begin(self, state, Iinv) -> int:
         """Geometry at t0 and the classification; returns the number of colliding limits."""
         self._geometry(state, Iinv)
-        self.n_collisions = classify_limits(*self._args(), self.model.limit_restitution, state.body_pos,
-                                            state.body_quat, state.body_vel, state.body_omega, self.tol,
+        self.n_collisions = classify_limits(self._args(), self.model.limit_restitution, motion_of(state), self.tol,
                                             self.eps_rc, self.eps_v, self.side, self.phase, self.target)
         self.lam[:] = 0.0
         return self.n_collisions
 
     def collision_sweep(self, state, Iinv) -> float:
         """One pass of Newton impulses over the colliding limits; returns the largest speed error."""
-        return velocity_pass(self._args(), COLLISION, self.model.body_inv_mass, Iinv, self.side, self.phase,
-                             self.target, self.x, self.ra, self.rb, self.k, self.lam, state.body_pos,
-                             state.body_quat, state.body_vel, state.body_omega)
+        return velocity_pass(self._args(), COLLISION, G.limit_geometry_of(self), self.side, self.phase, self.target,
+                             self.lam, self.model.body_inv_mass, Iinv, motion_of(state))
 
     def begin_positions(self):
         self.lam_pos[:] = 0.0
 
-    def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
-        """One pass of position impulses; returns (largest violation at t0+h, any impulse applied)."""
-        return position_pass(self._args(), self.model.body_inv_mass, Iinv, self.side, self.phase, self.x,
-                             self.ra, self.rb, self.k, self.lam_pos, pred_pos, pred_quat, dirty, free, h, eps_d,
-                             state.body_pos, state.body_quat, state.body_vel, state.body_omega)
+    def position_sweep(self, bodies, pred, free, h, eps_d):
+        """One pass of position impulses (``bodies``, ``pred`` the impulse method's groups, ``free`` what a
+        prediction needs); returns (largest violation at t0+h, any impulse applied)."""
+        return position_pass(self._args(), G.limit_geometry_of(self), self.side, self.phase, self.lam_pos, bodies,
+                             pred, free, h, eps_d)
 
     def begin_velocities(self, state, Iinv):
         """Geometry at t0+h; velocity targets of the resting and arriving limits."""
         self._geometry(state, Iinv)
         velocity_targets(self._args(), self.model.limit_restitution, self.side, self.phase, self.k, self.lam_pos,
-                         self.eps_rc, state.body_pos, state.body_quat, state.body_vel, state.body_omega,
-                         self.target)
+                         self.eps_rc, motion_of(state), self.target)
         self.lam[:] = 0.0
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass over the resting and arriving limits at t0+h; returns the largest speed error."""
-        return velocity_pass(self._args(), RESTING, self.model.body_inv_mass, Iinv, self.side, self.phase,
-                             self.target, self.x, self.ra, self.rb, self.k, self.lam, state.body_pos,
-                             state.body_quat, state.body_vel, state.body_omega)
+        return velocity_pass(self._args(), RESTING, G.limit_geometry_of(self), self.side, self.phase, self.target,
+                             self.lam, self.model.body_inv_mass, Iinv, motion_of(state))
 
 
 @njit(cache=True)
@@ -143,14 +139,13 @@ def _value(args, i, rate, body_pos, body_quat, body_vel, body_omega):
 
 
 @njit(cache=True)
-def classify_limits(limit_joint, limit_coord, limit_lower, limit_upper, joint_body_a, joint_body_b,
-                    joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b, limit_restitution,
-                    body_pos, body_quat, body_vel, body_omega, tol, eps_rc, eps_v,
+def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v,
                     # outputs
                     side, phase, target):
-    """Side, phase and Newton target u' = −e u of each limit at t0; returns the number of collisions."""
-    args = (limit_joint, limit_coord, limit_lower, limit_upper, joint_body_a, joint_body_b, joint_anchor_a,
-            joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b)
+    """Side, phase and Newton target u' = −e u of each limit at t0 (``args`` the ``limits`` group and
+    ``motion`` the state's, see contact.groups and dynamics.groups); returns the number of collisions."""
+    limit_joint, limit_lower, limit_upper = args[0], args[2], args[3]
+    body_pos, body_quat, body_vel, body_omega = motion
     n_coll = 0
     for i in range(limit_joint.shape[0]):
         q = _value(args, i, False, body_pos, body_quat, body_vel, body_omega)
@@ -188,10 +183,13 @@ def _apply(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, body_vel,
 
 
 @njit(cache=True)
-def velocity_pass(args, which, body_inv_mass, Iinv, side, phase, target, x, ra, rb, k, lam, body_pos, body_quat,
-                  body_vel, body_omega):
+def velocity_pass(args, which, geom, side, phase, target, lam, body_inv_mass, Iinv, motion):
     """Impulses that bring u = s q̇ to at least its target, with the accumulated impulse kept ≥ 0.
-    ``which`` = COLLISION: the colliding limits; RESTING: the resting and arriving ones."""
+    ``which`` = COLLISION: the colliding limits; RESTING: the resting and arriving ones. ``args`` the
+    ``limits`` group, ``geom`` the limits' geometry (contact.groups), ``motion`` the state's
+    (dynamics.groups; its velocities are changed in place)."""
+    x, ra, rb, k = geom
+    body_pos, body_quat, body_vel, body_omega = motion
     worst = 0.0
     for i in range(side.shape[0]):
         ph = phase[i]
@@ -212,11 +210,14 @@ def velocity_pass(args, which, body_inv_mass, Iinv, side, phase, target, x, ra, 
 
 
 @njit(cache=True)
-def position_pass(args, body_inv_mass, Iinv, side, phase, x, ra, rb, k, lam, pred_pos, pred_quat, dirty, free, h,
-                  eps_d, body_pos, body_quat, body_vel, body_omega):
+def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
     """Impulses at t0 that keep each predicted coordinate at t0+h within its bounds: Δq ≈ k p h.
     A limit without accumulated impulse picks the side it would pass; one that passes while free of
-    contact at t0 is marked ARRIVED."""
+    contact at t0 is marked ARRIVED. ``args`` the ``limits`` group, ``geom`` the limits' geometry
+    (contact.groups); ``bodies``, ``pred`` the impulse method's groups; ``free`` what a prediction needs."""
+    x, ra, rb, k = geom
+    body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    pred_pos, pred_quat, _, _, _, dirty, _ = pred
     worst = 0.0
     moved_any = False
     lower, upper = args[2], args[3]
@@ -255,12 +256,13 @@ def position_pass(args, body_inv_mass, Iinv, side, phase, x, ra, rb, k, lam, pre
 
 
 @njit(cache=True)
-def velocity_targets(args, limit_restitution, side, phase, k, lam_pos, eps_rc, body_pos, body_quat, body_vel,
-                     body_omega,
+def velocity_targets(args, limit_restitution, side, phase, k, lam_pos, eps_rc, motion,
                      # outputs
                      target):
     """Targets at t0+h: 0 for resting limits; for arriving ones Newton's law on the free approach speed
-    u_free = u − k p_position (the position impulse changed u by k p)."""
+    u_free = u − k p_position (the position impulse changed u by k p). ``motion`` the state's
+    (dynamics.groups)."""
+    body_pos, body_quat, body_vel, body_omega = motion
     for i in range(side.shape[0]):
         target[i] = 0.0
         if phase[i] != ARRIVED:

@@ -161,14 +161,14 @@ def contact_normal(rows, c, pos_a, qa, pos_b, qb):
 
 
 @njit(**KERNEL)
-def load_contacts(c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance,
-                  count, shape_material, shape_round_radius, shape_rolls, material_restitution,
-                  material_static_friction,
-                  material_dynamic_friction, restitution_rule, friction_rule, body_pos, body_quat,
+def load_contacts(found, count, materials, body_pos, body_quat,
                   # outputs
                   rows):
-    """Copy the detector's contacts into the rows: local points, core points, body-fixed normals,
-    material."""
+    """Copy the first ``count`` of the detector's contacts ``found`` into the rows: local points, core points,
+    body-fixed normals, material (``found``, ``materials`` as contact.groups)."""
+    c_body_a, c_body_b, c_shape_a, c_shape_b, c_point_a, c_point_b, c_normal, c_distance = found
+    shape_material, shape_round_radius, shape_rolls, material_restitution, material_static_friction, \
+        material_dynamic_friction, restitution_rule, friction_rule = materials
     for c in range(count):
         A = c_body_a[c]
         B = c_body_b[c]

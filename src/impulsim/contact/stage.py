@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision import Detector
+from impulsim.contact import groups as G
 from impulsim.contact import rows as R
 from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
@@ -226,11 +227,7 @@ class ContactStage:
         self.cache[0][0] = 0            # the last phase's blocks are not this step's
         W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
         W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
-        R.load_contacts(c.body_a, c.body_b, c.shape_a, c.shape_b, c.point_a, c.point_b, c.normal, c.distance,
-                        c.count, m.shape_material, self.shape_round_radius, self.shape_rolls, m.material_restitution,
-                        m.material_static_friction,
-                        m.material_dynamic_friction, self.opt.restitution_rule, self.opt.friction_rule,
-                        state.body_pos, state.body_quat, self.rows)
+        R.load_contacts(G.found_of(c), c.count, G.materials_of(self), state.body_pos, state.body_quat, self.rows)
         W.match_nearby(self.rows, self.count, m.n_bodies, self.prev_pair_sorted, self.prev_pair_index,
                        self.prev_local_a, self.prev_local_b, self.prev_count, 10.0 * self.opt.eps_c, self.matched)
         R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, m.body_inv_mass, Iinv)
@@ -320,11 +317,9 @@ class ContactStage:
         ``patches`` with their level ranges ``levels`` (default: every patch, patches_up)."""
         if patches is None:
             patches, levels = self.patches_up, self.level_patches
-        _, sweeps = _velocity_levels(self.rows, self.order, *patches, levels, self.top_level,
-                                     self.body_level, self._awake_frozen, self.frozen, kind, self.model.body_inv_mass,
-                                     Iinv, state.body_vel, state.body_omega, self.opt.eps_vc,
-                                     self.opt.shock_level_iterations, self.ws, self.level_cache, self.no_cache,
-                                     self.no_memo)
+        _, sweeps = _velocity_levels(self.rows, (self.order, *patches), G.levels_of(self, levels), self.frozen, kind,
+                                     self.model.body_inv_mass, Iinv, state.body_vel, state.body_omega, self.opt.eps_vc,
+                                     self.opt.shock_level_iterations, G.shock_of(self))
         self.level_sweeps += sweeps
 
     # contact joints -------------------------------------------------------------------------------------
@@ -427,22 +422,19 @@ class ContactStage:
         view.flags.writeable = False
         return view
 
-    def position_sweep(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d):
-        """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass).
-        Returns (largest remaining error [m], any impulse applied)."""
+    def position_sweep(self, bodies, pred, free, h, eps_d):
+        """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass;
+        ``bodies`` and ``pred`` the impulse method's groups). Returns (largest remaining error [m], any impulse
+        applied)."""
         memo_set_limit(self.memo, eps_d)
-        return _position_pass(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
-                              self.model.body_inv_mass, Iinv, self.frozen,
-                              pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                              state.body_vel, state.body_omega, free, ALL_LEVELS, self.ws, self.cache, self.memo)
+        return _position_pass(self.rows, (self.order_down, *self.patches_down), 0, self.n_patches_down, bodies, pred,
+                              free, self.frozen, h, eps_d, ALL_LEVELS, self.ws, self.cache, self.memo)
 
-    def position_shock_pass(self, state, Iinv, pred_pos, pred_quat, dirty, free, h, eps_d) -> float:
+    def position_shock_pass(self, bodies, pred, free, h, eps_d) -> float:
         """Shock propagation of the contact joints (see _position_levels). Returns the largest error left [m]."""
-        worst, sweeps = _position_levels(self.rows, self.order, *self.patches_up, self.level_patches, self.top_level,
-                                         self.body_level, self._awake_frozen, self.frozen, self.model.body_inv_mass,
-                                         Iinv, pred_pos, pred_quat, state.body_pos, state.body_quat, dirty, h, eps_d,
-                                         state.body_vel, state.body_omega, free, self.opt.shock_level_iterations,
-                                         self.ws, self.level_cache, self.no_cache, self.no_memo)
+        levels = G.levels_of(self, self.level_patches)
+        worst, sweeps = _position_levels(self.rows, (self.order, *self.patches_up), levels, self.frozen, bodies, pred,
+                                         free, h, eps_d, self.opt.shock_level_iterations, G.shock_of(self))
         self.level_sweeps += sweeps
         return worst
 
@@ -507,13 +499,16 @@ def _freeze_up_to(body_level, level, frozen):
 
 
 @njit(**KERNEL)
-def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mass, Iinv, frozen, pred_pos, pred_quat,
-                   body_pos, body_quat, dirty, h, eps_d, body_vel, body_omega, free, level_hi, ws, cache, memo):
-    """One pass over the contact joints of patches p_lo … p_hi − 1, up to contact level ``level_hi``, with
-    lazily refreshed predictions. ``free`` holds what the free step needs: (body_acc, body_tau, body_inertia,
-    body_inv_inertia, body_inv_mass, body_static, scheme); ``ws`` is a patch workspace, ``cache`` the phase's
-    blocks if valid; ``memo`` the phase's patch memory (contact.memo: with passing over, patches within half the
-    tolerance since their last visit are skipped)."""
+def _position_pass(rows, patches, p_lo, p_hi, bodies, pred, free, frozen, h, eps_d, level_hi, ws, cache, memo):
+    """One pass over the contact joints of patches p_lo … p_hi − 1 of ``patches`` (contact.groups.PATCHES), up to
+    contact level ``level_hi``, with lazily refreshed predictions. ``bodies`` and ``pred`` are the impulse
+    method's groups (velocities changed, predictions and dirty flags updated in place); ``free`` holds what the
+    free step needs: (body_acc, body_tau, body_inertia, body_inv_inertia, body_inv_mass, body_static, scheme);
+    ``ws`` is a patch workspace, ``cache`` the phase's blocks if valid; ``memo`` the phase's patch memory
+    (contact.memo: with passing over, patches within half the tolerance since their last visit are skipped)."""
+    order, patch_start, patch_len = patches
+    body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    pred_pos, pred_quat, _, _, _, dirty, _ = pred
     worst = 0.0
     moved_any = False
     idx, rest, keep, A, b, lam, dl, lcp = ws
@@ -555,22 +550,23 @@ def _position_pass(rows, order, patch_start, patch_len, p_lo, p_hi, body_inv_mas
             moved_any = True
         left = err
         if memo_skips(memo):
-            left = _left_after_visit(rows, idx, q, rest, r, A_, B_, err, 2.0 * memo_limit(memo), dirty, body_pos,
-                                     body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat, frozen)
+            left = _left_after_visit(rows, idx, q, rest, r, A_, B_, err, 2.0 * memo_limit(memo), bodies, pred, free,
+                                     h, frozen)
         memo_keep(memo, p, rows, idx, q, rest, r, left, body_vel, body_omega)
         worst = max(worst, err)
     return worst, moved_any
 
 
 @njit(**KERNEL, inline="always")
-def _left_after_visit(rows, idx, q, rest, r, A, B, found, tol, dirty, body_pos, body_quat, body_vel, body_omega,
-                      free, h, pred_pos, pred_quat, frozen):
+def _left_after_visit(rows, idx, q, rest, r, A, B, found, tol, bodies, pred, free, h, frozen):
     """The position error a visit leaves at its patch [m], for passing over it later: measured on A's and B's
     poses predicted afresh, if the visit found the patch within the sweeps' tolerance ``tol``; else +inf (never
     passed over) without the cost of a prediction, as a patch found that far off rarely ends a visit within
     half the tolerance."""
     if found > tol:
         return np.inf
+    body_pos, body_quat, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
+    pred_pos, pred_quat, _, _, _, dirty, _ = pred
     _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
     return position_patch_residual(rows, idx, q, rest, r, pred_pos, pred_quat, frozen)
 
@@ -599,12 +595,16 @@ def _end_levels(rows, order, patch_start, patch_len, level_patches, top, frozen,
 
 
 @njit(**KERNEL)
-def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, body_level, awake_frozen, frozen, kind,
-                     body_inv_mass, Iinv, body_vel, body_omega, eps_v, max_sweeps, ws, level_cache, no_cache, no_memo):
+def _velocity_levels(rows, patches, levels, frozen, kind, body_inv_mass, Iinv, body_vel, body_omega, eps_v,
+                     max_sweeps, shock):
     """One velocity pass level by level from the ground up, freezing each level's bodies once resolved
     (Guendelman; Bender 5.2.4, 5.3.2): a level's contacts of ``kind`` are swept at most ``max_sweeps`` times,
     until level_resolved. A level's pass visits only its own contacts: those below it join two frozen bodies
-    and cannot act. Leaves ``frozen`` as ``awake_frozen``; returns (the largest error left [m/s], sweeps)."""
+    and cannot act. ``patches``, ``levels`` and ``shock`` as contact.groups. Leaves ``frozen`` as
+    ``awake_frozen``; returns (the largest error left [m/s], sweeps)."""
+    order, patch_start, patch_len = patches
+    level_patches, top, body_level, awake_frozen = levels
+    ws, level_cache, no_cache, no_memo = shock
     worst = 0.0
     sweeps = 0
     for level in range(top + 1):
@@ -623,11 +623,13 @@ def _velocity_levels(rows, order, patch_start, patch_len, level_patches, top, bo
 
 
 @njit(**KERNEL)
-def _position_levels(rows, order, patch_start, patch_len, level_patches, top, body_level, awake_frozen, frozen,
-                     body_inv_mass, Iinv, pred_pos, pred_quat, body_pos, body_quat, dirty, h, eps_d, body_vel,
-                     body_omega, free, max_sweeps, ws, level_cache, no_cache, no_memo):
+def _position_levels(rows, patches, levels, frozen, bodies, pred, free, h, eps_d, max_sweeps, shock):
     """The contact joints' pass level by level (as _velocity_levels, with _position_pass's sweeps). Returns
     (the largest error left [m], sweeps)."""
+    order, patch_start, patch_len = patches
+    level_patches, top, body_level, awake_frozen = levels
+    ws, level_cache, no_cache, no_memo = shock
+    _, _, _, _, _, _, _, _, _, body_inv_mass, _ = bodies
     worst = 0.0
     sweeps = 0
     for level in range(top + 1):
@@ -635,9 +637,8 @@ def _position_levels(rows, order, patch_start, patch_len, level_patches, top, bo
                                      R.RESTING, body_inv_mass, frozen, max_sweeps, ws, level_cache, no_cache)
         err = 0.0
         for _ in range(max_sweeps):
-            err, _moved = _position_pass(rows, order, patch_start, patch_len, lo, hi, body_inv_mass, Iinv, frozen,
-                                         pred_pos, pred_quat, body_pos, body_quat, dirty, h, eps_d, body_vel,
-                                         body_omega, free, level, ws, cache, no_memo)
+            err, _moved = _position_pass(rows, patches, lo, hi, bodies, pred, free, frozen, h, eps_d, level, ws, cache,
+                                         no_memo)
             sweeps += 1
             if level_resolved(err, eps_d, top + 1):
                 break

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from impulsim.math.quaternion import quat_rotate
+from impulsim.dynamics import groups as G
 from impulsim.dynamics.coordinates import coordinate_value
 
 
@@ -110,12 +111,18 @@ def pid_effort(e, e_prev, integral, gains, limit, h):
 
 
 @njit(cache=True)
-def add_motors_and_servos(t, h, motor_joint, motor_coord, motor_effort, servo_joint, servo_mode,
-                          servo_gains, servo_limit, servo_sp_start, servo_sp_time, servo_sp_value,
-                          servo_sp_linear, joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b,
-                          joint_axis_a, joint_ref_a, joint_ref_b, body_pos, body_quat, body_vel, body_omega,
-                          body_inv_mass, servo_integral, servo_prev_error, servo_effort, force_out, torque_out):
-    """Motor efforts and PID servo efforts as joint-axis loads; updates the servo memory in place."""
+def add_motors_and_servos(t, h, motors, servos, servo_memory, joints, motion, body_inv_mass,
+                          # outputs
+                          force_out, torque_out):
+    """Motor efforts and PID servo efforts as joint-axis loads; updates the servo memory in place.
+    ``motors``, ``servos``, ``servo_memory``, ``joints`` and ``motion`` as dynamics.groups; t [s] the time
+    at the step's start, h [s] the step."""
+    motor_joint, motor_coord, motor_effort = motors
+    servo_joint, servo_mode, servo_gains, servo_limit, servo_sp_start, servo_sp_time, servo_sp_value, \
+        servo_sp_linear = servos
+    servo_integral, servo_prev_error, servo_effort = servo_memory
+    joint_body_a, joint_body_b, joint_anchor_a, joint_anchor_b, joint_axis_a, joint_ref_a, joint_ref_b = joints
+    body_pos, body_quat, body_vel, body_omega = motion
     for m in range(motor_joint.shape[0]):
         apply_joint_effort(motor_joint[m], motor_coord[m], motor_effort[m], joint_body_a, joint_body_b,
                            joint_anchor_b, joint_axis_a, body_pos, body_quat, body_inv_mass, force_out,
@@ -168,12 +175,6 @@ def compute_loads(model, state, h, acc_out, torque_out):
                     model.spring_stiffness, model.spring_damping, model.spring_rest_length, state.body_pos,
                     state.body_quat, state.body_vel, state.body_omega, model.body_inv_mass, force, torque_out)
     if model.n_motors or model.n_servos:
-        add_motors_and_servos(state.t, h, model.motor_joint, model.motor_coord, state.motor_effort,
-                              model.servo_joint, model.servo_mode, model.servo_gains, model.servo_limit,
-                              model.servo_sp_start, model.servo_sp_time, model.servo_sp_value,
-                              model.servo_sp_linear, model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
-                              model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
-                              state.body_pos, state.body_quat, state.body_vel, state.body_omega,
-                              model.body_inv_mass, state.servo_integral, state.servo_prev_error,
-                              state.servo_effort, force, torque_out)
+        add_motors_and_servos(state.t, h, G.motors_of(model, state), G.servos_of(model), G.servo_memory_of(state),
+                              G.joints_of(model), G.motion_of(state), model.body_inv_mass, force, torque_out)
     to_accelerations(model.gravity, model.body_inv_mass, force, acc_out)

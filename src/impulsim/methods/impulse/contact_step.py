@@ -181,6 +181,7 @@ class ContactCoupling:
         shock propagation the contacts get their level-by-level pass after ``shock_propagation`` sweeps."""
         self.dirty[:] = 1
         free = self._free()
+        bodies, pred = bodies_of(self.model, s, self), pred_of(self)
         cap = max(self.max_iter_pos, self._max_iter_contact)
         res = 0.0
         it = 0
@@ -189,14 +190,12 @@ class ContactCoupling:
             info.clamped = max(info.clamped, clamped)
             for stage in (self.contacts, self.limits):
                 if stage is not None:
-                    err, _ = stage.position_sweep(s, self.Iinv, self.pred_pos, self.pred_quat, self.dirty, free, h,
-                                                  self.eps_d)
+                    err, _ = stage.position_sweep(bodies, pred, free, h, self.eps_d)
                     res = max(res, err)
             if res <= self.eps_d:
                 break
             if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):
-                err = self.contacts.position_shock_pass(s, self.Iinv, self.pred_pos, self.pred_quat, self.dirty,
-                                                        free, h, self.eps_d)
+                err = self.contacts.position_shock_pass(bodies, pred, free, h, self.eps_d)
                 res = max(self._joint_position_pass(s, h)[0], err)
                 break
         info.iters_pos, info.residual_pos = it, res
