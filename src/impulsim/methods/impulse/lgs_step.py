@@ -11,13 +11,14 @@ reports the time of every stage in ``StepInfo.timings``.
 """
 from numba import njit
 
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia
 from impulsim.dynamics.forces import plain_loads
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _rows_and_factorization(struct, prims, bodies, dep_tol,
                             # outputs
                             rows, fac):
@@ -35,7 +36,7 @@ def _rows_and_factorization(struct, prims, bodies, dep_tol,
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def lgs_standard_step(chains, struct, prims, bodies, rows, fac, pred, gravity, body_force, body_torque,
                       h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed, dep_tol):
     """One standard impulse step (Bender Fig. 3.1) of an all-LGS model: the state's motion in ``bodies`` is
@@ -48,7 +49,7 @@ def lgs_standard_step(chains, struct, prims, bodies, rows, fac, pred, gravity, b
                            max_iter_vel, max_speed, dep_tol, False)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def lgs_corrections(chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, eps_v, max_iter_pos,
                     max_iter_vel, max_speed, dep_tol, rows_current):
     """:func:`lgs_standard_step` after its loads (the accelerations and torques of ``bodies`` are the

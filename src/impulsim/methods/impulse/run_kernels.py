@@ -27,6 +27,7 @@ is not compared. The values are those of the single steps, bit for bit.
 import numpy as np
 from numba import njit
 
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.forces import plain_loads
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
@@ -49,7 +50,7 @@ B_POS, B_QUAT, B_VEL, B_OMEGA, B_PRED_POS, B_PRED_QUAT, B_PRED_VEL, B_PRED_OMEGA
 """Columns of the backup rows (one row per body): the state's motion and the method's predictions."""
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
                       pred_valid, dirty, backup, backup_flags, to_backup):
     """Copy the state's motion and the method's memory into the backup rows (to_backup) or back: one pass
@@ -83,18 +84,20 @@ def backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_
             dirty[k] = backup_flags[k, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w):
     """The forces a step sees: the user's plus the timed loads over [t, t+h) (as Method.step adds them to its
     copy of the state); ``loads`` = (body, force, torque, start, end) of the model's timed loads."""
     load_body, load_force, load_torque, load_start, load_end = loads
-    force_w[:, :] = body_force
-    torque_w[:, :] = body_torque
+    for k in range(body_force.shape[0]):
+        for i in range(3):
+            force_w[k, i] = body_force[k, i]
+            torque_w[k, i] = body_torque[k, i]
     if load_body.shape[0]:
         add_timed_loads(load_body, load_force, load_torque, load_start, load_end, t, h, force_w, torque_w)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs, dropped,
                eps_d, eps_v, max_distance, max_speed):
     """After step i: its figures as the run's last (S_LAST_*, iters_out[i]), the checks of ``Method.step``
@@ -145,7 +148,7 @@ def close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, s
     return FAIL_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def lgs_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_work,
             chains, struct, prims, bodies, rows, fac, pred, gravity, body_force, body_torque,
             h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, dep_tol):
