@@ -22,7 +22,8 @@ from impulsim.experiments import bender as scenes
 run_path.COMPILE_PAYS_STEPS = 0
 cases = [(lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
          (lambda: random_model(14, 6, kinds=("ball", "hinge")), dict(solver="lgs", integrator="rk45")),
-         (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler"))]
+         (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler")),
+         (lambda: random_model(13, 8), dict(solver="iterative"))]     # its loop counts (its sweeps allocate)
 for build, options in cases:
     model, state = build()
     method = ims.make_method("impulse", model, contacts=False, **options)
