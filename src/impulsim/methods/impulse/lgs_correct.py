@@ -28,7 +28,7 @@ from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.dynamics.prims import BALL, is_velocity_only
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def predict_bodies(members, bodies, pred, h, scheme):
     """Free step over h [s] of the listed bodies (members) into the predictions of ``pred`` (pose and
     velocities at t0+h); static bodies are copied."""
@@ -97,7 +97,7 @@ def _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim
     return d, err2, tol, err2 > tol * tol, first and tol > eps_d
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def _chain_position_errors(first, nodes_prim, cut_prims, prims, rows, pred, h, eps_d, max_speed,
                            # output
                            x):
@@ -204,7 +204,7 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
     return most, residual_all, clamped_all
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def _chain_velocity_errors(nodes_prim, cut_prims, prims, bodies, rows,
                            # output
                            x):

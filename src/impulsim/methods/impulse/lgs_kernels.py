@@ -264,7 +264,7 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
     return dropped
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
     """x ← M⁺ x for nodes n0 .. n1-1: forward substitution with L, D⁺, back substitution with Lᵀ."""
     for k in range(n0, n1):
@@ -284,7 +284,7 @@ def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
                 x[k, b] -= fac_off[t, 0, b] * y0 + fac_off[t, 1, b] * y1 + fac_off[t, 2, b] * y2
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw,
                         x,
                         # outputs
