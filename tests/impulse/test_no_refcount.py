@@ -57,6 +57,6 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     rows = [line.split() for line in out.stdout.splitlines() if line.startswith("uncounted")]
     names = {r[2] for r in rows}
     # the loop and the step's kernels are among them (else the option had no effect) ...
-    assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "solve"} <= names
+    assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "assemble"} <= names
     # ... and none of the functions compiled their way returns an array
     assert [r for r in rows if r[3] == "True"] == []

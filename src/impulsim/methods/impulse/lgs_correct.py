@@ -13,7 +13,9 @@ Velocity correction of one chain at t0+h: M x = P Δu is exact in one solve (the
 impulse is linear); the loop repeats only if the hybrid cut joints or dropped rows leave a residual.
 
 Helpers called once per body or primitive take tuples, not arrays: passing many arrays to a compiled
-function costs more than the arithmetic of one body.
+function costs more than the arithmetic of one body. For the same reason the kernels of one iteration
+(prediction, errors, solve, impulses) are inlined into the correction loops, and all of them are compiled
+without reference counting (see :mod:`jit`).
 """
 import numpy as np
 from numba import njit
