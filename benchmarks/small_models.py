@@ -16,7 +16,8 @@ at their defaults.
 Every model is measured in rounds; a round times a block of steps of each contender in turn (so a load
 change on a shared machine hits all of them alike), in CPU time of the process (time spent waiting for a
 core on a busy machine is not counted). The table gives the median over the rounds of the microseconds
-per step, and the median of the per-round ratios to MuJoCo.
+per step, and the median of the per-round ratios to MuJoCo, and the position and velocity solves per step
+(sweeps for the iterative solver) of the run's next block of steps.
 """
 from __future__ import annotations
 
@@ -60,17 +61,24 @@ def _ours(model, state, h, solver, compiled):
     method = ims.make_method("impulse", model, solver=solver, contacts=False)
     s = state.copy()
     if compiled:
-        return (lambda k: method.run(s, h, k)), method.run_path
-    return (lambda k: [method.step(s, h) for _ in range(k)]), "step"
+        return (lambda k: method.run(s, h, k)), (method, s)
+    return (lambda k: [method.step(s, h) for _ in range(k)]), None
+
+
+def _solves(method, state, h, k):
+    """Mean position and velocity solves (LGS) or sweeps (iterative) per step over k more steps."""
+    iters = np.zeros((k, 2), np.int64)
+    method.run(state, h, k, iters=iters)
+    return iters.mean(axis=0)
 
 
 def measure(name, build, h, solvers, block, rounds):
     model, state = build()
     contenders = {"mujoco": _mujoco(model, state, h)}
-    paths = {}
+    runs = {}
     for solver in solvers:
         contenders[f"{solver} step"], _ = _ours(model, state, h, solver, False)
-        contenders[f"{solver} run"], paths[solver] = _ours(model, state, h, solver, True)
+        contenders[f"{solver} run"], runs[solver] = _ours(model, state, h, solver, True)
     for fn in contenders.values():      # warm-up (compiled kernels loaded, caches filled)
         fn(block)
     times = {k: [] for k in contenders}
@@ -83,7 +91,10 @@ def measure(name, build, h, solvers, block, rounds):
     rows = []
     for solver in solvers:
         step, run = np.array(times[f"{solver} step"]), np.array(times[f"{solver} run"])
-        rows.append(dict(model=name, bodies=model.n_bodies - 1, h=h, solver=solver, path=paths[solver],
+        method, s = runs[solver]
+        solves = _solves(method, s, h, block)
+        rows.append(dict(model=name, bodies=model.n_bodies - 1, h=h, solver=solver, path=method.run_path,
+                         solves_pos=float(solves[0]), solves_vel=float(solves[1]),
                          step_us=float(np.median(step)), run_us=float(np.median(run)),
                          mujoco_us=float(np.median(mj)), step_ratio=float(np.median(step / mj)),
                          run_ratio=float(np.median(run / mj))))
@@ -92,13 +103,14 @@ def measure(name, build, h, solvers, block, rounds):
 
 def table(rounds):
     print(f"load average {os.getloadavg()[0]:.2f}; {rounds} rounds; CPU µs per step, medians")
-    print("| model | bodies | h [s] | solver | step() loop | run() | MuJoCo Euler | step / MuJoCo | run / MuJoCo |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| model | bodies | h [s] | solver | step() loop | run() | MuJoCo Euler | step / MuJoCo | run / MuJoCo | "
+          "solves per step (pos + vel) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, build, h, solvers, block in MODELS:
         for r in measure(name, build, h, solvers, block, rounds):
             print(f"| {r['model']} | {r['bodies']} | {r['h']:.3g} | {r['solver']} ({r['path']}) | "
                   f"{r['step_us']:.1f} | {r['run_us']:.1f} | {r['mujoco_us']:.1f} | {r['step_ratio']:.2f} | "
-                  f"{r['run_ratio']:.2f} |", flush=True)
+                  f"{r['run_ratio']:.2f} | {r['solves_pos']:.2f} + {r['solves_vel']:.2f} |", flush=True)
 
 
 COLD = """

@@ -13,11 +13,14 @@ Velocity correction of one chain at t0+h: M x = P Δu is exact in one solve (the
 impulse is linear); the loop repeats only if the hybrid cut joints or dropped rows leave a residual.
 
 Helpers called once per body or primitive take tuples, not arrays: passing many arrays to a compiled
-function costs more than the arithmetic of one body.
+function costs more than the arithmetic of one body. For the same reason the kernels of one iteration
+(prediction, errors, solve, impulses) are inlined into the correction loops, and all of them are compiled
+without reference counting (see :mod:`jit`).
 """
 import numpy as np
 from numba import njit
 
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.integrate import free_step_body, store_body
 from impulsim.math.vec import v3, q4, dot
 from impulsim.dynamics.prim_errors import ball_points, position_error_t, velocity_error_t
@@ -27,7 +30,7 @@ from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.dynamics.prims import BALL, is_velocity_only
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def predict_bodies(members, bodies, pred, h, scheme):
     """Free step over h [s] of the listed bodies (members) into the predictions of ``pred`` (pose and
     velocities at t0+h); static bodies are copied."""
@@ -45,7 +48,7 @@ def predict_bodies(members, bodies, pred, h, scheme):
         store_body(k, p, q, v, w, pred_pos, pred_quat, pred_vel, pred_omega)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def advance_bodies(bodies, pred, h, scheme):
     """Free step of every non-static body; a body whose valid prediction exists takes it unchanged (and
     the prediction is marked used)."""
@@ -96,7 +99,7 @@ def _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim
     return d, err2, tol, err2 > tol * tol, first and tol > eps_d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def _chain_position_errors(first, nodes_prim, cut_prims, prims, rows, pred, h, eps_d, max_speed,
                            # output
                            x):
@@ -150,14 +153,14 @@ def _chain_position_errors(first, nodes_prim, cut_prims, prims, rows, pred, h, e
     return np.sqrt(largest2), violated, clamped
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _mark(bodies, value, flags):
     """flags[k] = value for the listed bodies."""
     for k in bodies:
         flags[k] = value
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, max_iter, max_speed):
     """Joint correction of every LGS chain. Returns (most solves in a chain, largest error, clamped count);
     the bodies' velocities are corrected in place, the predictions of ``pred`` updated and the solves of
@@ -203,7 +206,7 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
     return most, residual_all, clamped_all
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def _chain_velocity_errors(nodes_prim, cut_prims, prims, bodies, rows,
                            # output
                            x):
@@ -236,7 +239,7 @@ def _chain_velocity_errors(nodes_prim, cut_prims, prims, bodies, rows,
     return residual
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def correct_velocities_lgs(chains, struct, prims, bodies, rows, fac, eps_v, max_iter):
     """Velocity correction of every LGS chain at t0+h: first the chain's velocity-only rows by sweeps, then
     the joints by solves, alternating as long as each round reduces the joints' disturbance of the velocity

@@ -23,6 +23,7 @@ replaced by one that removes only the independent freedoms.
 import numpy as np
 from numba import njit
 
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.math.vec import v3, q4
 from impulsim.dynamics.prim_errors import ball_points
 from impulsim.dynamics.prims import BALL, is_translational
@@ -56,7 +57,7 @@ def ball_lin_rows(node_prim, prim_kind, node_lin):
             node_lin[n, 1] = -np.eye(3)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                    prim_axis_b, body_pos, body_quat, body_Iinv,
                    # outputs
@@ -110,7 +111,7 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
                                                     + body_Iinv[k, q, 2] * c2)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_ang, node_angw,
              term_target, term_row, term_row_side, term_col, term_col_side,
              # outputs
@@ -148,7 +149,7 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
     _mirror_lower(asm_diag)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _mirror_lower(blocks):
     """Upper half of every symmetric 3×3 block from its lower half."""
     for k in range(blocks.shape[0]):
@@ -214,7 +215,7 @@ def pseudo_inverse(k, fac_diag, asm_diag, dep_tol,
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _copy_blocks(src, b0, b1, dst):
     """dst[b0:b1] = src[b0:b1] for arrays of 3×3 blocks (element loops: no shape checks to compile)."""
     for t in range(b0, b1):
@@ -223,7 +224,7 @@ def _copy_blocks(src, b0, b1, dst):
                 dst[t, a, b] = src[t, a, b]
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b, upd_target, dep_tol,
               # outputs
               fac_diag_inv, fac_off, tmp, fac_diag):
@@ -263,7 +264,7 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
     """x ← M⁺ x for nodes n0 .. n1-1: forward substitution with L, D⁺, back substitution with Lᵀ."""
     for k in range(n0, n1):
@@ -283,7 +284,7 @@ def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
                 x[k, b] -= fac_off[t, 0, b] * y0 + fac_off[t, 1, b] * y1 + fac_off[t, 2, b] * y2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", **NO_REFCOUNT)
 def apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw,
                         x,
                         # outputs
@@ -310,7 +311,7 @@ def apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b,
                                      + node_angw[n, side, 2, q] * x2)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def build_and_factorize(struct, prims, bodies, dep_tol,
                         # outputs
                         rows, fac):
@@ -332,7 +333,7 @@ def build_and_factorize(struct, prims, bodies, dep_tol,
                      dep_tol, fac_diag_inv, fac_off, tmp, fac_diag)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def same_poses(body_pos, body_quat, cache_pos, cache_quat):
     """True if every body's position and orientation equal the cached ones exactly."""
     for k in range(body_pos.shape[0]):

@@ -9,13 +9,14 @@ the solver needs M_i = P K Pᵀ (or P L Pᵀ) and its inverse (eq. 3.15, 3.16, 3
 import numpy as np
 from numba import njit
 
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.math.vec import v3, q4, sub, qrot
 from impulsim.dynamics.prims import is_translational
 from impulsim.dynamics.prim_errors import impulse_points_t, projection_t
 from impulsim.dynamics.impulse_response import add_k_body
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def world_inverse_inertia(body_quat, body_inv_inertia, out):
     """J⁻¹ = R J_l⁻¹ Rᵀ for every body, world frame [1/(kg m²)], out shape [n, 3, 3]."""
     for k in range(body_quat.shape[0]):

@@ -6,7 +6,7 @@ unboxing of ~80 arrays. On a triple pendulum that is ~25 µs against ~2 µs of a
 the steps runs inside compiled code and repeats, per step, exactly what :meth:`Method.step` does:
 
 * timed loads added to a copy of the user's forces at the step's start time;
-* the step itself: the fused all-LGS step (:func:`lgs_standard_step`) or the staged iterative step, the
+* the step itself: the fused all-LGS step (``lgs_step.lgs_standard_step``) or the staged iterative step, the
   very kernels the Python path calls, in the same order with the same arguments (bit-identical results);
 * the checks of ``Method.step``: every position, orientation and velocity finite, both residuals finite,
   no body beyond ``max_distance`` [m] or faster than ``max_speed`` [m/s].
@@ -14,21 +14,30 @@ the steps runs inside compiled code and repeats, per step, exactly what :meth:`M
 Before each step the poses, velocities and the method's memory (predictions, dirty flags) are copied into
 ``backup`` rows (:func:`backup_or_restore`); a step that fails a check stops the loop with its results in place, so the caller can name the
 cause exactly as ``Method.step`` would, then put ``backup`` back: the state is that of the last good step.
+
+On a small model the arithmetic of a step is a few µs, so what the loop adds around it counts: every compiled
+call that takes arrays pays for their reference counts (atomic operations, ~80 ns for a call with a dozen
+arrays on the machines measured), more than the backup copy or the checks themselves. The loop therefore
+makes few calls per step: the backup is one pass over the bodies, the checks and the totals one call
+(:func:`close_step`), the loads are computed once per run when no timed load changes them (they depend on
+the user's forces, which a run holds fixed), and after the first step the rows and factorization are known
+to be those of the current poses (the previous step built them last and moved nothing after), so their key
+is not compared. The values are those of the single steps, bit for bit.
 """
 import numpy as np
 from numba import njit
 
-from impulsim.dynamics.checks import all_finite
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.forces import plain_loads
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 from impulsim.methods.impulse.lgs_correct import advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
-from impulsim.methods.impulse.lgs_step import lgs_standard_step
+from impulsim.methods.impulse.lgs_step import lgs_corrections
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows_of
 
 FAIL_NONE, FAIL_NONFINITE_STATE, FAIL_NONFINITE_RESIDUAL, FAIL_RANGE = 0, 1, 2, 3
-"""Why a compiled run stopped early (see :func:`step_failure`)."""
+"""Why a compiled run stopped early (see :func:`close_step`)."""
 
 # stats layout (float64 array written by the run kernels)
 (S_DONE, S_FAIL, S_T, S_SUM_P, S_MAX_P, S_SUM_V, S_MAX_V, S_RES_P, S_RES_V, S_CLAMPED, S_CONV_P, S_CONV_V,
@@ -37,70 +46,89 @@ FAIL_NONE, FAIL_NONFINITE_STATE, FAIL_NONFINITE_RESIDUAL, FAIL_RANGE = 0, 1, 2, 
 N_STATS = 22
 
 
-@njit(cache=True)
-def step_failure(body_pos, body_quat, body_vel, body_omega, res_p, res_v, max_distance, max_speed):
-    """The first check of ``Method.step`` the just-taken step fails (FAIL_*), in that method's order."""
-    if not all_finite(body_pos, body_quat, body_vel, body_omega):
-        return FAIL_NONFINITE_STATE
-    if not (np.isfinite(res_p) and np.isfinite(res_v)):
-        return FAIL_NONFINITE_RESIDUAL
-    for k in range(body_pos.shape[0]):
-        for i in range(3):
-            if abs(body_pos[k, i]) > max_distance or abs(body_vel[k, i]) > max_speed:
-                return FAIL_RANGE
-    return FAIL_NONE
-
-
 B_POS, B_QUAT, B_VEL, B_OMEGA, B_PRED_POS, B_PRED_QUAT, B_PRED_VEL, B_PRED_OMEGA, B_WIDTH = 0, 3, 7, 10, 13, 16, 20, 23, 26
 """Columns of the backup rows (one row per body): the state's motion and the method's predictions."""
 
 
-@njit(cache=True)
-def _copy_rows(src, dst, col, width, to_backup):
-    """backup[:, col:col+width] ⇄ src (to_backup: from src into the backup, else back)."""
-    for k in range(src.shape[0]):
-        for i in range(width):
-            if to_backup:
-                dst[k, col + i] = src[k, i]
-            else:
-                src[k, i] = dst[k, col + i]
-
-
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
                       pred_valid, dirty, backup, backup_flags, to_backup):
-    """Copy the state's motion and the method's memory into the backup rows (to_backup) or back."""
-    _copy_rows(body_pos, backup, B_POS, 3, to_backup)
-    _copy_rows(body_quat, backup, B_QUAT, 4, to_backup)
-    _copy_rows(body_vel, backup, B_VEL, 3, to_backup)
-    _copy_rows(body_omega, backup, B_OMEGA, 3, to_backup)
-    _copy_rows(pred_pos, backup, B_PRED_POS, 3, to_backup)
-    _copy_rows(pred_quat, backup, B_PRED_QUAT, 4, to_backup)
-    _copy_rows(pred_vel, backup, B_PRED_VEL, 3, to_backup)
-    _copy_rows(pred_omega, backup, B_PRED_OMEGA, 3, to_backup)
-    for k in range(pred_valid.shape[0]):
+    """Copy the state's motion and the method's memory into the backup rows (to_backup) or back: one pass
+    over the bodies (columns B_*)."""
+    for k in range(body_pos.shape[0]):
         if to_backup:
+            for i in range(3):
+                backup[k, B_POS + i] = body_pos[k, i]
+                backup[k, B_VEL + i] = body_vel[k, i]
+                backup[k, B_OMEGA + i] = body_omega[k, i]
+                backup[k, B_PRED_POS + i] = pred_pos[k, i]
+                backup[k, B_PRED_VEL + i] = pred_vel[k, i]
+                backup[k, B_PRED_OMEGA + i] = pred_omega[k, i]
+            for i in range(4):
+                backup[k, B_QUAT + i] = body_quat[k, i]
+                backup[k, B_PRED_QUAT + i] = pred_quat[k, i]
             backup_flags[k, 0] = pred_valid[k]
             backup_flags[k, 1] = dirty[k]
         else:
+            for i in range(3):
+                body_pos[k, i] = backup[k, B_POS + i]
+                body_vel[k, i] = backup[k, B_VEL + i]
+                body_omega[k, i] = backup[k, B_OMEGA + i]
+                pred_pos[k, i] = backup[k, B_PRED_POS + i]
+                pred_vel[k, i] = backup[k, B_PRED_VEL + i]
+                pred_omega[k, i] = backup[k, B_PRED_OMEGA + i]
+            for i in range(4):
+                body_quat[k, i] = backup[k, B_QUAT + i]
+                pred_quat[k, i] = backup[k, B_PRED_QUAT + i]
             pred_valid[k] = backup_flags[k, 0]
             dirty[k] = backup_flags[k, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w):
     """The forces a step sees: the user's plus the timed loads over [t, t+h) (as Method.step adds them to its
     copy of the state); ``loads`` = (body, force, torque, start, end) of the model's timed loads."""
     load_body, load_force, load_torque, load_start, load_end = loads
-    force_w[:, :] = body_force
-    torque_w[:, :] = body_torque
+    for k in range(body_force.shape[0]):
+        for i in range(3):
+            force_w[k, i] = body_force[k, i]
+            torque_w[k, i] = body_torque[k, i]
     if load_body.shape[0]:
         add_timed_loads(load_body, load_force, load_torque, load_start, load_end, t, h, force_w, torque_w)
 
 
-@njit(cache=True)
-def _tally(stats, sp, rp, cl, sv, rv, conv_p, conv_v, facs, dropped, iters_out, i):
-    """Add one good step to the run's totals (stats) and its iteration counts to iters_out[i]."""
+@njit(cache=True, **NO_REFCOUNT)
+def close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs, dropped,
+               eps_d, eps_v, max_distance, max_speed):
+    """After step i: its figures as the run's last (S_LAST_*, iters_out[i]), the checks of ``Method.step``
+    (returns the first failed one, FAIL_*, in that method's order: a non-finite pose or velocity, a
+    non-finite residual, a body beyond max_distance [m] or faster than max_speed [m/s]; one pass over the
+    bodies) and, for a good step, its figures added to the run's totals."""
+    conv_p, conv_v = rp <= eps_d, rv <= eps_v
+    stats[S_LAST_P] = sp
+    stats[S_LAST_RP] = rp
+    stats[S_LAST_CL] = cl
+    stats[S_LAST_V] = sv
+    stats[S_LAST_RV] = rv
+    stats[S_LAST_CONV_P] = 1.0 if conv_p else 0.0
+    stats[S_LAST_CONV_V] = 1.0 if conv_v else 0.0
+    if iters_out.shape[0] > i:
+        iters_out[i, 0] = sp
+        iters_out[i, 1] = sv
+    far = False
+    for k in range(body_pos.shape[0]):
+        for a in range(3):
+            p, v, w = body_pos[k, a], body_vel[k, a], body_omega[k, a]
+            if not (np.isfinite(p) and np.isfinite(v) and np.isfinite(w)):
+                return FAIL_NONFINITE_STATE
+            far = far or abs(p) > max_distance or abs(v) > max_speed
+        for a in range(4):
+            if not np.isfinite(body_quat[k, a]):
+                return FAIL_NONFINITE_STATE
+    if not (np.isfinite(rp) and np.isfinite(rv)):
+        return FAIL_NONFINITE_RESIDUAL
+    if far:
+        return FAIL_RANGE
     stats[S_DONE] += 1.0
     stats[S_SUM_P] += sp
     stats[S_MAX_P] = max(stats[S_MAX_P], sp)
@@ -117,39 +145,10 @@ def _tally(stats, sp, rp, cl, sv, rv, conv_p, conv_v, facs, dropped, iters_out, 
         stats[S_UNCONVERGED] += 1.0
     stats[S_FACS] += facs
     stats[S_DROPPED] = dropped
+    return FAIL_NONE
 
 
-@njit(cache=True)
-def _last(stats, sp, rp, cl, sv, rv, conv_p, conv_v, iters_out, i):
-    stats[S_LAST_P] = sp
-    stats[S_LAST_RP] = rp
-    stats[S_LAST_CL] = cl
-    stats[S_LAST_V] = sv
-    stats[S_LAST_RV] = rv
-    stats[S_LAST_CONV_P] = 1.0 if conv_p else 0.0
-    stats[S_LAST_CONV_V] = 1.0 if conv_v else 0.0
-    if iters_out.shape[0] > i:
-        iters_out[i, 0] = sp
-        iters_out[i, 1] = sv
-
-
-@njit(cache=True)
-def _step_motion(bodies, pred, backup, backup_flags, to_backup):
-    """backup_or_restore of the state's motion in ``bodies`` and the method's memory in ``pred``."""
-    body_pos, body_quat, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
-    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
-    backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
-                      pred_valid, dirty, backup, backup_flags, to_backup)
-
-
-@njit(cache=True)
-def _failure(bodies, res_p, res_v, max_distance, max_speed):
-    """step_failure of the state's motion in ``bodies``."""
-    body_pos, body_quat, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
-    return step_failure(body_pos, body_quat, body_vel, body_omega, res_p, res_v, max_distance, max_speed)
-
-
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def lgs_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_work,
             chains, struct, prims, bodies, rows, fac, pred, gravity, body_force, body_torque,
             h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, dep_tol):
@@ -160,21 +159,27 @@ def lgs_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_work,
     (backup rows, backup flags, the step's forces and torques); the other groups are those of
     :func:`lgs_standard_step` (see :mod:`groups`), whose state is advanced in place."""
     backup, backup_flags, force_w, torque_w = run_work
+    body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
+    timed = loads[0].shape[0] > 0
+    if not timed:
+        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
-        _step_motion(bodies, pred, backup, backup_flags, True)
-        _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
-        sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
-            chains, struct, prims, bodies, rows, fac, pred, gravity, force_w, torque_w, h, scheme, eps_d, eps_v,
-            max_iter_pos, max_iter_vel, max_speed_corr, dep_tol)
-        conv_p, conv_v = rp <= eps_d, rv <= eps_v
-        _last(stats, sp, rp, cl, sv, rv, conv_p, conv_v, iters_out, i)
-        fail = _failure(bodies, rp, rv, max_distance, max_speed)
+        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                          pred_valid, dirty, backup, backup_flags, True)
+        if timed:
+            _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
+            plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+        sp, rp, cl, sv, rv, facs, dropped = lgs_corrections(
+            chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel,
+            max_speed_corr, dep_tol, i > 0)
+        fail = close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs,
+                          dropped, eps_d, eps_v, max_distance, max_speed)
         if fail != FAIL_NONE:
             stats[S_FAIL] = fail
             stats[S_T] = t
             return
         t += h
-        _tally(stats, sp, rp, cl, sv, rv, conv_p, conv_v, facs, dropped, iters_out, i)
     stats[S_T] = t
 
 
@@ -199,11 +204,17 @@ def iterative_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_wo
     """Up to ``n`` standard steps of a model whose joints are all corrected iteratively (the staged path of
     schemes.standard with the iterative solver, kernel by kernel); as :func:`lgs_run` otherwise."""
     backup, backup_flags, force_w, torque_w = run_work
-    body_pos, body_quat, _, _, acc, tau, _, _, _, body_inv_mass, _ = bodies
+    body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
+    timed = loads[0].shape[0] > 0
+    if not timed:
+        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
-        _step_motion(bodies, pred, backup, backup_flags, True)
-        _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
-        plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                          pred_valid, dirty, backup, backup_flags, True)
+        if timed:
+            _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
+            plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
         if not same_poses(body_pos, body_quat, rows[5], rows[6]):
             _iterative_rows(row_prims, prims, bodies, rows)
         sweeps, res, cl = correct_positions_of(iter_prims, prims, bodies, rows, pred, h, scheme, eps_d,
@@ -218,13 +229,11 @@ def iterative_run(n, t, max_distance, max_speed, stats, iters_out, loads, run_wo
             vs, vres = correct_velocities_of(iter_prims, prims, bodies, rows, eps_v, max_iter_vel)
             sv = max(0, vs)
             rv = vres if vres > 0.0 else 0.0
-        conv_p, conv_v = rp <= eps_d, rv <= eps_v
-        _last(stats, sp, rp, cl, sv, rv, conv_p, conv_v, iters_out, i)
-        fail = _failure(bodies, rp, rv, max_distance, max_speed)
+        fail = close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, 0, 0,
+                          eps_d, eps_v, max_distance, max_speed)
         if fail != FAIL_NONE:
             stats[S_FAIL] = fail
             stats[S_T] = t
             return
         t += h
-        _tally(stats, sp, rp, cl, sv, rv, conv_p, conv_v, 0, 0, iters_out, i)
     stats[S_T] = t

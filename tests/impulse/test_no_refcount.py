@@ -1,0 +1,62 @@
+"""The impulse kernels compiled without reference counts (methods/impulse/jit.py): Numba passes the option on
+to every function they call, so none of those may hand back an array (a view returned without its count
+would be freed by a counting caller). Checked in a fresh process with an empty cache, where the compiled run
+loop is the first to compile, so every function it reaches is compiled its way."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from impulsim.methods.impulse.jit import NO_REFCOUNT
+
+SCRIPT = r"""
+import sys
+import numba
+from numba.core import types
+import impulsim as ims
+from impulsim.methods.impulse import run_path
+from tests.impulse.random_models import random_model
+from impulsim.experiments import bender as scenes
+
+run_path.COMPILE_PAYS_STEPS = 0
+cases = [(lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
+         (lambda: random_model(14, 6, kinds=("ball", "hinge")), dict(solver="lgs", integrator="rk45")),
+         (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler")),
+         (lambda: random_model(13, 8), dict(solver="iterative"))]     # its loop counts (its sweeps allocate)
+for build, options in cases:
+    model, state = build()
+    method = ims.make_method("impulse", model, contacts=False, **options)
+    method.run(state, 0.005, 3)          # the compiled loop first (where the model takes it; the cut loops'
+                                         # staged step otherwise): it compiles what it reaches
+    method.step(state, 0.005)
+
+def holds_array(t):
+    return isinstance(t, types.Array) or (isinstance(t, types.BaseTuple) and any(holds_array(x) for x in t.types))
+
+for name, module in list(sys.modules.items()):
+    if not name.startswith("impulsim"):
+        continue
+    for attr, f in vars(module).items():
+        if isinstance(f, numba.core.registry.CPUDispatcher) and f.__module__ == name:
+            for cres in f.overloads.values():
+                if not cres.target_context.enable_nrt:
+                    print("uncounted", name, attr, holds_array(cres.signature.return_type))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NO_REFCOUNT, reason="this Numba compiles every kernel with reference counts")
+def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([os.path.join(root, "src"), root, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=800,
+                         cwd=root)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = [line.split() for line in out.stdout.splitlines() if line.startswith("uncounted")]
+    names = {r[2] for r in rows}
+    # the loop and the step's kernels are among them (else the option had no effect) ...
+    assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "assemble"} <= names
+    # ... and none of the functions compiled their way returns an array
+    assert [r for r in rows if r[3] == "True"] == []
