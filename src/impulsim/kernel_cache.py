@@ -12,6 +12,10 @@ default is beside the sources), else in ``~/.cache/impulsim/numba/<fingerprint>`
 set, in ``$NUMBA_CACHE_DIR/impulsim-<fingerprint>``. Directories of older fingerprints are removed, keeping
 the few most recent (another checkout of a different version may be using one).
 
+Every edit of any source file therefore recompiles all kernels on the next run (minutes). Developers who
+edit kernels often and clear stale entries themselves may set ``IMPULSIM_KERNEL_CACHE=per-file`` to keep
+Numba's own per-file cache beside the sources instead (the old hole included).
+
 This module must be imported before any module that defines kernels (``impulsim/__init__`` imports it
 first): Numba fixes a kernel's cache location when the kernel is defined.
 """
@@ -69,8 +73,11 @@ def _prune(current: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def use_fingerprinted_cache() -> Path:
-    """Point Numba's cache at this source version's directory (creating it); returns the directory."""
+def use_fingerprinted_cache() -> Path | None:
+    """Point Numba's cache at this source version's directory (creating it); returns the directory, or None
+    with ``IMPULSIM_KERNEL_CACHE=per-file`` (Numba's own cache, untouched)."""
+    if os.environ.get("IMPULSIM_KERNEL_CACHE", "").strip().lower() == "per-file":
+        return None
     directory = cache_directory(source_fingerprint())
     directory.mkdir(parents=True, exist_ok=True)
     os.utime(directory)             # "most recently used", for the pruning of other checkouts' versions

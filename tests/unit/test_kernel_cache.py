@@ -37,3 +37,11 @@ def test_kernels_are_cached_under_the_fingerprint_of_the_sources(tmp_path):
     expected = tmp_path / f"impulsim-{kernel_cache.source_fingerprint()}"
     assert Path(out.stdout.strip()) == expected
     assert any(expected.rglob("*.nbi")) and any(expected.rglob("*.nbc"))
+
+
+def test_developers_may_keep_numbas_per_file_cache():
+    env = dict(os.environ, IMPULSIM_KERNEL_CACHE="per-file")
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = "import numba, impulsim; from impulsim import kernel_cache as k; print(k.CACHE, repr(numba.config.CACHE_DIR))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["None", "''"]
