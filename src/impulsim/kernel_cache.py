@@ -9,8 +9,8 @@ once from the current code.
 
 The cache lives in ``__pycache__/numba/<fingerprint>`` of the package when that is writable (as Numba's own
 default is beside the sources), else in ``~/.cache/impulsim/numba/<fingerprint>``; if ``NUMBA_CACHE_DIR`` is
-set, in ``$NUMBA_CACHE_DIR/impulsim-<fingerprint>``. Directories of older fingerprints are removed, keeping
-the few most recent (another checkout of a different version may be using one).
+set, in ``$NUMBA_CACHE_DIR/impulsim-<fingerprint>``. Directories of other fingerprints are removed once
+unused for a day, keeping the few most recent (another checkout of a different version may be using one).
 
 Every edit of any source file therefore recompiles all kernels on the next run (minutes). Developers who
 edit kernels often and clear stale entries themselves may set ``IMPULSIM_KERNEL_CACHE=per-file`` to keep
@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numba
@@ -60,8 +61,14 @@ def cache_directory(fingerprint: str) -> Path:
     return base / fingerprint
 
 
+STALE_AFTER_S = 86400.0
+"""A directory of another fingerprint is removed only when unused this long [s] (a process that imported an
+older version may still be compiling into it)."""
+
+
 def _prune(current: Path) -> None:
-    """Remove the sibling directories of older fingerprints but the KEEP most recently modified."""
+    """Remove the sibling directories of other fingerprints, except the KEEP most recently used and any
+    used within STALE_AFTER_S."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return                      # the user's directory: theirs to manage
     try:
@@ -69,8 +76,10 @@ def _prune(current: Path) -> None:
     except OSError:
         return
     others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    now = time.time()
     for old in others[KEEP:]:
-        shutil.rmtree(old, ignore_errors=True)
+        if now - old.stat().st_mtime > STALE_AFTER_S:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def use_fingerprinted_cache() -> Path | None:

@@ -45,3 +45,20 @@ def test_developers_may_keep_numbas_per_file_cache():
     code = "import numba, impulsim; from impulsim import kernel_cache as k; print(k.CACHE, repr(numba.config.CACHE_DIR))"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["None", "''"]
+
+
+def test_old_versions_are_pruned_once_unused_for_a_day(tmp_path, monkeypatch):
+    """Beside the current directory: the KEEP most recent others stay, and so does any used within a day."""
+    import time
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    now = time.time()
+    ages = {"recent": 3600, "a": 2e5, "b": 3e5, "c": 4e5, "d": 5e5, "e": 6e5}
+    for name, age in ages.items():
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (now - age, now - age))
+    current = tmp_path / "current"
+    current.mkdir()
+    kernel_cache._prune(current)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    # the 3 most recently used others (recent, a, b) stay; c, d, e are older than a day and go
+    assert left == ["a", "b", "current", "recent"]
