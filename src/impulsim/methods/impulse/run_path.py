@@ -100,20 +100,20 @@ def _work(method, state) -> _Work:
 
 def _call(method, path, state, h, n, out, work):
     m, s = method.model, state
-    head = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out,
-            (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end),
-            (work.backup, work.backup_flags, work.force, work.torque))
-    model = (prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method), m.gravity, s.body_force,
-             s.body_torque)
-    options = (h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
-               method.max_correction_speed)
+    run = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out)
+    loads = (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end)
+    run_work = (work.backup, work.backup_flags, work.force, work.torque)
+    prims, bodies, rows, pred = prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method)
+    forces = (m.gravity, s.body_force, s.body_torque)
+    options = (float(h), int(method.integrator), float(method.eps_d), float(method.eps_v),
+               int(method.max_iter_pos), int(method.max_iter_vel), float(method.max_correction_speed))
     if path == "lgs":
         lgs = method._lgs
-        prims, bodies, rows, pred, gravity, force, torque = model
-        rk.lgs_run(*head, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred, gravity, force,
-                   torque, *options, lgs.dependent_pivot)
+        rk.lgs_run(run, loads, run_work, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred,
+                   forces, (*options, float(lgs.dependent_pivot)))
     else:
-        rk.iterative_run(*head, method._iter_prims, method._row_prims, *model, *options, method.velocity_correction)
+        rk.iterative_run(run, loads, run_work, method._iter_prims, method._row_prims, prims, bodies, rows, pred,
+                         forces, (*options, bool(method.velocity_correction)))
 
 
 def _fail(method, state, h, work):
