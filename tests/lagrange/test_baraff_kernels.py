@@ -74,7 +74,7 @@ def test_symmetric_eigen_decomposes_like_numpy():
 def _factor_and_solve(method, node_kernels):
     """(x after factor + back substitution, a solve of a fixed right-hand side, node forms) of the
     system at the evaluator's last state, with or without the node kernels of blocks.py."""
-    ev, tab, sol, m = method.eval, method.table, method.solver, method.model
+    ev, tab, sol = method.eval, method.table, method.solver
     f = sol.forest
     Q, Y, x, form, work = (np.zeros_like(sol.Q), np.zeros_like(sol.Y), np.zeros_like(sol.x),
                            np.zeros_like(sol.node_form), np.zeros_like(sol.work))
