@@ -185,16 +185,16 @@ def _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with
 
 
 @njit(cache=True)
-def forward_dynamics(tree, ws, qd,
-                     # outputs (and the ABA's arrays of ws)
-                     qdd):
-    """q̈ of the whole tree (ABA) at the rates q̇, from the motion subspaces S, spatial inertias Î, spatial
-    velocities v̂ and S q̇, loads f̂_ext and τ and base acceleration â_0 held in the workspace ``ws``; leaves
-    I^A, U, D⁻¹, p^A, ĉ, u and â there. ``tree`` and ``ws`` are the groups of :mod:`.groups`. Returns −1, or
-    the tree joint with a singular D_i."""
-    tree_kind, tree_parent, tree_v_start = tree[0], tree[2], tree[5]
-    (_, _, _, _, _, _, _, _, joint_S, joint_I, IA, U, Dinv, v, vj, c, pA, a, f_ext, u, work, tmp6, a0, _, _, _, _,
-     tau, _, _, _) = ws
+def forward_dynamics(structure, aba_in, qd,
+                     # outputs
+                     qdd, aba_ws):
+    """q̈ of the whole tree (ABA) at the rates q̇. ``structure`` = the tree joints' kinds, parents and first
+    velocity indices; ``aba_in`` = (S, Î, v̂, S q̇, f̂_ext, τ, â_0); ``aba_ws`` = (I^A, U, D⁻¹, p^A, ĉ, u, â,
+    work, tmp6), left holding the passes' results (groups of :mod:`.groups`). Returns −1, or the tree joint
+    with a singular D_i."""
+    tree_kind, tree_parent, tree_v_start = structure
+    joint_S, joint_I, v, vj, f_ext, tau, a0 = aba_in
+    IA, U, Dinv, pA, c, u, a, work, tmp6 = aba_ws
     bad = articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I, IA, U, Dinv, work)
     if bad >= 0:
         return bad

@@ -13,7 +13,7 @@ from numba import njit
 from impulsim.dynamics.forces import add_springs
 from impulsim.errors import SimulationError
 from impulsim.methods.featherstone import aba, kinematics as kin
-from impulsim.methods.featherstone.groups import tree_of, workspace_of
+from impulsim.methods.featherstone.groups import aba_in_of, aba_work_of, structure_of
 from impulsim.methods.featherstone.kinematics import FREE, SPHERICAL, quat_mul_into, quat_matrix_into
 
 
@@ -104,9 +104,6 @@ class TreeDynamics:
         self.user_force, self.user_torque = np.zeros((nb, 3)), np.zeros((nb, 3))
         self.tau_const = np.zeros(tree.nv)
         self.damping = 0.0
-        self.groups = (tree_of(tree), workspace_of(self))
-        """``tree`` and ``ws`` of the compiled kernels (:mod:`.groups`): the tree's arrays and the buffers
-        above, which are allocated once."""
 
     # kinematics -------------------------------------------------------------------------------------
     def read(self, state, q, qd) -> float:
@@ -186,8 +183,7 @@ class TreeDynamics:
         spatial_loads(t.body, self.body_pos, self.force, self.torque, self.f_ext)
         damping_forces(t.kind, t.v_start, self.damping, qd, self.tau_const, self.tau)
         self.a0[3:] = -m.gravity       # gravity as the fictitious base acceleration â_0 = −[0; g]
-        tree, ws = self.groups
-        bad = aba.forward_dynamics(tree, ws, qd, qdd)
+        bad = aba.forward_dynamics(structure_of(t), aba_in_of(self), qd, qdd, aba_work_of(self))
         self._check(bad)
 
     def rates(self, q, qd, qdot):

@@ -57,7 +57,9 @@ def dynamics(tree, mdl, ws, damping, q, qd, qdot, qdd):
     for r in range(3):
         a0[r] = 0.0
         a0[3 + r] = -gravity[r]          # gravity as the base acceleration â_0 = −[0; g]
-    bad = aba.forward_dynamics(tree, ws, qd, qdd)
+    # small groups of arrays already unpacked, not tree and ws again (see groups.py: reference counts)
+    bad = aba.forward_dynamics((kind, parent, v_start), (S, I, v, vj, f_ext, tau, a0), qd, qdd,
+                               (IA, U, Dinv, pA, c, u, a, work, tmp6))
     position_rates(kind, q_start, v_start, q, qd, qdot, tmp4, tmp33)
     return bad
 

@@ -1,17 +1,22 @@
 """The grouped arguments of the Featherstone method's kernels: plain tuples of arrays in a fixed order.
 
-The integration kernels (:mod:`.fused`, :func:`.aba.forward_dynamics`) take the tree's structure, the
-model's parameters and the workspace of a :class:`.articulated.TreeDynamics` as three groups (``tree``,
-``mdl``, ``ws``); the compiled run loop (:func:`.run_loop.run_steps`) adds the model's timed loads and joint
-primitives, the motors, the step's settings, the state, the joint coordinates, the integrator's stages and
-its own workspace. The kernels of the contact stage (:mod:`.impulses`, :mod:`.laws`) take the articulated
-trees, the motion the impulses change, the impulse propagation's scratch, the contact rows, the limit rows
-and the contact patches. A kernel unpacks a group in its first lines (``tree_root, tree_end, ... = art``);
-unpacking checks the number of fields when it compiles.
+The integration kernels (:mod:`.fused`) take the tree's structure, the model's parameters and the workspace
+of a :class:`.articulated.TreeDynamics` as three groups (``tree``, ``mdl``, ``ws``), and
+:func:`.aba.forward_dynamics` the parts of them it reads and writes (``structure``, ``aba_in``, ``aba_ws``).
+The compiled run loop (:func:`.run_loop.run_steps`) adds the model's timed loads and joint primitives, the
+motors, the step's settings, the state, the integrator's stages and its own workspace. The kernels of the
+contact stage (:mod:`.impulses`, :mod:`.laws`) take the articulated trees, the motion the impulses change,
+the impulse propagation's scratch, the contact rows, the limit rows and the contact patches. A kernel
+unpacks a group in its first lines (``tree_root, tree_end, ... = art``); unpacking checks the number of
+fields when it compiles.
 
 Plain tuples, not named tuples: Numba types a plain tuple of arrays on its fast path (as it does separate
 arrays), while a named tuple crosses from Python into compiled code through Python's typing, every call.
-Inside compiled code a tuple costs the same as separate arguments.
+Inside compiled code a tuple costs what its arrays cost as separate arguments, with one catch in kernels
+that keep reference counts (all but ``_nrt=False`` ones): a group a kernel still holds when it calls another
+keeps every one of its arrays counted up and down around the call. So a kernel that has unpacked a large
+group passes its callee a small group built from the unpacked arrays (as :func:`.fused.dynamics` does for
+:func:`.aba.forward_dynamics`), not the large group again.
 
 The functions below build the groups; they are cheap (a tuple of attribute reads and views), so callers build
 them per call, for the rows in use. ``tree`` and ``ws`` are built once, with the buffers they hold (a
@@ -40,6 +45,18 @@ WORKSPACE = ("body_pos", "body_quat", "body_vel", "body_omega", "body_R", "joint
 and velocities and rotation matrices, the joint frames and points, the motion subspaces S and spatial
 inertias Î, the ABA's I^A, U, D⁻¹, v̂, S q̇, ĉ, p^A, â, f̂_ext, u and scratch, the base acceleration â_0,
 the loads on the bodies [N, N m] and joints (τ), the held user loads and the held joint forces τ_const."""
+
+STRUCTURE = ("kind", "parent", "v_start")
+"""Fields of ``structure``: the part of ``tree`` the ABA reads: each tree joint's kind, parent tree joint (−1:
+none) and first velocity index (with one entry more at the end)."""
+
+ABA_IN = ("S", "I", "v", "vj", "f_ext", "tau", "a0")
+"""Fields of ``aba_in``: the ABA's inputs from ``ws``: the motion subspaces S and spatial inertias Î (world,
+about the origin), the spatial velocities v̂ and S q̇, the external loads f̂_ext, the joint forces τ and the
+base acceleration â_0."""
+
+ABA_WORK = ("IA", "U", "Dinv", "pA", "c", "u", "a", "work", "tmp6")
+"""Fields of ``aba_ws``: the ABA's arrays in ``ws`` it writes: I^A, U, D⁻¹, p^A, ĉ, u, â and scratch."""
 
 LOADS = ("body", "force", "torque", "start", "end")
 """Fields of ``loads``: the model's timed loads: body, force [N] and torque [N m] (world), start and end [s]."""
@@ -109,6 +126,21 @@ def workspace_of(d) -> tuple:
     return (d.body_pos, d.body_quat, d.body_vel, d.body_omega, d.body_R, d.joint_Rp, d.joint_Rc, d.joint_point,
             d.S, d.I, d.IA, d.U, d.Dinv, d.v, d.vj, d.c, d.pA, d.a, d.f_ext, d.u, d.work, d.tmp6, d.a0, d.tmp4,
             d.tmp33, d.force, d.torque, d.tau, d.user_force, d.user_torque, d.tau_const)
+
+
+def structure_of(t) -> tuple:
+    """``structure`` of the method's tree ``t``."""
+    return (t.kind, t.parent, t.v_start)
+
+
+def aba_in_of(d) -> tuple:
+    """``aba_in`` of the tree dynamics ``d``."""
+    return (d.S, d.I, d.v, d.vj, d.f_ext, d.tau, d.a0)
+
+
+def aba_work_of(d) -> tuple:
+    """``aba_ws`` of the tree dynamics ``d``."""
+    return (d.IA, d.U, d.Dinv, d.pA, d.c, d.u, d.a, d.work, d.tmp6)
 
 
 def loads_of(m) -> tuple:

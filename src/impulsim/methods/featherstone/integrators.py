@@ -10,7 +10,7 @@ import numpy as np
 
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.fused import euler_step, rk4_step
-from impulsim.methods.featherstone.groups import model_of
+from impulsim.methods.featherstone.groups import model_of, tree_of, workspace_of
 
 INTEGRATORS = ("rk4", "euler")
 
@@ -24,7 +24,7 @@ class Integrator:
         self.scheme, self.dyn = scheme, dyn
         self.kernel = rk4_step if scheme == "rk4" else euler_step
         t = dyn.tree
-        self.tree, self.ws = dyn.groups
+        self.tree, self.ws = tree_of(t), workspace_of(dyn)       # the buffers are allocated once
         self.kq = np.zeros((4, t.nq))
         self.kv = np.zeros((4, t.nv))
         self.q_stage, self.v_stage = np.zeros(t.nq), np.zeros(t.nv)
