@@ -69,6 +69,7 @@ def test_coordinates_read_back_exactly():
 def test_compiled_step_evaluates_the_same_accelerations():
     """The fused kernel the integrators call gives the q̈ of the stage-by-stage evaluation above."""
     from impulsim.methods.featherstone.fused import evaluate
+    from impulsim.methods.featherstone.groups import model_of
     model, state = random_tree_model(2, n_bodies=8, floating=True)
     state, _, _ = random_state(model, state, 2, speed=2.0)
     method = FeatherstoneMethod(model, contacts=False)
@@ -76,9 +77,6 @@ def test_compiled_step_evaluates_the_same_accelerations():
     method._prepare(state)
     q, qd = method.coordinates(state)
     integ = method.integrator
-    m = model
-    mdl = (m.body_mass, m.body_inertia, m.body_inv_mass, m.spring_body_a, m.spring_body_b, m.spring_anchor_a,
-           m.spring_anchor_b, m.spring_stiffness, m.spring_damping, m.spring_rest_length, m.gravity)
     qdot, qdd = np.zeros(method.tree.nq), np.zeros(method.tree.nv)
-    assert evaluate(integ.tree, mdl, integ.ws, 0.0, q, qd, qdot, qdd) == -1
+    assert evaluate(integ.tree, model_of(model), integ.ws, 0.0, q, qd, qdot, qdd) == -1
     assert np.abs(qdd - reference).max() < 1e-12

@@ -9,6 +9,7 @@ from impulsim.methods.lagrange import baraff
 from impulsim.methods.lagrange.baraff import MASS_INVERSE, PIVOT_TOL, _pseudo_root, _symmetric_eigen
 from impulsim.methods.lagrange.evaluate import pack
 from impulsim.methods.lagrange.forest import _children
+from impulsim.methods.lagrange.groups import forest_of, system_of
 from impulsim.experiments.wagner import ball_tree
 from impulsim.bench.lagrange_stages import paired_steps, stage_times
 from tests.lagrange.test_solvers import ball_tree_31, closed_loop, random_tree
@@ -73,14 +74,12 @@ def test_symmetric_eigen_decomposes_like_numpy():
 def _factor_and_solve(method, node_kernels):
     """(x after factor + back substitution, a solve of a fixed right-hand side, node forms) of the
     system at the evaluator's last state, with or without the node kernels of blocks.py."""
-    ev, tab, sol, m = method.eval, method.table, method.solver, method.model
+    ev, tab, sol = method.eval, method.table, method.solver
     f = sol.forest
     Q, Y, x, form, work = (np.zeros_like(sol.Q), np.zeros_like(sol.Y), np.zeros_like(sol.x),
                            np.zeros_like(sol.node_form), np.zeros_like(sol.work))
     baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, x)
-    assert baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h, f.node_x,
-                         f.child_start, f.children, f.element_row_start, tab.row_a, ev.row_Ja, ev.row_Jb,
-                         m.body_inv_mass, ev.Iw, ev.Iw_inv, sol.svd, node_kernels, work, Q, Y, form, x) == -1
+    assert baraff.factor(forest_of(f), system_of(tab, ev), sol.svd, node_kernels, (Q, Y, form, x, work)) == -1
     baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h, form,
                            Q, Y, work, x)
     rhs = np.sin(np.arange(len(x)) + 1.0)

@@ -27,6 +27,7 @@ from impulsim.methods.base import StepInfo
 from impulsim.methods.lagrange import baraff
 from impulsim.methods.lagrange.evaluate import pack, state_derivative, unpack
 from impulsim.methods.lagrange.fused import unit_quaternions
+from impulsim.methods.lagrange.groups import factor_of, forest_of, system_of
 from impulsim.methods.lagrange.integrators import normalize_quaternions, weighted_sum
 from impulsim.methods.lagrange.method import LagrangeMethod
 from impulsim.experiments.wagner import H, TORQUE, ball_tree
@@ -70,9 +71,7 @@ def _evaluation_stages(lag, model, state):
 
     def factorization():
         baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, sol.x)
-        baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h, f.node_x,
-                      f.child_start, f.children, f.element_row_start, tab.row_a, ev.row_Ja, ev.row_Jb,
-                      m.body_inv_mass, ev.Iw, ev.Iw_inv, sol.svd, True, sol.work, sol.Q, sol.Y, sol.node_form, sol.x)
+        baraff.factor(forest_of(f), system_of(tab, ev), sol.svd, True, factor_of(sol))
 
     def back_substitution():
         baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,

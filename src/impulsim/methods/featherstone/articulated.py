@@ -13,6 +13,7 @@ from numba import njit
 from impulsim.dynamics.forces import add_springs
 from impulsim.errors import SimulationError
 from impulsim.methods.featherstone import aba, kinematics as kin
+from impulsim.methods.featherstone.groups import aba_in_of, aba_work_of, structure_of
 from impulsim.methods.featherstone.kinematics import FREE, SPHERICAL, quat_mul_into, quat_matrix_into
 
 
@@ -182,9 +183,7 @@ class TreeDynamics:
         spatial_loads(t.body, self.body_pos, self.force, self.torque, self.f_ext)
         damping_forces(t.kind, t.v_start, self.damping, qd, self.tau_const, self.tau)
         self.a0[3:] = -m.gravity       # gravity as the fictitious base acceleration â_0 = −[0; g]
-        bad = aba.forward_dynamics(t.kind, t.parent, t.v_start, self.S, self.I, self.v, self.vj, qd, self.f_ext,
-                                   self.tau, self.a0, qdd, self.IA, self.U, self.Dinv, self.pA, self.c, self.u,
-                                   self.a, self.work, self.tmp6)
+        bad = aba.forward_dynamics(structure_of(t), aba_in_of(self), qd, qdd, aba_work_of(self))
         self._check(bad)
 
     def rates(self, q, qd, qdot):

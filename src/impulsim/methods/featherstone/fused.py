@@ -3,7 +3,8 @@
 Calling a dozen kernels per evaluation from Python costs more than the O(n) work itself for small trees
 (about 1 ms per RK4 step for one link, measured); these kernels run the same stages as
 ``TreeDynamics.accelerations`` inside Numba. Arguments travel as three tuples: ``tree`` (the structure),
-``mdl`` (model parameters read afresh each step) and ``ws`` (the workspace of a TreeDynamics).
+``mdl`` (model parameters read afresh each step) and ``ws`` (the workspace of a TreeDynamics), the groups
+of :mod:`.groups`.
 """
 from numba import njit
 
@@ -56,8 +57,9 @@ def dynamics(tree, mdl, ws, damping, q, qd, qdot, qdd):
     for r in range(3):
         a0[r] = 0.0
         a0[3 + r] = -gravity[r]          # gravity as the base acceleration â_0 = −[0; g]
-    bad = aba.forward_dynamics(kind, parent, v_start, S, I, v, vj, qd, f_ext, tau, a0, qdd, IA, U, Dinv, pA, c,
-                               u, a, work, tmp6)
+    # small groups of arrays already unpacked, not tree and ws again (see groups.py: reference counts)
+    bad = aba.forward_dynamics((kind, parent, v_start), (S, I, v, vj, f_ext, tau, a0), qd, qdd,
+                               (IA, U, Dinv, pA, c, u, a, work, tmp6))
     position_rates(kind, q_start, v_start, q, qd, qdot, tmp4, tmp33)
     return bad
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from impulsim.methods.featherstone.articulated import TreeDynamics
 from impulsim.methods.featherstone.fused import euler_step, rk4_step
+from impulsim.methods.featherstone.groups import model_of, tree_of, workspace_of
 
 INTEGRATORS = ("rk4", "euler")
 
@@ -23,23 +24,14 @@ class Integrator:
         self.scheme, self.dyn = scheme, dyn
         self.kernel = rk4_step if scheme == "rk4" else euler_step
         t = dyn.tree
-        self.tree = (t.kind, t.body, t.parent, t.parent_body, t.q_start, t.v_start, t.frame_p, t.origin_p,
-                     t.frame_c, t.origin_c)
-        d = dyn
-        self.ws = (d.body_pos, d.body_quat, d.body_vel, d.body_omega, d.body_R, d.joint_Rp, d.joint_Rc,
-                   d.joint_point, d.S, d.I, d.IA, d.U, d.Dinv, d.v, d.vj, d.c, d.pA, d.a, d.f_ext, d.u, d.work,
-                   d.tmp6, d.a0, d.tmp4, d.tmp33, d.force, d.torque, d.tau, d.user_force, d.user_torque,
-                   d.tau_const)
+        self.tree, self.ws = tree_of(t), workspace_of(dyn)       # the buffers are allocated once
         self.kq = np.zeros((4, t.nq))
         self.kv = np.zeros((4, t.nv))
         self.q_stage, self.v_stage = np.zeros(t.nq), np.zeros(t.nv)
 
     def step(self, q, qd, h):
         """q, q̇ ← their values after a step of h [s] (in place)."""
-        m = self.dyn.model          # read afresh: live parameters may change between steps
-        mdl = (m.body_mass, m.body_inertia, m.body_inv_mass, m.spring_body_a, m.spring_body_b, m.spring_anchor_a,
-               m.spring_anchor_b, m.spring_stiffness, m.spring_damping, m.spring_rest_length,
-               np.asarray(m.gravity, float))
+        mdl = model_of(self.dyn.model)          # read afresh: live parameters may change between steps
         bad = self.kernel(self.tree, mdl, self.ws, float(self.dyn.damping), float(h), q, qd, self.kq, self.kv,
                           self.q_stage, self.v_stage, False)
         self.dyn._check(bad)

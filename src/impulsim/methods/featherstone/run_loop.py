@@ -25,6 +25,7 @@ from impulsim.methods.featherstone import kinematics as kin
 from impulsim.methods.featherstone.articulated import VELOCITY_MISMATCH
 from impulsim.methods.featherstone.checks import largest_joint_error
 from impulsim.methods.featherstone.fused import euler_step, pose_and_velocities, rk4_step
+from impulsim.methods.featherstone.groups import loads_of, model_of, prims_of, stages_of, state_of
 
 # stats slots
 S_DONE, S_T, S_RES_MAX, S_RES_LAST, S_UNCONVERGED, S_STOP = range(6)
@@ -47,15 +48,21 @@ def _largest_abs(x):
 
 
 @njit(cache=True)
-def run_steps(tree, mdl, ws, loads, prims, motor_dof, motor_sign, R3, damping, euler, measure, eps_d, h, n, t,
-              pos, quat, vel, omega, user_f, user_t, motor_effort, q, qd, kq, kv, qs, vs, backup, stats):
-    """Up to ``n`` steps of FeatherstoneMethod._step (as Method.step calls it) from time ``t`` [s].
+def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, qd, stages, run_ws):
+    """Up to ``n`` steps of FeatherstoneMethod._step (as Method.step calls it) of size ``h`` from time ``t``
+    [s], advancing the ``state``'s motion and the joint coordinates q, q̇ in place.
 
-    ``loads`` = the model's timed loads, ``prims`` = its joint primitives (for the joint error). Stops
-    early (stats[S_STOP]) on a failed check or a velocity mismatch, with pos, quat, vel, omega as before
-    the step that stopped it. ``backup`` [n_bodies, 13] is scratch."""
+    The groups are those of :mod:`.groups`: ``loads`` = the model's timed loads, ``prims`` = its joint
+    primitives (for the joint error), ``settings`` = (damping, euler, measure, eps_d). Stops early
+    (stats[S_STOP]) on a failed check or a velocity mismatch, with pos, quat, vel, omega as before the step
+    that stopped it. ``run_ws`` = (R3, backup [n_bodies, 13], stats): scratch and the statistics."""
     kind, body, parent, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c = tree
     load_body, load_force, load_torque, load_start, load_end = loads
+    motor_dof, motor_sign = motors
+    damping, euler, measure, eps_d = settings
+    pos, quat, vel, omega, user_f, user_t, motor_effort = state
+    kq, kv, qs, vs = stages
+    R3, backup, stats = run_ws
     ws_pos, ws_quat, ws_vel, ws_omega = ws[0], ws[1], ws[2], ws[3]
     tmp4, user_force, user_torque, tau_const = ws[23], ws[28], ws[29], ws[30]
     nb = pos.shape[0]
@@ -174,17 +181,10 @@ def _call(method, state, h, n):
         work = method.__dict__["_run_work"] = (np.zeros((s.body_pos.shape[0], 13)), np.zeros(N_STATS))
     backup, stats = work
     stats[:] = 0.0
-    mdl = (m.body_mass, m.body_inertia, m.body_inv_mass, m.spring_body_a, m.spring_body_b, m.spring_anchor_a,
-           m.spring_anchor_b, m.spring_stiffness, m.spring_damping, m.spring_rest_length,
-           np.asarray(m.gravity, float))
-    loads = (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end)
-    prims = (m.prim_kind, m.prim_body_a, m.prim_body_b, m.prim_anchor_a, m.prim_anchor_b, m.prim_axis_a,
-             m.prim_axis_b, m.prim_target, m.prim_qrel)
-    run_steps(integ.tree, mdl, integ.ws, loads, prims, method.motor_dof, np.asarray(method.motor_sign, float),
-              dyn.R3, float(dyn.damping), integ.scheme == "euler", method.measure_joints, method.eps_d, float(h),
-              int(n), float(s.t), s.body_pos, s.body_quat, s.body_vel, s.body_omega, s.body_force, s.body_torque,
-              s.motor_effort, method.q, method.qd, integ.kq, integ.kv, integ.q_stage, integ.v_stage, backup,
-              stats)
+    motors = (method.motor_dof, np.asarray(method.motor_sign, float))
+    settings = (float(dyn.damping), integ.scheme == "euler", method.measure_joints, method.eps_d)
+    run_steps(integ.tree, model_of(m), integ.ws, loads_of(m), prims_of(m), motors, settings, float(h), int(n),
+              float(s.t), state_of(s), method.q, method.qd, stages_of(integ), (dyn.R3, backup, stats))
     k = int(stats[S_DONE])
     s.t = float(stats[S_T])
     s.step_count += k

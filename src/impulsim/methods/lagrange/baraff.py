@@ -232,11 +232,13 @@ def _singular_block_root(i, s, node_kind, node_ref, node_size, node_d, node_h, c
 
 
 @njit(cache=True, inline="always")
-def _factor_node(i, s, sp, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start,
-                 children, element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_form,
-                 x):
+def _factor_node(i, s, sp, forest, system, svd, fac):
     """Q_i and Y_i of node i (block size s, parent block size sp, 0 for a root), then its forward step
-    on x; False if the block is singular."""
+    on x; False if the block is singular. Groups as for :func:`factor`."""
+    (node_kind, node_ref, node_size, node_parent, _, node_x, node_d, node_h, child_start, children,
+     element_row_start) = forest
+    row_a, row_Ja, row_Jb, body_inv_mass, Iw, _ = system
+    Q, Y, node_form, x, work = fac
     d0 = node_d[i]
     node_form[i] = TRIANGULAR
     leaf_body = node_kind[i] == BODY and child_start[i] == child_start[i + 1]
@@ -272,10 +274,14 @@ def _children_are_ball_elements(i, node_size, child_start, children, node_form):
 
 
 @njit(cache=True, inline="always")
-def _factor_special(i, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
-                    element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, node_form, Q, Y, x):
+def _factor_special(i, forest, system, fac):
     """The node kernels of :mod:`.blocks` where they fit (leaf bodies, the blocks of ball-joint trees);
-    False where they do not or where the block needs the general path's pivot handling."""
+    False where they do not or where the block needs the general path's pivot handling. Groups as for
+    :func:`factor`."""
+    (node_kind, node_ref, node_size, node_parent, _, node_x, node_d, node_h, child_start, children,
+     element_row_start) = forest
+    row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv = system
+    Q, Y, node_form, x, _ = fac
     p = node_parent[i]
     if p < 0:
         return False
@@ -306,13 +312,14 @@ def _factor_special(i, node_kind, node_ref, node_size, node_parent, node_d, node
 
 
 @njit(**KERNEL)
-def factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
-           element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, svd, node_kernels,
-           # outputs (x: right-hand side in, forward-eliminated z out; finish with back_substitute)
-           work, Q, Y, node_form, x):
+def factor(forest, system, svd, node_kernels,
+           # outputs (fac's x: right-hand side in, forward-eliminated z out; finish with back_substitute)
+           fac):
     """Block factorization in post-order, each block assembled from its own H_ii and its children's Y,
     with the forward elimination of the right-hand side x done on the way (the data are still in cache).
-    Returns −1, or the first node whose block is singular (svd=False).
+    Returns −1, or the first node whose block is singular (svd=False). ``forest`` (Baraff's forest),
+    ``system`` (the rows' Jacobian blocks and the bodies' masses and world inertias) and ``fac`` (Q, Y,
+    node_form, x, work) are the groups of :mod:`.groups`.
 
     ``work`` holds at least 2 s² floats for the largest node size s (s² + s for the Cholesky factor and
     its reciprocal pivots, 2 s² for a singular block's eigenvectors). ``node_form`` records each node's
@@ -322,15 +329,12 @@ def factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, n
     go through the fixed-size kernels of :mod:`.blocks` (unless ``node_kernels`` is False); everything
     else, and any block those find singular, through the general path.
     """
+    node_size, node_parent, order = forest[2], forest[3], forest[4]
     for i in order:
-        if node_kernels and _factor_special(i, node_kind, node_ref, node_size, node_parent, node_d, node_h,
-                                            node_x, child_start, children, element_row_start, row_a, row_Ja,
-                                            row_Jb, body_inv_mass, Iw, Iw_inv, node_form, Q, Y, x):
+        if node_kernels and _factor_special(i, forest, system, fac):
             continue
         p = node_parent[i]
-        if not _factor_node(i, node_size[i], node_size[p] if p >= 0 else 0, node_kind, node_ref, node_size,
-                            node_parent, node_d, node_h, node_x, child_start, children, element_row_start, row_a,
-                            row_Ja, row_Jb, body_inv_mass, Iw, svd, work, Q, Y, node_form, x):
+        if not _factor_node(i, node_size[i], node_size[p] if p >= 0 else 0, forest, system, svd, fac):
             return i
     return -1
 
@@ -453,13 +457,16 @@ def unload_solution(node_kind, node_ref, node_x, element_row_start, x,
 
 
 @njit(**KERNEL)
-def secondary_responses(secondary_rows, row_a, row_b, row_Ja, row_Jb, body_node, node_kind, node_ref,
-                        node_size, node_parent, node_x, node_d, node_h, element_row_start, order, node_form, Q, Y,
-                        x, work,
+def secondary_responses(secondary_rows, body_node, row_a, row_b, row_Ja, row_Jb, forest, fac,
                         # outputs
                         resp_acc, resp_lam, K):
     """Per unit multiplier of each secondary row s: the accelerations (resp_acc[s]) and primary
-    multipliers (resp_lam[s]) it causes through the primary system, and K[t, s] = J_t Δv̇_s."""
+    multipliers (resp_lam[s]) it causes through the primary system, and K[t, s] = J_t Δv̇_s.
+    ``body_node``: each body's node (−1: none); ``forest`` and ``fac`` (the factorization of
+    :func:`factor`, its x and work used as scratch) are the groups of :mod:`.groups`."""
+    (node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h, _, _,
+     element_row_start) = forest
+    Q, Y, node_form, x, work = fac
     k = secondary_rows.shape[0]
     for s in range(k):
         r = secondary_rows[s]

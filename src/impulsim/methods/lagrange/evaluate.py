@@ -14,6 +14,7 @@ from numba import njit
 
 from impulsim.dynamics.forces import add_springs, compute_loads
 from impulsim.methods.lagrange.forces import element_loads
+from impulsim.methods.lagrange.groups import rows_of, table_of
 from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.system import generalized_forces, stabilized_terms, world_inertia
 from impulsim.methods.lagrange.table import time_dependent_blocks
@@ -138,9 +139,7 @@ class Evaluator:
         """J, c, C, Ċ of every row at this state and time."""
         tab = self.table
         self._refresh_functions(t)
-        compute_rows(tab.kind, tab.a, tab.b, tab.anchor_a, tab.anchor_b, tab.axis_a, tab.axis_b, tab.perp,
-                     tab.target, tab.qrel, tab.vel_target, tab.func, tab.row_start, pos, quat, vel, omega,
-                     self.row_Ja, self.row_Jb, self.row_c, self.row_C, self.row_Cd)
+        compute_rows(table_of(tab), (pos, quat, vel, omega), rows_of(self))
 
     def _refresh_functions(self, t):
         """f(t), ḟ(t), f̈(t) of the time-dependent extra constraints into the table."""

@@ -42,8 +42,7 @@ def baraff_derivative(mass, table, forest, acc, tau, alpha, beta, svd, y, ws,
     λ; returns −1, or the node of the first singular block (then the outputs are incomplete). The groups
     ``mass``, ``table``, ``forest`` and the workspace ``ws`` are those of :mod:`.groups`."""
     body_static, body_inv_mass, body_inertia, body_inv_inertia = mass
-    (tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel,
-     tab_vel_target, tab_func, tab_row_start, row_a, row_velocity) = table
+    row_a, row_velocity = table[13], table[14]
     (node_kind, node_ref, node_size, node_parent, order, node_x, node_d, node_h, child_start, children,
      element_row_start) = forest
     quat_unit, Iw, Iw_inv, force, a0, row_Ja, row_Jb, row_c, row_C, row_Cd, cp, Q, Y, node_form, x, work = ws
@@ -55,14 +54,10 @@ def baraff_derivative(mass, table, forest, acc, tau, alpha, beta, svd, y, ws,
     unit_quaternions(y, n, quat_unit)
     world_inertia(quat_unit, body_inertia, body_inv_inertia, body_inv_mass, Iw, Iw_inv)
     generalized_forces(body_inv_mass, omega, acc, tau, Iw, Iw_inv, force, a0)
-    compute_rows(tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
-                 tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start, pos, quat_unit, vel, omega,
-                 row_Ja, row_Jb, row_c, row_C, row_Cd)
+    compute_rows(table, (pos, quat_unit, vel, omega), (row_Ja, row_Jb, row_c, row_C, row_Cd))
     stabilized_terms(row_c, row_C, row_Cd, row_velocity, alpha, beta, cp)
     load_rhs(node_kind, node_ref, node_x, element_row_start, force, cp, x)
-    bad = factor(order, node_kind, node_ref, node_size, node_parent, node_d, node_h, node_x, child_start, children,
-                 element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv, svd, True, work, Q, Y,
-                 node_form, x)
+    bad = factor(forest, (row_a, row_Ja, row_Jb, body_inv_mass, Iw, Iw_inv), svd, True, (Q, Y, node_form, x, work))
     if bad >= 0:
         return bad
     back_substitute(order, node_kind, node_size, node_parent, node_x, node_d, node_h, node_form, Q, Y, work, x)

@@ -1,11 +1,12 @@
-"""The grouped arguments of the Lagrange method's one-kernel evaluation and step: plain tuples of arrays in a
-fixed order.
+"""The grouped arguments of the Lagrange method's kernels: plain tuples of arrays in a fixed order.
 
 :func:`.fused.baraff_derivative` and :func:`.fused.baraff_runge_kutta_step` take their arrays in a few
 groups instead of one by one: the bodies' mass properties, the constraint table, Baraff's forest, the
-evaluation's workspace and (for a whole step) the state's motion and the integrator's workspace. A kernel
-unpacks a group in its first lines (``kind, a, ... = table``); unpacking checks the number of fields when it
-compiles.
+evaluation's workspace and (for a whole step) the state's motion and the integrator's workspace. The stages
+they run take groups too: :func:`.rows.compute_rows` the table, a motion and the rows it fills;
+:func:`.baraff.factor` and :func:`.baraff.secondary_responses` the forest, the blocks of the system at the
+current state and the factorization's workspace. A kernel unpacks a group in its first lines
+(``kind, a, ... = table``); unpacking checks the number of fields when it compiles.
 
 Plain tuples, not named tuples: Numba types a plain tuple of arrays on its fast path (as it does separate
 arrays), while a named tuple crosses from Python into compiled code through Python's typing, every call.
@@ -36,8 +37,20 @@ generalized forces and free accelerations, the rows J, c, C, Ċ and c′, and th
 forms, right-hand side / solution and scratch."""
 
 MOTION = ("pos", "quat", "vel", "omega")
-"""Fields of ``motion``: the state's positions [m], orientations, velocities [m/s] and angular velocities
-[rad/s, world], advanced in place by a whole step."""
+"""Fields of ``motion``: the bodies' positions [m], orientations, velocities [m/s] and angular velocities
+[rad/s, world]: the state's (advanced in place by a whole step) or those of a stage (read by the rows)."""
+
+ROWS = ("row_Ja", "row_Jb", "row_c", "row_C", "row_Cd")
+"""Fields of ``rows``: every constraint row's Jacobian blocks J_a, J_b [n_rows, 6] on its two bodies, its
+velocity product term c, its position error C and its rate Ċ [n_rows], filled by :func:`.rows.compute_rows`."""
+
+SYSTEM = ("row_a", "row_Ja", "row_Jb", "inv_mass", "Iw", "Iw_inv")
+"""Fields of ``system``: the blocks of the augmented system H at the current state: each row's body A, the
+rows' Jacobian blocks, the bodies' inverse masses [1/kg] and world inertias [kg m²] and their inverses."""
+
+FACTOR = ("Q", "Y", "node_form", "x", "work")
+"""Fields of ``fac``: Baraff's factorization: the blocks Q_i and Y_i of every node, each node's form, the
+right-hand side / solution and scratch (see :func:`.baraff.factor`)."""
 
 RK_WORK = ("k", "tmp", "y0", "out")
 """Fields of ``rk_ws``: the integrator's stage slopes, stage input, packed start state and result."""
@@ -69,6 +82,21 @@ def work_of(ev, solver) -> tuple:
 def motion_of(s) -> tuple:
     """``motion`` of state ``s``."""
     return (s.body_pos, s.body_quat, s.body_vel, s.body_omega)
+
+
+def rows_of(ev) -> tuple:
+    """``rows`` of evaluator ``ev``."""
+    return (ev.row_Ja, ev.row_Jb, ev.row_c, ev.row_C, ev.row_Cd)
+
+
+def system_of(t, ev) -> tuple:
+    """``system`` of the constraint table ``t`` and evaluator ``ev`` (its rows and world inertias)."""
+    return (t.row_a, ev.row_Ja, ev.row_Jb, ev.model.body_inv_mass, ev.Iw, ev.Iw_inv)
+
+
+def factor_of(solver) -> tuple:
+    """``fac`` of Baraff solver ``solver``."""
+    return (solver.Q, solver.Y, solver.node_form, solver.x, solver.work)
 
 
 def rk_work_of(rk) -> tuple:

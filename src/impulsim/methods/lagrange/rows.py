@@ -166,12 +166,15 @@ def _function_rows(r0, kind, rb, b, ub, wb, f, fd, fdd, row_Ja, row_Jb, row_c, r
 
 
 @njit(cache=True, _nrt=False)     # allocation-free; no reference counts (see baraff.KERNEL)
-def compute_rows(tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp,
-                 tab_target, tab_qrel, tab_vel_target, tab_func, tab_row_start,
-                 body_pos, body_quat, body_vel, body_omega,
+def compute_rows(table, motion,
                  # outputs
-                 row_Ja, row_Jb, row_c, row_C, row_Cd):
-    """Fill J_a, J_b [n_rows, 6], c, C, Ċ [n_rows] of every constraint block at the given state."""
+                 rows):
+    """Fill the ``rows`` J_a, J_b [n_rows, 6], c, C, Ċ [n_rows] of every constraint block of ``table`` at
+    the bodies' ``motion`` (groups of :mod:`.groups`)."""
+    (tab_kind, tab_a, tab_b, tab_anchor_a, tab_anchor_b, tab_axis_a, tab_axis_b, tab_perp, tab_target, tab_qrel,
+     tab_vel_target, tab_func, tab_row_start, _, _) = table
+    body_pos, body_quat, body_vel, body_omega = motion
+    row_Ja, row_Jb, row_c, row_C, row_Cd = rows
     for i in range(tab_kind.shape[0]):
         kind = tab_kind[i]
         A = tab_a[i]

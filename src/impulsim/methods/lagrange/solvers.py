@@ -15,7 +15,8 @@ from impulsim.methods.lagrange.dense import SingularSystem
 from impulsim.methods.lagrange.evaluate import state_derivative, unpack
 from impulsim.methods.lagrange.forest import build_forest
 from impulsim.methods.lagrange.fused import baraff_derivative, baraff_runge_kutta_step
-from impulsim.methods.lagrange.groups import forest_of, mass_of, motion_of, rk_work_of, table_of, work_of
+from impulsim.methods.lagrange.groups import (factor_of, forest_of, mass_of, motion_of, rk_work_of, system_of,
+                                              table_of, work_of)
 from impulsim.methods.lagrange.system import accelerations, mobility, row_rates
 
 
@@ -71,10 +72,7 @@ class BaraffSolver:
         """v̇ and λ from the rows and forces already in ``ev`` (stage by stage)."""
         f, t = self.forest, ev.table
         baraff.load_rhs(f.node_kind, f.node_ref, f.node_x, f.element_row_start, ev.force, ev.cp, self.x)
-        bad = baraff.factor(f.order, f.node_kind, f.node_ref, f.node_size, f.node_parent, f.node_d, f.node_h,
-                            f.node_x, f.child_start, f.children, f.element_row_start, t.row_a, ev.row_Ja, ev.row_Jb,
-                            ev.model.body_inv_mass, ev.Iw, ev.Iw_inv, self.svd, True, self.work, self.Q, self.Y,
-                            self.node_form, self.x)
+        bad = baraff.factor(forest_of(f), system_of(t, ev), self.svd, True, factor_of(self))
         if bad >= 0:
             raise SingularSystem(self._first_row(bad))
         baraff.back_substitute(f.order, f.node_kind, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
@@ -129,10 +127,8 @@ class BaraffSolver:
         """λ_S from K λ_S = −(J_S v̇⁰ + c′_S), then v̇ = v̇⁰ + Σ Δv̇_s λ_s and λ_P += Σ Δλ_P,s λ_s."""
         f, t = self.forest, ev.table
         S = f.secondary_rows
-        baraff.secondary_responses(S, t.row_a, t.row_b, ev.row_Ja, ev.row_Jb, f.body_node, f.node_kind,
-                                   f.node_ref, f.node_size, f.node_parent, f.node_x, f.node_d, f.node_h,
-                                   f.element_row_start, f.order, self.node_form, self.Q, self.Y, self.x,
-                                   self.work, self.resp_acc, self.resp_lam, self.K)
+        baraff.secondary_responses(S, f.body_node, t.row_a, t.row_b, ev.row_Ja, ev.row_Jb, forest_of(f),
+                                   factor_of(self), self.resp_acc, self.resp_lam, self.K)
         rates = np.einsum("ri,ri->r", ev.row_Ja[S], ev.acc6[t.row_a[S]]) + \
             np.einsum("ri,ri->r", ev.row_Jb[S], ev.acc6[t.row_b[S]])
         rhs = -(rates + ev.cp[S])

@@ -10,6 +10,7 @@ time. The projection solves G Π = −C (and G Π = −γ for velocities) with t
 import numpy as np
 from numba import njit
 
+from impulsim.methods.lagrange.groups import motion_of, table_of
 from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.table import build_table
 from impulsim.methods.moreau import bodies, prox
@@ -54,10 +55,7 @@ class JointRows:
         """J, C, Ċ of every row at state s."""
         if not self.n_rows:
             return
-        t = self.table
-        compute_rows(t.kind, t.a, t.b, t.anchor_a, t.anchor_b, t.axis_a, t.axis_b, t.perp, t.target, t.qrel,
-                     t.vel_target, t.func, t.row_start, s.body_pos, s.body_quat, s.body_vel, s.body_omega,
-                     self.Ja, self.Jb, self.c, self.C, self.Cd)
+        compute_rows(table_of(self.table), motion_of(s), (self.Ja, self.Jb, self.c, self.C, self.Cd))
 
     def fill(self, sel, use_value, e_holonomic, s, u, row0, blk0, buf) -> int:
         """Write the rows ``sel`` as bilateral blocks into ``buf`` from row0/blk0 (see rows.joint_rows)."""
