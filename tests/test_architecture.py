@@ -87,3 +87,24 @@ def test_the_architecture_page_names_the_package(package):
     text = PAGE.read_text()
     name = package.split("/")[-1]
     assert f"{name}/" in text, f"docs/architecture.md does not describe {package}/"
+
+
+MAX_KERNEL_ARGS = 19
+"""Most positional arguments a compiled kernel may take: past that, arrays go in the groups of the package's
+groups.py (docs/architecture.md, "grouped arguments"), so that call sites read as a few named groups."""
+
+
+def _kernels():
+    """(path:line, name, positional arguments) of every function decorated with a Numba jit."""
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in node.decorator_list):
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", node.name, len(node.args.args)
+
+
+def test_kernels_take_their_arrays_in_groups():
+    kernels = list(_kernels())
+    assert len(kernels) > 300                 # the walk finds the kernels at all
+    wide = [f"{where}: {name} takes {n} arguments" for where, name, n in kernels if n > MAX_KERNEL_ARGS]
+    assert not wide, "group these kernels' arguments:\n" + "\n".join(wide)
+
