@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse import run_kernels as rk
@@ -105,8 +106,8 @@ def _call(method, path, state, h, n, out, work):
             (work.backup, work.backup_flags, work.force, work.torque))
     model = (prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method), m.gravity, s.body_force,
              s.body_torque)
-    options = (h, int(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
-               method.max_correction_speed)
+    options = (h, rotation_scheme(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos,
+               method.max_iter_vel, method.max_correction_speed)
     if path == "lgs":
         lgs = method._lgs
         prims, bodies, rows, pred, gravity, force, torque = model
