@@ -45,10 +45,13 @@ class RotationScheme:
     """A rotation scheme as the kernels take it when only that scheme is to be compiled (module docstring).
 
     Make one with :func:`rotation_scheme`; ``int()`` gives the scheme's number."""
-    __slots__ = ("integrator",)
+    __slots__ = ("integrator", "_numba_type_")
 
     def __init__(self, integrator):
         self.integrator = Integrator(integrator)
+        # read by Numba's dispatcher in its fast path: a call costs ~0.4 µs more than with an int, against
+        # ~6 µs through typeof_impl
+        self._numba_type_ = RotationSchemeType(int(self.integrator))
 
     def __int__(self):
         return int(self.integrator)
@@ -84,7 +87,8 @@ _SCHEMES = {i: RotationScheme(i) for i in Integrator}
 def rotation_scheme(integrator) -> RotationScheme:
     """The :class:`RotationScheme` of an :class:`Integrator` (or its number): kernels called with it compile
     only that scheme."""
-    return _SCHEMES[Integrator(integrator)]
+    scheme = _SCHEMES.get(integrator)           # once per kernel call: the common case without a conversion
+    return scheme if scheme is not None else _SCHEMES[Integrator(integrator)]
 
 
 SPIN_RESOLUTION = 1e-15
