@@ -251,12 +251,23 @@ bodies:
 """
 
 
+_BASIC_CONTACTS = _CONTACTS.split("  - {name: drum")[0]
+"""The contact scene without its cylinder and ellipsoid: the narrow phase of a scene whose shapes are all
+boxes, spheres, capsules and half-spaces is compiled without the other kinds' code (collision.core.BASIC_KINDS),
+so both versions are warmed up."""
+
+
 def _tasks() -> list[WarmupTask]:
     return [
         WarmupTask("impulse method, iterative solver", "impulse", _DOUBLE_PENDULUM),
         WarmupTask("impulse method, LGS solver", "impulse", _DOUBLE_PENDULUM, options=(("solver", "lgs"),)),
         WarmupTask("impulse method, servos and springs", "impulse", _FORCE_ELEMENTS),
+        # the rotation scheme is compiled into the kernels (dynamics.integrate.rotation_scheme): RK4 above
+        WarmupTask("impulse method, Euler rotation", "impulse", _DOUBLE_PENDULUM, options=(("integrator", "euler"),)),
+        WarmupTask("impulse method, Cash-Karp rotation", "impulse", _DOUBLE_PENDULUM,
+                   options=(("integrator", "rk45"),)),
         WarmupTask("impulse method with contacts", "contact", _CONTACTS, steps=5),
+        WarmupTask("impulse method with contacts (boxes, spheres, capsules)", "contact", _BASIC_CONTACTS, steps=5),
         WarmupTask("Featherstone method", "featherstone", _DOUBLE_PENDULUM, method="featherstone"),
         WarmupTask("Lagrange method", "lagrange", _DOUBLE_PENDULUM, method="lagrange"),
         WarmupTask("Moreau method", "moreau", _DOUBLE_PENDULUM, method="moreau"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from impulsim.collision.vec import (KERNEL, add, column, cross, dot, mat_t_vec, mat_vec, madd, normalize, row,
                                     scale, slots, store, sub)
@@ -85,6 +85,12 @@ class Workspace(NamedTuple):
     tri_buf: np.ndarray   # [maxt] mesh triangle candidates
     stack: np.ndarray     # [128] BVH traversal stack
     stats: np.ndarray     # [4] int64 counters: 0 = mesh triangle candidates dropped (buffer full)
+    # None when the model's shapes are all of BASIC_KINDS, else True. It is part of the workspace's compiled
+    # type, and the guarded functions compile the code of the other kinds only for True (see guarded): a
+    # scene of boxes, spheres and capsules never compiles GJK + EPA for curved pairs or the cylinder, hull
+    # and triangle features. Two values, not one per kind: two compiled narrow phases serve every model
+    # (impulsim warmup compiles both).
+    all_kinds: object = True
 
 
 CYL_CAP_POINTS = 8
@@ -93,8 +99,10 @@ EPA_MAX_VERTS = 256
 EPA_MAX_FACES = 1024
 
 
-def make_workspace(max_verts: int, max_faces: int, max_edges: int, max_tris: int = 4096) -> Workspace:
-    """Workspace for hulls of up to ``max_verts`` vertices, ``max_faces`` faces and ``max_edges`` edges."""
+def make_workspace(max_verts: int, max_faces: int, max_edges: int, max_tris: int = 4096,
+                   kinds=None) -> Workspace:
+    """Workspace for hulls of up to ``max_verts`` vertices, ``max_faces`` faces and ``max_edges`` edges;
+    ``kinds`` the shape kinds that may meet in it (None: any), see ``all_kinds``."""
     maxv = max(8, max_verts)
     maxf = max(4, max_faces)
     maxe = max(3, max_edges)
@@ -110,7 +118,38 @@ def make_workspace(max_verts: int, max_faces: int, max_edges: int, max_tris: int
         np.zeros((EPA_MAX_FACES * 3, 2), np.int64),
         np.zeros((2, maxp, 3)), np.zeros((2, maxp), np.int64), np.zeros((3, maxc, 2)),
         np.zeros((3, maxc, 2), np.int64), np.zeros((maxc, 7)), np.zeros((maxc, 2), np.int64),
-        np.zeros(max_tris, np.int64), np.zeros(128, np.int64), np.zeros(4, np.int64))
+        np.zeros(max_tris, np.int64), np.zeros(128, np.int64), np.zeros(4, np.int64),
+        None if kinds is not None and set(kinds) <= BASIC_KINDS else True)
+
+
+NOT_COMPILED = "collision: a shape kind the workspace was made without (make_workspace's kinds) met another shape"
+
+BASIC_KINDS = frozenset((SPHERE, BOX, CAPSULE, HALFSPACE))
+"""Shape kinds whose pairs need neither GJK + EPA for curved shapes nor the cylinder, hull or triangle
+features (``all_kinds`` None)."""
+"""What a guarded kernel raises if it meets a kind its workspace was made without (a bug in the caller)."""
+
+
+def guarded(fn, absent):
+    """A function ``g(ws, *args)`` that is ``fn(*args)`` where the workspace's ``all_kinds`` is True and,
+    for a workspace of BASIC_KINDS only, raises NOT_COMPILED instead (``absent(*args)``, which must return
+    what fn returns, only gives the types): Numba then compiles neither fn nor its callees."""
+    from numba.extending import overload
+
+    def g(ws, *args):
+        raise NotImplementedError("compiled code only")
+
+    @overload(g)
+    def g_impl(ws, *args):
+        if not isinstance(ws.types[ws.fields.index("all_kinds")], types.NoneType):
+            return lambda ws, *args: fn(*args)
+
+        def refuse(ws, *args):
+            if ws.stats[3] >= 0:           # always: a run-time condition keeps the types of absent
+                raise RuntimeError(NOT_COMPILED)
+            return absent(*args)
+        return refuse
+    return g
 
 
 @njit(**KERNEL)

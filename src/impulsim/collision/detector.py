@@ -219,7 +219,8 @@ def _workspace_for(geo: Geometry):
     nv = np.diff(geo.vert_start)[geo.kind == CONVEX]
     nf = np.diff(geo.face_range)[geo.kind == CONVEX]
     ne = np.diff(geo.edge_range)[geo.kind == CONVEX]
-    return make_workspace(int(nv.max(initial=0)), int(nf.max(initial=0)), int(ne.max(initial=0)))
+    return make_workspace(int(nv.max(initial=0)), int(nf.max(initial=0)), int(ne.max(initial=0)),
+                          kinds=set(int(k) for k in geo.kind))
 
 
 def _params(kind: int, p: np.ndarray) -> np.ndarray:

@@ -48,7 +48,7 @@ def _set_face(ws, f, i, j, k):
 def _initial_polytope(ws, n_simplex):
     """Copy the GJK simplex and complete it to a closed polytope; returns (n_verts, n_faces)."""
     S = ws.simplex
-    nv = 0
+    nv = np.int64(0)                  # not a literal: one compiled _add_vertex (see vec.slots)
     for i in range(n_simplex):
         for c in range(3):
             store(ws.epa_v[c], i, row(S[c], i))

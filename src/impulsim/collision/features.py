@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit
 
 from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_ELLIPSOID, CORE_HULL, CORE_POINT,
-                                     CORE_SEGMENT, CORE_TRIANGLE, CYL_CAP_POINTS, support)
-from impulsim.collision.vec import KERNEL, add, column, dot, mat_t_vec, mat_vec, row, scale, store
+                                     CORE_SEGMENT, CORE_TRIANGLE, CYL_CAP_POINTS, guarded, support)
+from impulsim.collision.vec import KERNEL, add, column, dot, mat_t_vec, mat_vec, row, scale, slots, store
 
 FEATURE_COS = 0.99
 """Faces whose normal is within acos(0.99) ≈ 8.1° of the contact normal are clipped as polygons; the
@@ -78,7 +78,7 @@ def box_feature(c, ax, h, d, cos_tol, fpts, fcode, slot):
     direction d, into fpts[slot] / fcode[slot]: (dim, n_points, plane normal), as ``feature``."""
     dl = (dot(ax[0], d), dot(ax[1], d), dot(ax[2], d))
     sg = (1.0 if dl[0] >= 0 else -1.0, 1.0 if dl[1] >= 0 else -1.0, 1.0 if dl[2] >= 0 else -1.0)
-    i = 0
+    i = np.int64(0)                   # not a literal: one compiled _face_signs (see vec.slots)
     for j in range(1, 3):
         if abs(dl[j]) > abs(dl[i]):
             i = j
@@ -89,7 +89,7 @@ def box_feature(c, ax, h, d, cos_tol, fpts, fcode, slot):
             p, code = _box_corner(c, ax, h, _face_signs(i, sg[i], o[0], o[1]))
             _put_flat(fpts, fcode, slot, q, p, code)
         return 2, 4, scale(ax[i], sg[i])
-    n_flat, e = 0, 0
+    n_flat, e = 0, np.int64(0)
     for j in range(3):
         if abs(dl[j]) <= math.sqrt(1.0 - cos_tol * cos_tol):
             n_flat += 1
@@ -100,7 +100,7 @@ def box_feature(c, ax, h, d, cos_tol, fpts, fcode, slot):
             _put_flat(fpts, fcode, slot, q, p, code)
         return 1, 2, d
     p, code = _box_corner(c, ax, h, sg)
-    _put_flat(fpts, fcode, slot, 0, p, code)
+    _put_flat(fpts, fcode, slot, np.int64(0), p, code)
     return 0, 1, d
 
 
@@ -203,6 +203,23 @@ def _triangle_feature(ws, slot, d, cos_tol):
 
 
 @njit(**KERNEL)
+def _no_feature(ws, slot, d, cos_tol):
+    """The types of a feature's result (for a core whose code is not compiled, see core.guarded)."""
+    return 0, 1, d
+
+
+@njit(**KERNEL)
+def _no_hull_feature(geo, ws, slot, d, cos_tol):
+    return 0, 1, d
+
+
+# compiled only for workspaces with all_kinds (a model with cylinders, ellipsoids, hulls or meshes)
+_cylinder_feature_of = guarded(_cylinder_feature, _no_feature)
+_hull_feature_of = guarded(_hull_feature, _no_hull_feature)
+_triangle_feature_of = guarded(_triangle_feature, _no_feature)
+
+
+@njit(**KERNEL)
 def feature(geo, ws, slot, d, cos_tol):
     """Feature of the core in ``slot`` supporting unit direction ``d``: (dim, n_points, plane normal).
 
@@ -213,24 +230,25 @@ def feature(geo, ws, slot, d, cos_tol):
     if t == CORE_BOX:
         return _box_feature(ws, slot, d, cos_tol)
     if t == CORE_CYLINDER:
-        return _cylinder_feature(ws, slot, d, cos_tol)
+        return _cylinder_feature_of(ws, ws, slot, d, cos_tol)
     if t == CORE_HULL:
-        return _hull_feature(geo, ws, slot, d, cos_tol)
+        return _hull_feature_of(ws, geo, ws, slot, d, cos_tol)
     if t == CORE_TRIANGLE:
-        return _triangle_feature(ws, slot, d, cos_tol)
+        return _triangle_feature_of(ws, ws, slot, d, cos_tol)
+    zero, one = slots()               # point indices and ids as int64: one compiled _put
     if t == CORE_ELLIPSOID:
         # strictly convex: a single point supports every direction (id 0: the touching point moves)
-        _put(ws, slot, 0, support(ws, slot, d), 0)
+        _put(ws, slot, zero, support(ws, slot, d), zero)
         return 0, 1, d
     if t == CORE_SEGMENT:
         a, b = row(ws.cverts[slot], 0), row(ws.cverts[slot], 1)
         axis = column(ws.cmat[slot], 2)
         if abs(dot(axis, d)) <= math.sqrt(1.0 - cos_tol * cos_tol):
-            _put(ws, slot, 0, a, 0)
-            _put(ws, slot, 1, b, 1)
+            _put(ws, slot, zero, a, zero)
+            _put(ws, slot, one, b, one)
             return 1, 2, d
-        top = 1 if dot(axis, d) > 0 else 0
-        _put(ws, slot, 0, b if top else a, top)
+        top = one if dot(axis, d) > 0 else zero
+        _put(ws, slot, zero, b if top else a, top)
         return 0, 1, d
-    _put(ws, slot, 0, row(ws.cpos, slot), 0)
+    _put(ws, slot, zero, row(ws.cpos, slot), zero)
     return 0, 1, d

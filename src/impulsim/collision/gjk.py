@@ -97,7 +97,7 @@ def _closest_on_simplex(S, n):
     Returns (new n, v): v = that closest point. Points of the face are moved to the front of S.
     """
     best = np.inf
-    best_mask = 1
+    best_mask = np.int64(1)           # not a literal: one compiled _mask_indices (see vec.slots)
     bl = (1.0, 0.0, 0.0, 0.0)
     for mask in range(1, 1 << n):
         k, idx = _mask_indices(mask, n)

@@ -22,7 +22,7 @@ from numba import njit
 from impulsim.collision.boxes import APART, TOUCHING, box_box, box_halfspace
 from impulsim.collision.contacts import append_region
 from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, HALFSPACE, MESH, N_KINDS,
-                                     SPHERE, load_shape, load_triangle, support, triangle_normal)
+                                     SPHERE, guarded, load_shape, load_triangle, support, triangle_normal)
 from impulsim.collision.gjk import gjk
 from impulsim.collision.primitives import (capsule_capsule, convex_pair, polytope_pair, sphere_box,
                                            sphere_capsule, sphere_cylinder, sphere_sphere)
@@ -76,6 +76,17 @@ def pair_name(kind_a: int, kind_b: int) -> str:
 
 
 @njit(**KERNEL)
+def _no_pair(ws):
+    """The types of a pair function's result (for a pair whose code is not compiled, see core.guarded)."""
+    return np.inf, (0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), False
+
+
+# compiled only for workspaces with all_kinds (a model with cylinders, ellipsoids, hulls or meshes)
+_sphere_cylinder = guarded(sphere_cylinder, _no_pair)
+_convex_pair = guarded(convex_pair, _no_pair)
+
+
+@njit(**KERNEL)
 def narrow(pid, ws, stop):
     """Run pair function ``pid`` on the loaded cores: (d, n, wa, wb, have_witness), see primitives."""
     if pid == SPHERE_SPHERE:
@@ -83,13 +94,13 @@ def narrow(pid, ws, stop):
     if pid == SPHERE_BOX:
         return sphere_box(ws)
     if pid == SPHERE_CYLINDER:
-        return sphere_cylinder(ws)
+        return _sphere_cylinder(ws, ws)
     if pid == SPHERE_CAPSULE:
         return sphere_capsule(ws)
     if pid == CAPSULE_CAPSULE:
         return capsule_capsule(ws)
     if pid == CURVED:
-        return convex_pair(ws)
+        return _convex_pair(ws, ws)
     return polytope_pair(ws, stop)
 
 

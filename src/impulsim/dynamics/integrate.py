@@ -17,12 +17,19 @@ since then Ṙ = [Ω_w + R Ω_b]× R and Rᵀ ω = J_l⁻¹ Rᵀ L. The free ste
 the predictions of the impulse method) takes this exact solution for such bodies in place of the RK4 and
 adaptive schemes; ``integrate_rotation`` is always the chosen scheme, and the Euler scheme stays the plain
 first-order step everywhere.
+
+The scheme reaches the kernels either as its number (``int(Integrator.RK4)``: every scheme is compiled and
+chosen at run time) or as a :class:`RotationScheme` (``rotation_scheme(Integrator.RK4)``): then the scheme is
+part of the compiled type and a kernel compiles only the code of that scheme. The methods pass the latter, so
+that the first step of a scene on an empty Numba cache compiles one scheme, not three; both give the same
+numbers.
 """
 import enum
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
 from impulsim.math.vec import v3, q4, qmul, qnormalize, qrot, qrot_inv, qfrom_rotvec
 
@@ -32,6 +39,56 @@ class Integrator(enum.IntEnum):
     EULER = 0
     RK4 = 1
     RK45 = 2   # embedded Cash–Karp Runge–Kutta with adaptive sub-steps (Bender App. B, Table B.1)
+
+
+class RotationScheme:
+    """A rotation scheme as the kernels take it when only that scheme is to be compiled (module docstring).
+
+    Make one with :func:`rotation_scheme`; ``int()`` gives the scheme's number."""
+    __slots__ = ("integrator", "_numba_type_")
+
+    def __init__(self, integrator):
+        self.integrator = Integrator(integrator)
+        # read by Numba's dispatcher in its fast path: a call costs ~0.4 µs more than with an int, against
+        # ~6 µs through typeof_impl
+        self._numba_type_ = RotationSchemeType(int(self.integrator))
+
+    def __int__(self):
+        return int(self.integrator)
+
+    def __repr__(self):
+        return f"rotation_scheme(Integrator.{self.integrator.name})"
+
+
+class RotationSchemeType(types.Opaque):
+    """Numba type of a :class:`RotationScheme`: the scheme number is in the type, not in a value."""
+
+    def __init__(self, code):
+        self.code = int(code)
+        super().__init__(name=f"RotationScheme({Integrator(self.code).name})")
+
+
+register_model(RotationSchemeType)(models.OpaqueModel)
+
+
+@typeof_impl.register(RotationScheme)
+def _typeof_rotation_scheme(val, c):
+    return RotationSchemeType(int(val.integrator))
+
+
+@unbox(RotationSchemeType)
+def _unbox_rotation_scheme(typ, obj, c):
+    return NativeValue(c.context.get_dummy_value())
+
+
+_SCHEMES = {i: RotationScheme(i) for i in Integrator}
+
+
+def rotation_scheme(integrator) -> RotationScheme:
+    """The :class:`RotationScheme` of an :class:`Integrator` (or its number): kernels called with it compile
+    only that scheme."""
+    scheme = _SCHEMES.get(integrator)           # once per kernel call: the common case without a conversion
+    return scheme if scheme is not None else _SCHEMES[Integrator(integrator)]
 
 
 SPIN_RESOLUTION = 1e-15
@@ -232,16 +289,53 @@ def _torque_free_symmetric(q, omega, inertia, axis, h):
     return q1, (ow[0] + spin * e1[0], ow[1] + spin * e1[1], ow[2] + spin * e1[2])
 
 
+def _rotate(q, w, tau, inertia, inv_inertia, h, scheme):
+    """(q, ω_l) after h [s] by the scheme (a number: chosen at run time; a RotationScheme: at compile time)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_rotate)
+def _rotate_impl(q, w, tau, inertia, inv_inertia, h, scheme):
+    code = scheme.code if isinstance(scheme, RotationSchemeType) else -1
+    if code == 0:
+        return lambda q, w, tau, inertia, inv_inertia, h, scheme: _euler(q, w, tau, inertia, inv_inertia, h)
+    if code == 1:
+        return lambda q, w, tau, inertia, inv_inertia, h, scheme: _rk4(q, w, tau, inertia, inv_inertia, h)
+    if code == 2:
+        return lambda q, w, tau, inertia, inv_inertia, h, scheme: _adaptive(q, w, tau, inertia, inv_inertia, h)
+    if not isinstance(scheme, types.Integer):
+        return None
+
+    def any_scheme(q, w, tau, inertia, inv_inertia, h, scheme):
+        if scheme == 0:
+            return _euler(q, w, tau, inertia, inv_inertia, h)
+        elif scheme == 1:
+            return _rk4(q, w, tau, inertia, inv_inertia, h)
+        return _adaptive(q, w, tau, inertia, inv_inertia, h)
+    return any_scheme
+
+
+def _is_euler(scheme):
+    """Whether the scheme is the Euler scheme (a constant for a RotationScheme)."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_is_euler)
+def _is_euler_impl(scheme):
+    if isinstance(scheme, RotationSchemeType):
+        euler = scheme.code == 0
+        return lambda scheme: euler
+    if isinstance(scheme, types.Integer):
+        return lambda scheme: scheme == 0
+    return None
+
+
 @njit(cache=True)
 def integrate_rotation(q, omega, tau, inertia, inv_inertia, h, scheme):
-    """Orientation and world angular velocity (tuples) after h [s] under constant world torque tau."""
+    """Orientation and world angular velocity (tuples) after h [s] under constant world torque tau; scheme
+    an Integrator number or a RotationScheme."""
     w = qrot_inv(q, omega)
-    if scheme == 0:
-        q1, w1 = _euler(q, w, tau, inertia, inv_inertia, h)
-    elif scheme == 1:
-        q1, w1 = _rk4(q, w, tau, inertia, inv_inertia, h)
-    else:
-        q1, w1 = _adaptive(q, w, tau, inertia, inv_inertia, h)
+    q1, w1 = _rotate(q, w, tau, inertia, inv_inertia, h, scheme)
     q1 = qnormalize(q1)
     return q1, qrot(q1, w1)
 
@@ -261,7 +355,7 @@ def free_step_body(pos, quat, vel, omega, acc, tau, inertia, inv_inertia, inv_ma
     p1 = (p[0] + v[0] * h + hh * acc[0], p[1] + v[1] * h + hh * acc[1], p[2] + v[2] * h + hh * acc[2])
     v1 = (v[0] + acc[0] * h, v[1] + acc[1] * h, v[2] + acc[2] * h)
     t = v3(tau)
-    axis = symmetry_axis(inertia) if scheme != 0 and t[0] == 0.0 and t[1] == 0.0 and t[2] == 0.0 else -1
+    axis = symmetry_axis(inertia) if not _is_euler(scheme) and t[0] == 0.0 and t[1] == 0.0 and t[2] == 0.0 else -1
     if axis >= 0:
         q1, w1 = _torque_free_symmetric(q, w, inertia, axis, h)
     else:

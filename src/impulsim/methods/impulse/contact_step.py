@@ -17,7 +17,7 @@ from impulsim.contact import ContactStage, ContactOptions
 from impulsim.contact.default import model_has_contacts
 from impulsim.contact.limits import LimitStage
 from impulsim.dynamics.forces import compute_loads
-from impulsim.dynamics.integrate import free_step_all
+from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.methods.base import StepInfo, StageTimer
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
 from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
@@ -77,7 +77,7 @@ class ContactCoupling:
     def _free(self):
         m = self.model
         return (self.acc, self.tau, m.body_inertia, m.body_inv_inertia, m.body_inv_mass, self._static_now(),
-                int(self.integrator))
+                rotation_scheme(self.integrator))
 
     def _step_with_contacts(self, s, h, info: StepInfo):
         """One step of Bender's Fig. 5.2 pipeline; time is advanced by the caller."""
@@ -102,7 +102,7 @@ class ContactCoupling:
             self.contacts.end_positions()
         timer.lap("joint_correction")
         free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
-                      m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, int(self.integrator))
+                      m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, rotation_scheme(self.integrator))
         timer.lap("free_step")
         self._update_rows(s)
         if self.contacts is not None:
@@ -171,7 +171,7 @@ class ContactCoupling:
             self.dirty[:] = 1            # the solve changed velocities the contact sweeps predict from
         if self._iter_prims is not None:
             _, res, cl = correct_positions_of(self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self),
-                                              pred_of(self), h, int(self.integrator), self.eps_d, 1,
+                                              pred_of(self), h, rotation_scheme(self.integrator), self.eps_d, 1,
                                               self.max_correction_speed)
             residual, clamped = max(residual, res), clamped + cl
         return residual, clamped

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.methods.impulse.graph import Chain, joint_prims
 from impulsim.model.kinds import Prim
 from impulsim.methods.impulse.lgs_structure import analyse
@@ -108,7 +109,7 @@ class LgsSolver:
         method's max_iter_pos); returns (most solves, largest error, clamped count)."""
         return correct_positions_lgs(
             chains_of(self), structure_of(self), prims_of(self.model), bodies_of(self.model, s, method),
-            rows_of(method), fac_of(self), pred_of(method), h, int(method.integrator), method.eps_d,
+            rows_of(method), fac_of(self), pred_of(method), h, rotation_scheme(method.integrator), method.eps_d,
             method.max_iter_pos if max_iter is None else max_iter, method.max_correction_speed)
 
     def correct_velocities(self, method, s, max_iter=None):
@@ -124,9 +125,9 @@ class LgsSolver:
         m = self.model
         sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
             chains_of(self), structure_of(self), prims_of(m), bodies_of(m, s, method), rows_of(method),
-            fac_of(self), pred_of(method), m.gravity, s.body_force, s.body_torque, h, int(method.integrator),
-            method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel, method.max_correction_speed,
-            self.dependent_pivot)
+            fac_of(self), pred_of(method), m.gravity, s.body_force, s.body_torque, h,
+            rotation_scheme(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
+            method.max_correction_speed, self.dependent_pivot)
         self.factorizations += facs
         self.dropped = dropped
         return sp, rp, cl, sv, rv

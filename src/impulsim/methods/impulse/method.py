@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from impulsim.dynamics.integrate import Integrator
+from impulsim.dynamics.integrate import Integrator, rotation_scheme
 from impulsim.errors import ModelError, UnsupportedFeatureError
 from impulsim.methods.base import Method, StepInfo, StageTimer
 from impulsim.methods.capabilities import Capabilities
@@ -253,7 +253,7 @@ class ImpulseMethod(Method, ContactCoupling):
         if self._iter_prims is not None:
             sweeps, res, cl = correct_positions_of(
                 self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self), pred_of(self), h,
-                int(self.integrator), self.eps_d, self.max_iter_pos, self.max_correction_speed)
+                rotation_scheme(self.integrator), self.eps_d, self.max_iter_pos, self.max_correction_speed)
             iters, residual, clamped = max(iters, sweeps), max(residual, res), clamped + cl
         info.iters_pos += iters
         info.residual_pos = max(info.residual_pos, residual)
@@ -263,7 +263,7 @@ class ImpulseMethod(Method, ContactCoupling):
     def _advance(self, s, h):
         """Free step of all bodies; LGS chains reuse their last (valid) prediction."""
         m = self.model
-        advance_bodies(bodies_of(m, s, self), pred_of(self), h, int(self.integrator))
+        advance_bodies(bodies_of(m, s, self), pred_of(self), h, rotation_scheme(self.integrator))
 
     def _correct_velocities(self, s, info):
         """Velocity correction at the step's end (with the extra constraints, if any)."""

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse import run_kernels as rk
@@ -105,7 +106,7 @@ def _call(method, path, state, h, n, out, work):
     run_work = (work.backup, work.backup_flags, work.force, work.torque)
     prims, bodies, rows, pred = prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method)
     forces = (m.gravity, s.body_force, s.body_torque)
-    options = (float(h), int(method.integrator), float(method.eps_d), float(method.eps_v),
+    options = (float(h), rotation_scheme(method.integrator), float(method.eps_d), float(method.eps_v),
                int(method.max_iter_pos), int(method.max_iter_vel), float(method.max_correction_speed))
     if path == "lgs":
         lgs = method._lgs

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from impulsim.dynamics.integrate import predict_body
+from impulsim.dynamics.integrate import predict_body, rotation_scheme
 from impulsim.math import quat_rotate
 from impulsim.methods.base import StepInfo
 from impulsim.methods.extra_constraints import POINT_FUNCTION, VELOCITY_FUNCTION, validated_extras
@@ -153,8 +153,8 @@ class WagnerConstraints:
         m = method.model
         b = self.body_b[i]
         predict_body(b, s.body_pos, s.body_quat, s.body_vel, s.body_omega, method.acc, method.tau, m.body_inertia,
-                     m.body_inv_inertia, m.body_inv_mass, m.body_static, h, int(method.integrator), self.pred_pos,
-                     self.pred_quat)
+                     m.body_inv_inertia, m.body_inv_mass, m.body_static, h, rotation_scheme(method.integrator),
+                     self.pred_pos, self.pred_quat)
         return self.pred_pos[b] + quat_rotate(self.pred_quat[b], self.anchor_b[i]) - self.target[i]
 
     def _position_excess(self, method, s, h, first=False) -> float:
