@@ -20,9 +20,6 @@ GJK_MAX_ITER = 64
 GJK_REL_TOL = 1e-12
 """GJK stops when the support point improves the distance bound by less than this fraction of |v|²:
 the distance is then exact to about 1e-12 relative (rounding of the support points)."""
-SIMPLEX_NORMAL_BELOW = 1e-6
-"""Distance [m] below which GJK's normal comes from the simplex's edge or face rather than from pa − pb
-(see :func:`_simplex_normal`)."""
 EPA_TOL = 1e-10
 """EPA stops when the new support point lies within this distance [m] of the nearest face's plane."""
 W, A, B = 0, 1, 2
@@ -175,7 +172,35 @@ def gjk(ws):
     dist = dot(sub(pa, pb), normal)
     if dist <= 1e-14:
         return 0.0, pa, pb, n, normal
+    pa, pb = _across(S, n, pa, pb, normal, dist)
     return dist, pa, pb, n, normal
+
+
+@njit(**KERNEL)
+def _across(S, n, pa, pb, normal, dist):
+    """The witness points made to lie exactly ``dist`` apart along ``normal``: the point of the side whose
+    supports in the final simplex spread wider is put at the other's plus or minus ``dist`` · normal.
+
+    GJK's distance and normal converge much faster than its witness points where one side's closest
+    feature is flat (a box face): the supports there are far-apart vertices, and the combination of them
+    can still slide along the face by ~1e-7 m when the distance has converged to 1e-12 (box–cylinder 0.5 m
+    apart: pa − pb was 3e-7 m off dist · normal). The other side's supports cluster at its closest point,
+    which is therefore accurate; moving the flat side's point along its face keeps it on the surface.
+    """
+    if _spread(S[A], n) >= _spread(S[B], n):
+        return madd(pb, normal, dist), pb
+    return pa, madd(pa, normal, -dist)
+
+
+@njit(**KERNEL)
+def _spread(P, n):
+    """Largest squared distance [m²] between two of the first n points of P."""
+    out = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            e = sub(row(P, i), row(P, j))
+            out = max(out, dot(e, e))
+    return out
 
 
 @njit(**KERNEL)
@@ -183,13 +208,8 @@ def _simplex_normal(S, n, v):
     """Unit normal from B towards A, taken from the simplex's geometry rather than from v alone.
 
     When the distance is tiny, v = pa − pb carries rounding errors of ~1e-16 m, so its direction is only
-    good to ~1e-16/|v|; the simplex edge or face that v is perpendicular to is known much better. Beyond
-    SIMPLEX_NORMAL_BELOW [m] v itself is better (direction good to 1e-10): on a curved core the last
-    supports can lie close together, and the normal of such a sliver face was off by 1e-6 rad from v
-    (box–cylinder 0.5 m apart: witness points 3e-7 m off the normal).
+    good to ~1e-16/|v|; the simplex edge or face that v is perpendicular to is known much better.
     """
-    if dot(v, v) > SIMPLEX_NORMAL_BELOW * SIMPLEX_NORMAL_BELOW:
-        return normalize(v)
     if n == 2:
         e = normalize(sub(row(S[W], 1), row(S[W], 0)))
         v = sub(v, scale(e, dot(v, e)))
