@@ -113,9 +113,11 @@ def test_recorded_file_gives_the_runs_splits(two_runs):
 
 
 def test_steering_pulse_changes_the_run(two_runs):
-    _, (a, b) = two_runs
+    session, (a, b) = two_runs
     assert np.abs(a.trace["beta"]).max() == 0.0
-    assert b.trace["beta"].max() == pytest.approx(10 * math.pi / 180 * 0.4 ** 1.5, rel=1e-9)
+    # lever 0.4: β = β_max 0.4^(1/d), the session's directness d
+    expected = 10 * math.pi / 180 * 0.4 ** (1.0 / session.setup.directness)
+    assert b.trace["beta"].max() == pytest.approx(expected, rel=1e-9)
     assert abs(a.run_time - b.run_time) > 1e-4
 
 
