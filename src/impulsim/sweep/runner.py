@@ -228,21 +228,9 @@ def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "gri
 
 
 def _function_warm_up(fn, say):
-    """``fn.warm_up`` timed and guarded like the scene sweeps' warm-up, or None."""
+    """``fn.warm_up`` run like the scene sweeps' warm-up (:func:`_timed_warm_up`), or None."""
     hook = getattr(fn, "warm_up", None)
-    if not callable(hook):
-        return None
-
-    def warm_up():
-        start = time.perf_counter()
-        try:
-            hook()
-        except Exception:            # the cases will report it
-            return
-        seconds = time.perf_counter() - start
-        if seconds > 1.0:
-            say(f"compiled the kernels once in {seconds:.1f} s (cached for the workers)")
-    return warm_up
+    return (lambda: _timed_warm_up(hook, say)) if callable(hook) else None
 
 
 def resolve_function(spec: str) -> Callable[[dict], dict]:
@@ -265,9 +253,14 @@ def _warm_up(scene, method, options, h, say) -> None:
     """One step of the base scene here, before the workers start, so that the kernels are compiled once:
     forked workers begin with them loaded; spawned workers on this machine load them from Numba's
     on-disk cache instead of compiling them again."""
+    _timed_warm_up(lambda: scene.simulation(h=h, method=method, **options).step(), say)
+
+
+def _timed_warm_up(action, say) -> None:
+    """Run ``action`` once; a failure is left for the cases to report, a compile of over 1 s is said."""
     start = time.perf_counter()
     try:
-        scene.simulation(h=h, method=method, **options).step()
+        action()
     except Exception:            # the cases will report it
         return
     seconds = time.perf_counter() - start

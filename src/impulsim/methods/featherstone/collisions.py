@@ -117,6 +117,7 @@ class CollisionStage:
         if count > rows.cap:
             rows.grow(max(count, 2 * rows.cap))
         k = 0
+        slip_speed = max(self.eps_v, float(np.linalg.norm(m.gravity)) * h)   # see _classify_slip
         for i in range(count):
             ta, tb = self.body_tree[con.body_a[i]], self.body_tree[con.body_b[i]]
             if ta < 0 and tb < 0:
@@ -131,7 +132,7 @@ class CollisionStage:
                                     m.material_dynamic_friction[mb])
             rows.c_e[k] = e
             rows.c_target[k] = self._target(k, e, rest, -float(con.distance[i]), h)
-            self._classify_slip(k, h)
+            self._classify_slip(k, slip_speed)
             rows.c_P[k] = 0.0
             k += 1
         return k
@@ -149,9 +150,9 @@ class CollisionStage:
             target = max(target, self.beta * (depth - self.slop) / h)
         return target
 
-    def _classify_slip(self, k, h):
-        """Contact k slips at the step's start when its tangential speed exceeds eps_v and the speed gravity
-        gives in one step (the impulse method's rule). Coulomb's law then holds it with dynamic friction
+    def _classify_slip(self, k, slip_speed):
+        """Contact k slips at the step's start when its tangential speed exceeds ``slip_speed``: eps_v or the
+        speed gravity gives in one step, whichever is larger (the impulse method's rule). Coulomb's law then holds it with dynamic friction
         until the slip stops: within this step it may stick only if μ_d p_n can stop it (its static
         coefficient is lowered to the dynamic one), and it slides along its starting slip direction
         (``c_slide``; zero for a contact that does not slip). Uses the relative velocity _target left in
@@ -159,7 +160,7 @@ class CollisionStage:
         r = self.rows
         slip = self.unit - float(self.unit @ r.c_n[k]) * r.c_n[k]
         speed = float(np.linalg.norm(slip))
-        if r.c_colliding[k] and speed > max(self.eps_v, float(np.linalg.norm(self.model.gravity)) * h):
+        if r.c_colliding[k] and speed > slip_speed:
             r.c_mus[k] = min(r.c_mus[k], r.c_mud[k])
             r.c_slide[k] = slip / speed
         else:
