@@ -33,6 +33,7 @@ import numpy as np
 import impulsim as ims
 from impulsim.bench import mujoco_peer, orders
 from impulsim.experiments import bender as scenes
+from impulsim.methods.impulse import run_path
 
 MODELS = [
     # name, build, h, solvers, steps per block
@@ -61,7 +62,11 @@ def _ours(model, state, h, solver, compiled):
     method = ims.make_method("impulse", model, solver=solver, contacts=False)
     s = state.copy()
     if compiled:
-        return (lambda k: method.run(s, h, k)), (method, s)
+        def block(k):
+            info = method.run(s, h, k)
+            if f"{method.run_path}_run" not in info.timings:
+                raise RuntimeError(f"run() of {solver} stepped in Python, not in its compiled loop")
+        return block, (method, s)
     return (lambda k: [method.step(s, h) for _ in range(k)]), None
 
 
@@ -180,6 +185,9 @@ def overhead(steps=100000):
 
 
 def main(argv=None):
+    # the table measures the compiled loops: compile them on the first short run (a short run otherwise steps
+    # in Python until the loop is in Numba's cache, see run_path.loop_ready)
+    run_path.COMPILE_PAYS_STEPS = 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="5 rounds instead of 25")
     ap.add_argument("--cold", action="store_true", help="compile seconds of the run loops instead")
