@@ -172,8 +172,9 @@ def overhead(steps=100000):
             method.run(state.copy(), h, 1)
         finally:
             run_path.rk.lgs_run = kernel
-        # lgs_run's arguments without its own (n, t, limits, stats, iters, loads, backups and step forces)
-        args = captured["args"][8:]
+        # lgs_standard_step's arguments from lgs_run's (its groups, forces and settings)
+        _, _, _, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme = captured["args"]
+        args = (chains, struct, prims, bodies, rows, fac, pred, *forces, settings[0], scheme, *settings[1:])
         bare(10, *args)
         c0 = time.process_time()
         bare(steps, *args)

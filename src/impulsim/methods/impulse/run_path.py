@@ -106,15 +106,17 @@ def _call(method, path, state, h, n, out, work):
     run_work = (work.backup, work.backup_flags, work.force, work.torque)
     prims, bodies, rows, pred = prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method)
     forces = (m.gravity, s.body_force, s.body_torque)
-    options = (float(h), rotation_scheme(method.integrator), float(method.eps_d), float(method.eps_v),
-               int(method.max_iter_pos), int(method.max_iter_vel), float(method.max_correction_speed))
+    # the scheme apart from the numbers: a tuple holding it is typed through Python on every call (lgs_run)
+    scheme = rotation_scheme(method.integrator)
+    options = (float(h), float(method.eps_d), float(method.eps_v), int(method.max_iter_pos),
+               int(method.max_iter_vel), float(method.max_correction_speed))
     if path == "lgs":
         lgs = method._lgs
         rk.lgs_run(run, loads, run_work, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred,
-                   forces, (*options, float(lgs.dependent_pivot)))
+                   forces, (*options, float(lgs.dependent_pivot)), scheme)
     else:
         rk.iterative_run(run, loads, run_work, method._iter_prims, method._row_prims, prims, bodies, rows, pred,
-                         forces, (*options, bool(method.velocity_correction)))
+                         forces, (*options, bool(method.velocity_correction)), scheme)
 
 
 def _fail(method, state, h, work):
