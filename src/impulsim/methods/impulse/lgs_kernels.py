@@ -86,10 +86,8 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
         for side in range(2):
             k = prim_body_a[i] if side == 0 else prim_body_b[i]
             s = 1.0 if side == 0 else -1.0
-            for a in range(3):
+            for a in range(f):               # rows a >= f stay zero (a primitive's row count never changes)
                 p0, p1, p2 = row_P[i, a, 0], row_P[i, a, 1], row_P[i, a, 2]
-                if a >= f:
-                    p0 = p1 = p2 = 0.0
                 if trans:
                     r0 = row_ra[i, 0] if side == 0 else row_rb[i, 0]
                     r1 = row_ra[i, 1] if side == 0 else row_rb[i, 1]
@@ -251,8 +249,16 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
             ta = upd_a[u]
             tb = upd_b[u]
             tg = upd_target[u]
-            dst = fac_diag[-1 - tg] if tg < 0 else fac_off[tg]
             B = fac_off[tb]
+            if tg < 0:
+                # a diagonal block: its lower half (all that pseudo_inverse reads)
+                dst = fac_diag[-1 - tg]
+                for a in range(3):
+                    l0, l1, l2 = tmp[ta, a, 0], tmp[ta, a, 1], tmp[ta, a, 2]
+                    for b in range(a + 1):
+                        dst[a, b] -= l0 * B[b, 0] + l1 * B[b, 1] + l2 * B[b, 2]
+                continue
+            dst = fac_off[tg]
             for a in range(3):
                 l0, l1, l2 = tmp[ta, a, 0], tmp[ta, a, 1], tmp[ta, a, 2]
                 for b in range(3):
