@@ -15,7 +15,9 @@ at their defaults.
 
 Every model is measured in rounds; a round times a block of steps of each contender in turn (so a load
 change on a shared machine hits all of them alike), in CPU time of the process (time spent waiting for a
-core on a busy machine is not counted). The table gives the median over the rounds of the microseconds
+core on a busy machine is not counted). Each timed block follows an untimed tenth of a block of the same
+contender: the contender before it (a Python loop of ``step`` calls, above all) leaves the processor's
+caches full of its own code and data, which had cost the next one up to 20 % on the smallest models. The table gives the median over the rounds of the microseconds
 per step, and the median of the per-round ratios to MuJoCo, and the position and velocity solves per step
 (sweeps for the iterative solver) of the run's next block of steps.
 """
@@ -87,8 +89,10 @@ def measure(name, build, h, solvers, block, rounds):
     for fn in contenders.values():      # warm-up (compiled kernels loaded, caches filled)
         fn(block)
     times = {k: [] for k in contenders}
+    lead = max(1, block // 10)
     for _ in range(rounds):
         for key, fn in contenders.items():
+            fn(lead)                        # untimed: the caches hold this contender's code and data again
             t0 = time.process_time()
             fn(block)
             times[key].append((time.process_time() - t0) / block * 1e6)
