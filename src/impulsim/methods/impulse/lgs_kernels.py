@@ -136,15 +136,35 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
             wd = w if s1 == s2 else -w
             for a in range(3):
                 dst[a, a] += wd
+        # the column node's rows in locals, read before the stores (which the compiler cannot tell apart
+        # from them): Gw row b, and for two general translational nodes the linear row b
+        y00, y01, y02, y10, y11, y12, y20, y21, y22 = Gw[0, 0], Gw[0, 1], Gw[0, 2], Gw[1, 0], Gw[1, 1], \
+            Gw[1, 2], Gw[2, 0], Gw[2, 1], Gw[2, 2]
+        add_lin = lin and not identity
+        La = node_lin[n1, s1]
+        m00 = m01 = m02 = m10 = m11 = m12 = m20 = m21 = m22 = 0.0
+        if add_lin:
+            Lb = node_lin[n2, s2]
+            m00, m01, m02, m10, m11, m12, m20, m21, m22 = Lb[0, 0], Lb[0, 1], Lb[0, 2], Lb[1, 0], Lb[1, 1], \
+                Lb[1, 2], Lb[2, 0], Lb[2, 1], Lb[2, 2]
         for a in range(3):
             g0, g1, g2 = G[a, 0], G[a, 1], G[a, 2]
-            for b in range(a + 1 if own else 3):
-                v = g0 * Gw[b, 0] + g1 * Gw[b, 1] + g2 * Gw[b, 2]
-                if lin and not identity:
-                    v += w * (node_lin[n1, s1, a, 0] * node_lin[n2, s2, b, 0] + node_lin[n1, s1, a, 1]
-                              * node_lin[n2, s2, b, 1] + node_lin[n1, s1, a, 2] * node_lin[n2, s2, b, 2])
-                dst[a, b] += v
+            dst[a, 0] += _term_entry(g0, g1, g2, y00, y01, y02, add_lin, w, La, a, m00, m01, m02)
+            if a >= 1 or not own:
+                dst[a, 1] += _term_entry(g0, g1, g2, y10, y11, y12, add_lin, w, La, a, m10, m11, m12)
+            if a >= 2 or not own:
+                dst[a, 2] += _term_entry(g0, g1, g2, y20, y21, y22, add_lin, w, La, a, m20, m21, m22)
     _mirror_lower(asm_diag)
+
+
+@njit(cache=True, inline="always")
+def _term_entry(g0, g1, g2, y0, y1, y2, add_lin, w, La, a, m0, m1, m2):
+    """Entry (a, b) of an assembly term: (r × p_a)·J⁻¹(r' × p_b) = g·y, plus w p_a·p_b = w La[a]·m for two
+    general translational nodes (g: row a of the row node's J rows, y and m: row b of the column node's)."""
+    v = g0 * y0 + g1 * y1 + g2 * y2
+    if add_lin:
+        v += w * (La[a, 0] * m0 + La[a, 1] * m1 + La[a, 2] * m2)
+    return v
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -237,32 +257,37 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
     for k in range(n0, n1):
         dropped += pseudo_inverse(k, fac_diag, asm_diag, dep_tol, fac_diag_inv)
         c0 = col_ptr[k]
+        if col_ptr[k + 1] == c0:
+            continue            # no blocks below the diagonal (a root)
+        # (blocks are read into locals before the stores that use them: the compiler cannot tell that a
+        # store does not change them and would read them again after each)
+        D = fac_diag_inv[k]
+        d00, d01, d02, d10, d11, d12, d20, d21, d22 = D[0, 0], D[0, 1], D[0, 2], D[1, 0], D[1, 1], D[1, 2], \
+            D[2, 0], D[2, 1], D[2, 2]
         # L_ik = A_ik D_k⁺ for the blocks below the diagonal
         for t in range(c0, col_ptr[k + 1]):
+            L = tmp[t - c0]
             for a in range(3):
                 b0, b1, b2 = fac_off[t, a, 0], fac_off[t, a, 1], fac_off[t, a, 2]
-                for b in range(3):
-                    tmp[t - c0, a, b] = b0 * fac_diag_inv[k, 0, b] + b1 * fac_diag_inv[k, 1, b] + \
-                        b2 * fac_diag_inv[k, 2, b]
+                L[a, 0] = b0 * d00 + b1 * d10 + b2 * d20
+                L[a, 1] = b0 * d01 + b1 * d11 + b2 * d21
+                L[a, 2] = b0 * d02 + b1 * d12 + b2 * d22
         # Schur update: block(i, j) −= L_ik A_jkᵀ for every pair i ≥ j below k
         for u in range(upd_ptr[k], upd_ptr[k + 1]):
-            ta = upd_a[u]
-            tb = upd_b[u]
             tg = upd_target[u]
-            B = fac_off[tb]
-            if tg < 0:
-                # a diagonal block: its lower half (all that pseudo_inverse reads)
-                dst = fac_diag[-1 - tg]
-                for a in range(3):
-                    l0, l1, l2 = tmp[ta, a, 0], tmp[ta, a, 1], tmp[ta, a, 2]
-                    for b in range(a + 1):
-                        dst[a, b] -= l0 * B[b, 0] + l1 * B[b, 1] + l2 * B[b, 2]
-                continue
-            dst = fac_off[tg]
+            L = tmp[upd_a[u]]
+            B = fac_off[upd_b[u]]
+            e00, e01, e02, e10, e11, e12, e20, e21, e22 = B[0, 0], B[0, 1], B[0, 2], B[1, 0], B[1, 1], B[1, 2], \
+                B[2, 0], B[2, 1], B[2, 2]
+            lower = tg < 0           # a diagonal block: its lower half (all that pseudo_inverse reads)
+            dst = fac_diag[-1 - tg] if lower else fac_off[tg]
             for a in range(3):
-                l0, l1, l2 = tmp[ta, a, 0], tmp[ta, a, 1], tmp[ta, a, 2]
-                for b in range(3):
-                    dst[a, b] -= l0 * B[b, 0] + l1 * B[b, 1] + l2 * B[b, 2]
+                l0, l1, l2 = L[a, 0], L[a, 1], L[a, 2]
+                dst[a, 0] -= l0 * e00 + l1 * e01 + l2 * e02
+                if a >= 1 or not lower:
+                    dst[a, 1] -= l0 * e10 + l1 * e11 + l2 * e12
+                if a >= 2 or not lower:
+                    dst[a, 2] -= l0 * e20 + l1 * e21 + l2 * e22
         for t in range(c0, col_ptr[k + 1]):
             for a in range(3):
                 for b in range(3):
