@@ -44,9 +44,10 @@ def _ball_rows(n, side, r0, r1, r2, Iinv,
         for q in range(3):
             node_ang[n, side, a, q] = s * c[a][q]
     for q in range(3):
-        node_angw[n, side, 0, q] = s * (Iinv[q, 1] * r2 - Iinv[q, 2] * r1)
-        node_angw[n, side, 1, q] = s * (Iinv[q, 2] * r0 - Iinv[q, 0] * r2)
-        node_angw[n, side, 2, q] = s * (Iinv[q, 0] * r1 - Iinv[q, 1] * r0)
+        i0, i1, i2 = Iinv[q, 0], Iinv[q, 1], Iinv[q, 2]      # read once, before the stores
+        node_angw[n, side, 0, q] = s * (i1 * r2 - i2 * r1)
+        node_angw[n, side, 1, q] = s * (i2 * r0 - i0 * r2)
+        node_angw[n, side, 2, q] = s * (i0 * r1 - i1 * r0)
 
 
 def ball_lin_rows(node_prim, prim_kind, node_lin):
@@ -86,6 +87,9 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
         for side in range(2):
             k = prim_body_a[i] if side == 0 else prim_body_b[i]
             s = 1.0 if side == 0 else -1.0
+            W = body_Iinv[k]
+            w00, w01, w02, w10, w11, w12, w20, w21, w22 = W[0, 0], W[0, 1], W[0, 2], W[1, 0], W[1, 1], W[1, 2], \
+                W[2, 0], W[2, 1], W[2, 2]           # read once, before the stores
             for a in range(f):               # rows a >= f stay zero (a primitive's row count never changes)
                 p0, p1, p2 = row_P[i, a, 0], row_P[i, a, 1], row_P[i, a, 2]
                 if trans:
@@ -104,9 +108,9 @@ def node_jacobians(node_prim, prim_kind, prim_body_a, prim_body_b, prim_anchor_a
                 node_ang[n, side, a, 0] = s * c0
                 node_ang[n, side, a, 1] = s * c1
                 node_ang[n, side, a, 2] = s * c2
-                for q in range(3):
-                    node_angw[n, side, a, q] = s * (body_Iinv[k, q, 0] * c0 + body_Iinv[k, q, 1] * c1
-                                                    + body_Iinv[k, q, 2] * c2)
+                node_angw[n, side, a, 0] = s * (w00 * c0 + w01 * c1 + w02 * c2)
+                node_angw[n, side, a, 1] = s * (w10 * c0 + w11 * c1 + w12 * c2)
+                node_angw[n, side, a, 2] = s * (w20 * c0 + w21 * c1 + w22 * c2)
 
 
 @njit(cache=True, **NO_REFCOUNT)
