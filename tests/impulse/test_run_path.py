@@ -292,3 +292,23 @@ def test_short_runs_wait_for_a_compiled_loop_and_long_runs_compile_it(monkeypatc
     compiled = bool(run_kernels.lgs_run.overloads)
     cached = os.path.exists(run_kernels.lgs_run._cache._cache_file._index_path)
     assert run_path.loop_ready("lgs", 10) == (compiled or cached)
+
+
+@pytest.mark.parametrize("solver", ["lgs", "iterative"])
+def test_run_loops_take_their_settings_as_numbers_and_the_scheme_apart(monkeypatch, solver):
+    # Numba types a tuple of numbers and arrays on its fast path, but a tuple holding the rotation scheme
+    # object through Python, member by member, on every call: that had cost ~40 µs a run() call, as much
+    # as ten steps of the chain. The scheme must reach the loops as an argument of its own.
+    from impulsim.dynamics.integrate import RotationScheme
+    from impulsim.methods.impulse import run_kernels, run_path
+    monkeypatch.setattr(run_path, "COMPILE_PAYS_STEPS", 0)
+    captured = []
+    name = "lgs_run" if solver == "lgs" else "iterative_run"
+    monkeypatch.setattr(run_kernels, name, lambda *args: captured.append(args))
+    model, state = scenes.chain(3)
+    method = ims.make_method("impulse", model, solver=solver, contacts=False)
+    assert method.run_path == solver
+    method.run(state, 0.01, 2)
+    settings, scheme = captured[0][-2:]
+    assert all(type(v) in (int, float, bool) for v in settings), settings
+    assert isinstance(scheme, RotationScheme)
