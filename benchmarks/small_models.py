@@ -126,6 +126,8 @@ COLD = """
 import time
 import impulsim as ims
 from impulsim.bench import orders
+from impulsim.methods.impulse import run_path
+run_path.COMPILE_PAYS_STEPS = 0      # a short run compiles its loop (else it steps in Python until cached)
 for solver in ("lgs", "iterative"):
     model, state = orders.triple_pendulum()
     method = ims.make_method("impulse", model, solver=solver, contacts=False)
