@@ -96,7 +96,7 @@ class TreeDynamics:
         self.S, self.I, self.IA, self.U, self.Dinv = (np.zeros((n, 6, 6)) for _ in range(5))
         self.v, self.vj, self.c, self.pA, self.a, self.f_ext = (np.zeros((n, 6)) for _ in range(6))
         self.u = np.zeros((n, 12))
-        self.work = np.zeros((2, 6, 6))
+        self.work = np.zeros((3, 6, 6))
         self.tmp6, self.zero6, self.a0 = np.zeros(6), np.zeros(6), np.zeros(6)
         self.tmp4, self.tmp33, self.R3 = np.zeros((4, 4)), np.zeros((3, 3)), np.zeros((3, 3, 3))
         self.force, self.torque = np.zeros((nb, 3)), np.zeros((nb, 3))
