@@ -192,7 +192,7 @@ def _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6):
 
 
 @njit(cache=True, inline="always")
-def _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c):
+def _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c, tmp6):
     """_backward's work at joint i with ``nv`` freedoms (inlined: a literal nv unrolls the loops)."""
     d0 = tree_v_start[i]
     for k in range(nv):
@@ -203,15 +203,17 @@ def _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau,
     p = tree_parent[i]
     if p < 0:
         return
-    # w = D⁻¹ (u − Uᵀ ĉ): the combination of U columns both corrections need
+    # w = D⁻¹ (u − Uᵀ ĉ): the combination of U columns both corrections need; u − Uᵀ ĉ first, into tmp6
+    for b in range(nv):
+        t = u[i, b]
+        if with_c:
+            for m in range(6):
+                t -= U[i, m, b] * c[i, m]
+        tmp6[b] = t
     for a in range(nv):
         s = 0.0
         for b in range(nv):
-            t = u[i, b]
-            if with_c:
-                for m in range(6):
-                    t -= U[i, m, b] * c[i, m]
-            s += Dinv[i, a, b] * t
+            s += Dinv[i, a, b] * tmp6[b]
         u[i, 6 + a] = s   # stored after the n_v entries of u_i (u has 12 columns)
     for r in range(6):
         s = pA[i, r]
@@ -224,20 +226,23 @@ def _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau,
 
 
 @njit(cache=True)
-def _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c):
+def _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c, tmp6):
     """Pass 2 for the bias: u_i = τ_i − S_iᵀ p^A_i and p^A_parent += p^A_i + I^a ĉ_i + U_i D_i⁻¹ u_i.
 
     ``with_c`` = 0 drops the ĉ term (impulses). I^a ĉ = I^A ĉ − U D⁻¹ (Uᵀ ĉ). Runs over the tree joints
-    lo .. hi−1 (a union of whole trees).
+    lo .. hi−1 (a union of whole trees). ``tmp6``: [6] scratch.
     """
     for i in range(hi - 1, lo - 1, -1):
         nv = tree_v_start[i + 1] - tree_v_start[i]
         if nv == 3:
-            _backward_joint(i, 3, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c)
+            _backward_joint(i, 3, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c,
+                            tmp6)
         elif nv == 1:
-            _backward_joint(i, 1, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c)
+            _backward_joint(i, 1, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c,
+                            tmp6)
         else:
-            _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c)
+            _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c,
+                            tmp6)
 
 
 @njit(cache=True, inline="always")
@@ -295,7 +300,7 @@ def forward_dynamics(structure, aba_in, qd,
     universal_rates(tree_kind, tree_v_start, joint_S, qd, c)
     one = tree_parent.shape[0] >= 0   # a run-time True: keeps one compiled copy of the passes
     n = tree_parent.shape[0]
-    _backward(0, n, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, one)
+    _backward(0, n, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, one, tmp6)
     _forward(0, n, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, one, qdd, a, tmp6)
     return -1
 
@@ -317,5 +322,5 @@ def impulse_response(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_
             pA[i, r] = -y_body[i, r]   # an applied load enters the bias with a minus sign
             c[i, r] = 0.0
     off = tree_parent.shape[0] < 0     # a run-time False
-    _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_joint, pA, c, u, off)
+    _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_joint, pA, c, u, off, tmp6)
     _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, zero6, off, dqd, dv, tmp6)

@@ -141,8 +141,8 @@ class TreeDynamics:
     def pose(self, q):
         """Body poses, joint frames and motion subspaces at q; spatial inertias of the bodies."""
         t = self.tree
-        kin.forward_kinematics(t.kind, t.body, t.parent_body, t.q_start, t.frame_p, t.origin_p, t.frame_c,
-                               t.origin_c, q, self.body_pos, self.body_quat, self.body_R, self.joint_Rp,
+        kin.forward_kinematics(t.kind, t.body, t.parent, t.parent_body, t.q_start, t.frame_p, t.origin_p,
+                               t.frame_c, t.origin_c, q, self.body_pos, self.body_quat, self.body_R, self.joint_Rp,
                                self.joint_Rc, self.joint_point, self.tmp4)
         kin.motion_subspaces(t.kind, t.body, t.q_start, q, self.body_pos, self.body_R, self.joint_Rp,
                              self.joint_Rc, self.joint_point, self.S)

@@ -15,17 +15,19 @@ from impulsim.methods.featherstone.articulated import (damping_forces, normalize
 
 
 @njit(cache=True)
-def pose_and_velocities(tree, mdl, ws, q, qd):
+def pose_and_velocities(tree, mdl, ws, q, qd, inertias):
     """Body poses, joint frames, motion subspaces, spatial inertias at q; spatial and body velocities at q̇
-    (TreeDynamics.pose then .velocities, on the same workspace)."""
+    (TreeDynamics.pose then .velocities, on the same workspace). ``inertias`` False skips the spatial inertias
+    (writing a state back needs only the poses and velocities)."""
     kind, body, parent, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c = tree
     body_mass, body_inertia = mdl[0], mdl[1]
     body_pos, body_quat, body_vel, body_omega, body_R, joint_Rp, joint_Rc, joint_point, S, I = ws[:10]
     v, vj, tmp4, tmp33 = ws[13], ws[14], ws[23], ws[24]
-    kin.forward_kinematics(kind, body, parent_body, q_start, frame_p, origin_p, frame_c, origin_c, q, body_pos,
-                           body_quat, body_R, joint_Rp, joint_Rc, joint_point, tmp4)
+    kin.forward_kinematics(kind, body, parent, parent_body, q_start, frame_p, origin_p, frame_c, origin_c, q,
+                           body_pos, body_quat, body_R, joint_Rp, joint_Rc, joint_point, tmp4)
     kin.motion_subspaces(kind, body, q_start, q, body_pos, body_R, joint_Rp, joint_Rc, joint_point, S)
-    aba.body_inertias(body, body_mass, body_inertia, body_pos, body_R, I, tmp33)
+    if inertias:
+        aba.body_inertias(body, body_mass, body_inertia, body_pos, body_R, I, tmp33)
     kin.spatial_velocities(parent, v_start, S, qd, v, vj)
     kin.write_body_velocities(body, v, body_pos, body_vel, body_omega)
 
@@ -33,7 +35,7 @@ def pose_and_velocities(tree, mdl, ws, q, qd):
 @njit(cache=True)
 def evaluate(tree, mdl, ws, damping, q, qd, qdot, qdd):
     """dq/dt and q̈ at (q, q̇); returns −1 or the tree joint with a singular articulated inertia."""
-    pose_and_velocities(tree, mdl, ws, q, qd)
+    pose_and_velocities(tree, mdl, ws, q, qd, True)
     return dynamics(tree, mdl, ws, damping, q, qd, qdot, qdd)
 
 

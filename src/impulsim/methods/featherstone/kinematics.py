@@ -40,17 +40,17 @@ def _normalize4(q):
 
 
 @njit(cache=True)
-def _joint_motion(kind, q, q0, jq, jt):
-    """Joint motion J(q): rotation quaternion ``jq`` and translation ``jt`` in the parent joint frame."""
+def _joint_motion(kind, q, q0, jq):
+    """Joint motion J(q): rotation quaternion into ``jq``; returns the translation (x, y, z) [m] in the parent
+    joint frame."""
     jq[0], jq[1], jq[2], jq[3] = 1.0, 0.0, 0.0, 0.0
-    jt[0], jt[1], jt[2] = 0.0, 0.0, 0.0
     if kind == REVOLUTE or kind == CYLINDRICAL:
         jq[0] = np.cos(0.5 * q[q0])
         jq[1] = np.sin(0.5 * q[q0])
         if kind == CYLINDRICAL:
-            jt[0] = q[q0 + 1]
+            return q[q0 + 1], 0.0, 0.0
     elif kind == PRISMATIC:
-        jt[0] = q[q0]
+        return q[q0], 0.0, 0.0
     elif kind == SPHERICAL:
         for k in range(4):
             jq[k] = q[q0 + k]
@@ -59,46 +59,54 @@ def _joint_motion(kind, q, q0, jq, jt):
         c2, s2 = np.cos(0.5 * q[q0 + 1]), np.sin(0.5 * q[q0 + 1])
         jq[0], jq[1], jq[2], jq[3] = c1 * c2, s1 * c2, c1 * s2, s1 * s2
     elif kind == FREE:
-        for k in range(3):
-            jt[k] = q[q0 + k]
         for k in range(4):
             jq[k] = q[q0 + 3 + k]
+        return q[q0], q[q0 + 1], q[q0 + 2]
+    return 0.0, 0.0, 0.0
 
 
 @njit(cache=True)
-def forward_kinematics(tree_kind, tree_body, tree_parent_body, tree_q_start, tree_frame_p, tree_origin_p,
-                       tree_frame_c, tree_origin_c, q, body_pos, body_quat,
+def forward_kinematics(tree_kind, tree_body, tree_parent, tree_parent_body, tree_q_start, tree_frame_p,
+                       tree_origin_p, tree_frame_c, tree_origin_c, q, body_pos, body_quat,
                        # outputs
                        body_R, joint_Rp, joint_Rc, joint_point, tmp4):
     """Poses of all tree bodies from the joint positions q (parents first); static bodies keep theirs.
 
-    Writes body_pos/body_quat/body_R of the child bodies, the world rotations of both joint frames
-    (``joint_Rp``, ``joint_Rc``) and the parent-side joint point ``joint_point`` [m]. ``tmp4``: [4, 4].
+    Writes body_pos/body_quat/body_R of the child bodies (and body_R of the static bodies the trees hang
+    from), the parent-side joint point ``joint_point`` [m] and the world rotations of the joint frames that
+    the motion subspaces read: ``joint_Rp`` (parent side) of joints with an axis or a translation (all but
+    ball and fixed joints), ``joint_Rc`` (child side) of ball and universal joints; the other entries are
+    left as they were. ``tmp4``: [4, 4].
     """
-    jt = np.empty(3)   # one small buffer per call, outside the loop
     for i in range(tree_kind.shape[0]):
+        kind = tree_kind[i]
         b = tree_body[i]
         p = tree_parent_body[i]
         quat_mul_into(body_quat[p], tree_frame_p[i], tmp4[0])       # parent joint frame
-        _joint_motion(tree_kind[i], q, tree_q_start[i], tmp4[1], jt)
+        t0, t1, t2 = _joint_motion(kind, q, tree_q_start[i], tmp4[1])
         quat_mul_into(tmp4[0], tmp4[1], tmp4[2])                       # child joint frame
         tmp4[3, 0] = tree_frame_c[i, 0]
         for k in range(1, 4):
             tmp4[3, k] = -tree_frame_c[i, k]
         quat_mul_into(tmp4[2], tmp4[3], body_quat[b])                  # R_c = R_jc Q_cᵀ
         _normalize4(body_quat[b])
-        quat_matrix_into(tmp4[0], joint_Rp[i])
-        quat_matrix_into(tmp4[2], joint_Rc[i])
+        slides = kind == PRISMATIC or kind == CYLINDRICAL or kind == FREE
+        if slides or kind == REVOLUTE or kind == UNIVERSAL:
+            quat_matrix_into(tmp4[0], joint_Rp[i])
+        if kind == SPHERICAL or kind == UNIVERSAL:
+            quat_matrix_into(tmp4[2], joint_Rc[i])
         quat_matrix_into(body_quat[b], body_R[b])
-        quat_matrix_into(body_quat[p], body_R[p])
+        if tree_parent[i] < 0:        # a static parent; a moving one got its body_R as a child, above
+            quat_matrix_into(body_quat[p], body_R[p])
         for r in range(3):
             joint_point[i, r] = body_pos[p, r] + body_R[p, r, 0] * tree_origin_p[i, 0] + \
                 body_R[p, r, 1] * tree_origin_p[i, 1] + body_R[p, r, 2] * tree_origin_p[i, 2]
         for r in range(3):
-            body_pos[b, r] = joint_point[i, r] + joint_Rp[i, r, 0] * jt[0] + joint_Rp[i, r, 1] * jt[1] + \
-                joint_Rp[i, r, 2] * jt[2] - (body_R[b, r, 0] * tree_origin_c[i, 0] +
-                                             body_R[b, r, 1] * tree_origin_c[i, 1] +
-                                             body_R[b, r, 2] * tree_origin_c[i, 2])
+            x = joint_point[i, r]
+            if slides:
+                x = x + joint_Rp[i, r, 0] * t0 + joint_Rp[i, r, 1] * t1 + joint_Rp[i, r, 2] * t2
+            body_pos[b, r] = x - (body_R[b, r, 0] * tree_origin_c[i, 0] + body_R[b, r, 1] * tree_origin_c[i, 1] +
+                                  body_R[b, r, 2] * tree_origin_c[i, 2])
 
 
 @njit(cache=True)

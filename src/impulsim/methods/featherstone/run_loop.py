@@ -84,7 +84,7 @@ def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, 
         ws_quat[:] = quat
         kin.read_coordinates(kind, body, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c, pos,
                              quat, vel, omega, q, qd, tmp4, R3)
-        pose_and_velocities(tree, mdl, ws, q, qd)
+        pose_and_velocities(tree, mdl, ws, q, qd, True)
         if kin.velocity_mismatch(body, ws_vel, ws_omega, vel, omega) > VELOCITY_MISMATCH:
             stats[S_STOP] = STOP_MISMATCH
             break
@@ -100,8 +100,8 @@ def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, 
         if bad >= 0:
             stats[S_STOP] = STOP_FAILED
             break
-        # write back
-        pose_and_velocities(tree, mdl, ws, q, qd)
+        # write back (the next step reads the state again and computes the inertias there)
+        pose_and_velocities(tree, mdl, ws, q, qd, False)
         kin.copy_bodies(body, ws_pos, ws_quat, ws_vel, ws_omega, pos, quat, vel, omega)
         residual = 0.0
         if measure and prims[0].shape[0] > 0:
