@@ -27,7 +27,7 @@ from impulsim.math.spatial import cross_force_into, cross_motion_into, spatial_i
 from impulsim.methods.featherstone.kinematics import universal_rates
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def body_inertias(tree_body, body_mass, body_inertia, body_pos, body_R, joint_I, tmp33):
     """Spatial inertia Î of every tree body about the world origin (world frame), into joint_I [n, 6, 6]."""
     for i in range(tree_body.shape[0]):
@@ -153,7 +153,7 @@ def _joint_inertia(i, nv, tree_parent, joint_S, IA, U, Dinv, work):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I,
                          # outputs
                          IA, U, Dinv, work):
@@ -162,7 +162,10 @@ def articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I,
     Returns −1 on success, else the tree joint whose D_i is not positive definite.
     """
     n = tree_parent.shape[0]
-    IA[:n] = joint_I[:n]
+    for i in range(n):
+        for r in range(6):
+            for c in range(6):
+                IA[i, r, c] = joint_I[i, r, c]
     for i in range(n - 1, -1, -1):
         nv = tree_v_start[i + 1] - tree_v_start[i]
         if nv == 3:
@@ -176,7 +179,7 @@ def articulated_inertias(tree_parent, tree_v_start, joint_S, joint_I,
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6):
     """Pass 1 (velocities given): ĉ_i = v̂_i ×m S_i q̇_i and p^A_i = v̂_i ×f Î_i v̂_i − f̂_ext,i."""
     for i in range(tree_parent.shape[0]):
@@ -225,7 +228,7 @@ def _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau,
         pA[p, r] += s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c, tmp6):
     """Pass 2 for the bias: u_i = τ_i − S_iᵀ p^A_i and p^A_parent += p^A_i + I^a ĉ_i + U_i D_i⁻¹ u_i.
 
@@ -269,7 +272,7 @@ def _forward_joint(i, nv, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0,
         a[i, r] = s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with_c, qdd, a, tmp6):
     """Pass 3: â′ = â_parent + ĉ_i, q̈_i = D_i⁻¹ (u_i − U_iᵀ â′), â_i = â′ + S_i q̈_i (tree joints lo .. hi−1)."""
     for i in range(lo, hi):
@@ -282,7 +285,7 @@ def _forward(lo, hi, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with
             _forward_joint(i, nv, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with_c, qdd, a, tmp6)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def forward_dynamics(structure, aba_in, qd,
                      # outputs
                      qdd, aba_ws):
@@ -305,7 +308,7 @@ def forward_dynamics(structure, aba_in, qd,
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def impulse_response(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, y_body, y_joint, zero6,
                      # outputs
                      dqd, dv, pA, c, u, tmp6):

@@ -17,7 +17,7 @@ from impulsim.methods.featherstone.groups import aba_in_of, aba_work_of, structu
 from impulsim.methods.featherstone.kinematics import FREE, SPHERICAL, quat_mul_into, quat_matrix_into
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spatial_loads(tree_body, body_pos, force, torque, f_ext):
     """f̂ = [τ + c × F; F] about the origin for a force F [N] at the centre c and a torque τ [N m], world."""
     for i in range(tree_body.shape[0]):
@@ -30,7 +30,7 @@ def spatial_loads(tree_body, body_pos, force, torque, f_ext):
         f_ext[i, 3], f_ext[i, 4], f_ext[i, 5] = F[0], F[1], F[2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def position_rates(tree_kind, tree_q_start, tree_v_start, q, qd, qdot, tmp4, R):
     """dq/dt from q̇: equal for 1-DoF coordinates; ½ J ⊗ (0, ω) for quaternions with ω in the moving
     frame; ẋ = R v for a free body's centre (v in its principal frame). ``tmp4`` [4, 4], ``R`` [3, 3]."""
@@ -55,7 +55,7 @@ def position_rates(tree_kind, tree_q_start, tree_v_start, q, qd, qdot, tmp4, R):
                 qdot[q0 + k] = qd[d0 + k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def normalize_quaternions(tree_kind, tree_q_start, q):
     """Unit length for the quaternions in q (after an integration step)."""
     for i in range(tree_kind.shape[0]):
@@ -67,7 +67,7 @@ def normalize_quaternions(tree_kind, tree_q_start, q):
                 q[qq + k] /= n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def damping_forces(tree_kind, tree_v_start, damping, qd, tau_in, tau_out):
     """τ = τ_in − d q̇ on every joint freedom except those of free bodies."""
     for i in range(tree_kind.shape[0]):
