@@ -17,7 +17,7 @@ from impulsim.methods.featherstone.groups import aba_in_of, aba_work_of, structu
 from impulsim.methods.featherstone.kinematics import FREE, SPHERICAL, quat_mul_into, quat_matrix_into
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spatial_loads(tree_body, body_pos, force, torque, f_ext):
     """f̂ = [τ + c × F; F] about the origin for a force F [N] at the centre c and a torque τ [N m], world."""
     for i in range(tree_body.shape[0]):
@@ -30,7 +30,7 @@ def spatial_loads(tree_body, body_pos, force, torque, f_ext):
         f_ext[i, 3], f_ext[i, 4], f_ext[i, 5] = F[0], F[1], F[2]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def position_rates(tree_kind, tree_q_start, tree_v_start, q, qd, qdot, tmp4, R):
     """dq/dt from q̇: equal for 1-DoF coordinates; ½ J ⊗ (0, ω) for quaternions with ω in the moving
     frame; ẋ = R v for a free body's centre (v in its principal frame). ``tmp4`` [4, 4], ``R`` [3, 3]."""
@@ -55,7 +55,7 @@ def position_rates(tree_kind, tree_q_start, tree_v_start, q, qd, qdot, tmp4, R):
                 qdot[q0 + k] = qd[d0 + k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def normalize_quaternions(tree_kind, tree_q_start, q):
     """Unit length for the quaternions in q (after an integration step)."""
     for i in range(tree_kind.shape[0]):
@@ -67,7 +67,7 @@ def normalize_quaternions(tree_kind, tree_q_start, q):
                 q[qq + k] /= n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def damping_forces(tree_kind, tree_v_start, damping, qd, tau_in, tau_out):
     """τ = τ_in − d q̇ on every joint freedom except those of free bodies."""
     for i in range(tree_kind.shape[0]):
@@ -96,7 +96,7 @@ class TreeDynamics:
         self.S, self.I, self.IA, self.U, self.Dinv = (np.zeros((n, 6, 6)) for _ in range(5))
         self.v, self.vj, self.c, self.pA, self.a, self.f_ext = (np.zeros((n, 6)) for _ in range(6))
         self.u = np.zeros((n, 12))
-        self.work = np.zeros((2, 6, 6))
+        self.work = np.zeros((3, 6, 6))
         self.tmp6, self.zero6, self.a0 = np.zeros(6), np.zeros(6), np.zeros(6)
         self.tmp4, self.tmp33, self.R3 = np.zeros((4, 4)), np.zeros((3, 3)), np.zeros((3, 3, 3))
         self.force, self.torque = np.zeros((nb, 3)), np.zeros((nb, 3))
@@ -141,8 +141,8 @@ class TreeDynamics:
     def pose(self, q):
         """Body poses, joint frames and motion subspaces at q; spatial inertias of the bodies."""
         t = self.tree
-        kin.forward_kinematics(t.kind, t.body, t.parent_body, t.q_start, t.frame_p, t.origin_p, t.frame_c,
-                               t.origin_c, q, self.body_pos, self.body_quat, self.body_R, self.joint_Rp,
+        kin.forward_kinematics(t.kind, t.body, t.parent, t.parent_body, t.q_start, t.frame_p, t.origin_p,
+                               t.frame_c, t.origin_c, q, self.body_pos, self.body_quat, self.body_R, self.joint_Rp,
                                self.joint_Rc, self.joint_point, self.tmp4)
         kin.motion_subspaces(t.kind, t.body, t.q_start, q, self.body_pos, self.body_R, self.joint_Rp,
                              self.joint_Rc, self.joint_point, self.S)

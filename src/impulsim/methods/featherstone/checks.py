@@ -13,7 +13,7 @@ from impulsim.dynamics.prim_errors import position_error_t
 _VELOCITY_ONLY = 7    # Prim.VEL_POINT and above have no position error
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def largest_joint_error(prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                         prim_axis_b, prim_target, prim_qrel, body_pos, body_quat):
     """max over primitives of |d| [m or rad] at the given poses (0 without primitives)."""

@@ -38,7 +38,7 @@ seconds of CPU once; the loop saves roughly 0.1 ms per step on small trees). Sho
 once it is compiled (in this process or by an earlier one) and call ``step`` before."""
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _largest_abs(x):
     worst = 0.0
     for i in range(x.shape[0]):
@@ -47,7 +47,7 @@ def _largest_abs(x):
     return worst
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, qd, stages, run_ws):
     """Up to ``n`` steps of FeatherstoneMethod._step (as Method.step calls it) of size ``h`` from time ``t``
     [s], advancing the ``state``'s motion and the joint coordinates q, q̇ in place.
@@ -76,19 +76,20 @@ def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, 
             for r in range(4):
                 backup[b, 3 + r] = quat[b, r]
         # loads of the step: the held user loads plus the timed loads' means over [t, t + h)
-        user_force[:] = user_f
-        user_torque[:] = user_t
+        kin.copy_rows(user_f, user_force)
+        kin.copy_rows(user_t, user_torque)
         add_timed_loads(load_body, load_force, load_torque, load_start, load_end, t, h, user_force, user_torque)
         # coordinates
-        ws_pos[:] = pos
-        ws_quat[:] = quat
+        kin.copy_rows(pos, ws_pos)
+        kin.copy_rows(quat, ws_quat)
         kin.read_coordinates(kind, body, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c, pos,
                              quat, vel, omega, q, qd, tmp4, R3)
-        pose_and_velocities(tree, mdl, ws, q, qd)
+        pose_and_velocities(tree, mdl, ws, q, qd, True)
         if kin.velocity_mismatch(body, ws_vel, ws_omega, vel, omega) > VELOCITY_MISMATCH:
             stats[S_STOP] = STOP_MISMATCH
             break
-        tau_const[:] = 0.0
+        for k in range(tau_const.shape[0]):
+            tau_const[k] = 0.0
         for m in range(motor_dof.shape[0]):
             tau_const[motor_dof[m]] += motor_sign[m] * motor_effort[m]
         # integrate (the workspace holds the pose and velocities of (q, q̇) just read: RK4's first stage
@@ -100,8 +101,8 @@ def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, 
         if bad >= 0:
             stats[S_STOP] = STOP_FAILED
             break
-        # write back
-        pose_and_velocities(tree, mdl, ws, q, qd)
+        # write back (the next step reads the state again and computes the inertias there)
+        pose_and_velocities(tree, mdl, ws, q, qd, False)
         kin.copy_bodies(body, ws_pos, ws_quat, ws_vel, ws_omega, pos, quat, vel, omega)
         residual = 0.0
         if measure and prims[0].shape[0] > 0:
