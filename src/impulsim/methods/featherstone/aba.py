@@ -16,7 +16,7 @@ An impulse is the same computation with all velocity terms dropped (Mirtich; Hol
 an impulsive load ŷ on some bodies (and generalized impulses on some joints) gives
 Δq̇ = H⁻¹ (Jᵀ ŷ + Q) from passes 2 and 3 with ĉ = 0, â_0 = 0, reusing U_i and D_i⁻¹ of the current pose.
 """
-from numba import njit
+from impulsim.kernel import njit
 from impulsim.math.linalg import cholesky_into
 
 from impulsim.math.spatial import cross_force_into, cross_motion_into, spatial_inertia_into

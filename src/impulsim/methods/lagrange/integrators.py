@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.errors import SimulationError
 
