@@ -8,7 +8,14 @@ for those both wrappers are wasted work at compile time.
 ``njit`` here therefore gives each kernel two faces. Python calls the kernel as Numba compiles it (with its
 wrappers, no extra cost per call). A kernel that calls it is compiled against an internal copy built without
 either wrapper. Each face compiles only for the argument types it is used with, and each is cached on disk
-(one index file, different keys). Both run the same native code, so results are the same bit for bit.
+(one index file, different keys).
+
+Both faces compile the same source with the same options. One subtlety of Numba carries over: a function
+compiled while a kernel that calls it compiles inherits the options of that kernel that it does not set
+itself (``fastmath``, reference counting). With Numba's own njit the one version of the function then also
+serves Python; here the Python face is compiled with the function's own options. Where fastmath's contraction
+is in play the two faces may therefore round differently, so the Lagrange package, whose kernels use it and
+whose one-kernel step repeats its stage-by-stage step bit for bit, keeps Numba's own njit.
 
 ``impulsim/__init__`` imports :mod:`impulsim.kernel_cache` before any module that defines kernels, so the
 cache's place is fixed before the first kernel is made. Use ``njit`` as Numba's: ``@njit``,
