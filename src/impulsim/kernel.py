@@ -10,12 +10,12 @@ wrappers, no extra cost per call). A kernel that calls it is compiled against an
 either wrapper. Each face compiles only for the argument types it is used with, and each is cached on disk
 (one index file, different keys).
 
-Both faces compile the same source with the same options. One subtlety of Numba carries over: a function
-compiled while a kernel that calls it compiles inherits the options of that kernel that it does not set
-itself (``fastmath``, reference counting). With Numba's own njit the one version of the function then also
-serves Python; here the Python face is compiled with the function's own options. Where fastmath's contraction
-is in play the two faces may therefore round differently, so the Lagrange package, whose kernels use it and
-whose one-kernel step repeats its stage-by-stage step bit for bit, keeps Numba's own njit.
+Both faces compile the same source with the same options. Numba lets a function compiled while its caller
+compiles inherit the caller's options that it does not set itself. For reference counting that is wanted
+(kernels compiled without it pass that on to what they call), but for ``fastmath`` it made results depend on
+which caller happened to compile a shared function first: the internal copy therefore never takes
+``fastmath`` from a caller. The Lagrange package, whose kernels use fastmath among themselves and whose
+one-kernel step repeats its stage-by-stage step bit for bit, keeps Numba's own njit.
 
 ``impulsim/__init__`` imports :mod:`impulsim.kernel_cache` before any module that defines kernels, so the
 cache's place is fixed before the first kernel is made. Use ``njit`` as Numba's: ``@njit``,
@@ -58,7 +58,8 @@ class KernelDispatcher(registry.CPUDispatcher):
         copy = self.__dict__.get("_internal")
         if copy is None:
             cached = not isinstance(self._cache, caching.NullCache)
-            copy = _make(_InternalDispatcher, self.py_func, {**self.targetoptions, **_NO_WRAPPERS}, cached)
+            options = {"fastmath": False, **self.targetoptions, **_NO_WRAPPERS}     # fastmath: see module
+            copy = _make(_InternalDispatcher, self.py_func, options, cached)
             self.__dict__["_internal"] = copy
         return copy
 

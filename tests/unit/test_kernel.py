@@ -89,3 +89,26 @@ def test_the_cache_keeps_both_versions_apart(tmp_path):
     assert first["out"] == second["out"] == expected
     assert sorted(set(first["compiled"])) == ["twice_weighted", "weighted"]
     assert second["compiled"] == []          # nothing compiled: both faces of "weighted" came from the cache
+
+
+def _product_plus(a, b, c):
+    return a * b + c
+
+
+def test_a_shared_kernel_rounds_the_same_whoever_compiles_it_first():
+    """Numba hands a caller's unset options to the functions it compiles; a fastmath caller compiled first
+    would leave a shared kernel fusing a*b + c into one rounding for every later caller. With
+    a = 1 + 2^-30, b = 1 - 2^-30, c = -1 the product rounds to 1 (sum 0) where the fused form gives -2^-60."""
+    shared = njit(_product_plus)
+
+    @njit(fastmath={"contract"})
+    def fast_caller(a, b, c):
+        return shared(a, b, c)
+
+    @njit
+    def plain_caller(a, b, c):
+        return shared(a, b, c)
+
+    a, b, c = 1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0
+    assert a * b + c == 0.0                               # IEEE, two roundings
+    assert fast_caller(a, b, c) == plain_caller(a, b, c) == shared(a, b, c) == 0.0
