@@ -39,9 +39,11 @@ for name, module in list(sys.modules.items()):
         continue
     for attr, f in vars(module).items():
         if isinstance(f, numba.core.registry.CPUDispatcher) and f.__module__ == name:
-            for cres in f.overloads.values():
-                if not cres.target_context.enable_nrt:
-                    print("uncounted", name, attr, holds_array(cres.signature.return_type))
+            # the versions Python calls and, where kernels call it, the internal copy (impulsim.kernel)
+            for d in (f, f.__dict__.get("_internal")):
+                for cres in (d.overloads.values() if d is not None else ()):
+                    if not cres.target_context.enable_nrt:
+                        print("uncounted", name, attr, holds_array(cres.signature.return_type))
 """
 
 

@@ -12,7 +12,7 @@ edge or corner along the plane normal gives the points.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.features import FEATURE_COS, WITNESS_COS, box_feature
 from impulsim.collision.region import plane_points, region_of_features

@@ -13,7 +13,7 @@ box, and so are half-spaces (unbounded boxes).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.core import BOX, CAPSULE, CYLINDER, ELLIPSOID, HALFSPACE, SPHERE
 from impulsim.collision.vec import KERNEL, dot, row

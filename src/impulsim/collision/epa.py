@@ -8,7 +8,7 @@ pairs use the exact separating-axis test instead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.core import minkowski_support, EPA_MAX_FACES, EPA_MAX_VERTS
 from impulsim.collision.gjk import EPA_TOL

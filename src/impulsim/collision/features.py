@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_ELLIPSOID, CORE_HULL, CORE_POINT,
                                      CORE_SEGMENT, CORE_TRIANGLE, CYL_CAP_POINTS, guarded, support)

@@ -10,7 +10,7 @@ M from the final GJK simplex until the face nearest the origin lies on M's bound
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.core import minkowski_support
 from impulsim.collision.vec import (KERNEL, add, cross, dot, madd, norm, normalize, perpendicular, row, scale,

@@ -17,7 +17,7 @@ contacts, over flat arrays); ``collide`` is the general path for every pair.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.boxes import APART, TOUCHING, box_box, box_halfspace
 from impulsim.collision.contacts import append_region

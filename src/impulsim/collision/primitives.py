@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.core import CORE_BOX, CORE_ELLIPSOID, minkowski_support
 from impulsim.collision.epa import epa

@@ -15,7 +15,7 @@ The kernels work on plain scratch arrays (so that they are cheap to call from an
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.features import FEATURE_COS, feature
 from impulsim.collision.vec import KERNEL, add, dot, madd, perpendicular, scale, slots, sub

@@ -20,7 +20,7 @@ cost up to O(n²): it stops after about n·log2(n) moves and a merge sort finish
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.broadphase import _admit, halfspace_pairs, shape_boxes, shape_poses
 from impulsim.collision.vec import KERNEL

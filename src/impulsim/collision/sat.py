@@ -7,7 +7,7 @@ penetration depth when the cores overlap (and a lower bound of the distance when
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.core import project
 from impulsim.collision.vec import KERNEL, cross, norm, row, scale, slots

@@ -24,7 +24,7 @@ The three phases of the impulse step:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.contact import groups as G
 from impulsim.dynamics.coordinates import coordinate_value

@@ -13,7 +13,7 @@ arithmetic and geometric means.
 import enum
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 
 class Combine(enum.IntEnum):

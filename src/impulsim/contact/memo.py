@@ -27,7 +27,7 @@ largest lever arm [m] and the bodies' velocities then.
 import math
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
 

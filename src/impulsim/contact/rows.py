@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import matvec, matvec_at, v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis

@@ -11,7 +11,7 @@ wakes the whole island. Bodies with joints never sleep (their joints would have 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.contact import rows as R
 

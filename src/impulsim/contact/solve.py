@@ -8,7 +8,7 @@ friction μ_d λ_n against its sliding direction, never more than stops it (eq. 
 """
 import math
 
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot

@@ -13,7 +13,7 @@ import enum
 import math
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision import Detector
 from impulsim.contact import groups as G

@@ -10,7 +10,7 @@ last step, if its point on A (A's frame) lies within a tolerance. Impulses are k
 a contact whose tangent basis turned still gets the right friction direction.
 """
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
 from impulsim.math.vec import v3, dot, scale, add

@@ -1,6 +1,6 @@
 """Joint coordinates along a joint's axis: angle and displacement, and their rates."""
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.math.quaternion import quat_rotate
 

@@ -4,7 +4,7 @@ All loads are evaluated at the start of the step and held constant over it (Bend
 Outputs are per-body linear accelerations [m/s²] and world torques [N m].
 """
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.math.quaternion import quat_rotate
 from impulsim.dynamics import groups as G

@@ -1,6 +1,6 @@
 """How a rigid body's point velocity answers an impulse at that point (Bender eq. 3.9), shared by the
 joint solvers and the contact solver."""
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.math.vec import cross
 

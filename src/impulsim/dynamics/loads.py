@@ -1,5 +1,5 @@
 """Timed loads (the model's ``load_*`` arrays): force and torque on a body over a window [start, end)."""
-from numba import njit
+from impulsim.kernel import njit
 
 
 @njit(cache=True)

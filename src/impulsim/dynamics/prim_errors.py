@@ -9,7 +9,7 @@ prescribed target), solved with (P K Pᵀ) λ = P Δu (eq. 3.16, 3.21). All vect
 import math
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.math.vec import (v3, q4, add, sub, scale, dot, cross, norm, qmul, qconj, qrot, qto_rotvec,
                                perpendicular_basis)

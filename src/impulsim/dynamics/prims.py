@@ -1,5 +1,5 @@
 """Primitive kinds as plain integers for the kernels (mirrors impulsim.model.kinds.Prim)."""
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.model.kinds import Prim
 

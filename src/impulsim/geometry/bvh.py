@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 LEAF_SIZE = 4
 """Largest number of triangles in a leaf."""

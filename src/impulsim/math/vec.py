@@ -5,7 +5,7 @@ NumPy arrays. Vectors are (x, y, z); quaternions (w, x, y, z), rotating body vec
 """
 import math
 
-from numba import njit
+from impulsim.kernel import njit
 
 
 @njit(cache=True)

@@ -21,8 +21,8 @@ hinges and sliders (1), so its loops have known lengths; I^a is symmetric, so I^
 the upper triangle and mirrors it; a ball's D_i⁻¹ is adj(D_i) / det(D_i) (one division, no square roots).
 """
 import numpy as np
-from numba import njit
 
+from impulsim.kernel import njit
 from impulsim.math.spatial import cross_force_into, cross_motion_into, spatial_inertia_into
 from impulsim.methods.featherstone.kinematics import universal_rates
 

@@ -8,7 +8,7 @@ and viscous joint damping τ = −d q̇ on every joint freedom (not on free bodi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.dynamics.forces import add_springs
 from impulsim.errors import SimulationError

@@ -6,7 +6,7 @@ Calling a dozen kernels per evaluation from Python costs more than the O(n) work
 ``mdl`` (model parameters read afresh each step) and ``ws`` (the workspace of a TreeDynamics), the groups
 of :mod:`.groups`.
 """
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.dynamics.forces import add_springs
 from impulsim.methods.featherstone import aba, kinematics as kin

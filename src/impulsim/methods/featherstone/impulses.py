@@ -19,7 +19,7 @@ Coulomb cone (|p_t| ≤ μ_s p_n sticks, as Holck's Theorem 4 test for one conta
 than eps_v.
 """
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.methods.featherstone.aba import impulse_response
 

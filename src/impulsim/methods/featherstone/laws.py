@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.methods.featherstone.impulses import (_apply, _clear, _dot, _friction_increment, _load_point,
                                                     _respond, relative_velocity)

@@ -11,7 +11,7 @@ One step (the state in maximal coordinates stays the single source of truth):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.contact.default import model_has_contacts
 from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE

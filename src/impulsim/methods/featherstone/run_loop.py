@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.dynamics.checks import all_finite
 from impulsim.dynamics.loads import add_timed_loads

@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 SLIDING = 0
 """Regime at the end of the collision: the contact slid throughout."""

@@ -6,7 +6,7 @@ Velocity correction: the same loop on the velocity constraints at t0+h with tole
 Both loops stop at an iteration cap (anytime behaviour) and report the residual.
 """
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.dynamics.integrate import predict_body
 from impulsim.math.vec import v3, q4, cross, dot, matvec, scale

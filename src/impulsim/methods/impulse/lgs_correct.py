@@ -18,7 +18,7 @@ function costs more than the arithmetic of one body. For the same reason the ker
 without reference counting (see :mod:`jit`).
 """
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.integrate import free_step_body, store_body

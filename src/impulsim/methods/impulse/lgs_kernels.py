@@ -27,7 +27,7 @@ diagonal blocks D_k are inverted by a scalar LDLᵀ that drops a row whose pivot
 replaced by one that removes only the independent freedoms.
 """
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.math.vec import v3, q4

@@ -9,7 +9,7 @@ step. Here the arrays cross into compiled code once. The results are bit for bit
 (``tests/impulse/test_lgs_step.py``); ``ImpulseMethod(..., fused=False)`` keeps the staged step, which
 reports the time of every stage in ``StepInfo.timings``.
 """
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs, advance_bodies

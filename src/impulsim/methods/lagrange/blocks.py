@@ -15,7 +15,8 @@ float64 buffers the compiler must assume may overlap, so working in them directl
 after every store and keeps the loops from being unrolled into registers.
 """
 from llvmlite import ir
-from numba import njit, types
+from numba import types
+from numba import njit     # Numba's own: see impulsim.kernel on fastmath
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 
 class FrictionLaw(enum.IntEnum):

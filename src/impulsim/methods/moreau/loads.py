@@ -1,6 +1,6 @@
 """Contact percussions fed back as the forces they induce (thesis eq. 2.45–2.48)."""
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.math.vec import q4, qrot
 

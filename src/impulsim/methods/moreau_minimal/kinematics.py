@@ -15,7 +15,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.math.linalg import cholesky_into
 

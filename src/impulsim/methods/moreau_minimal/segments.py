@@ -11,7 +11,7 @@ end is kept (the outermost surface). Candidates come from the mesh's BVH with th
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from impulsim.kernel import njit
 
 from impulsim.geometry.bvh import build_bvh, bvh_query_box
 

@@ -1,0 +1,81 @@
+"""The decorator every compiled kernel of impulsim is defined with: ``njit``, Numba's, made cheaper to compile.
+
+Numba builds two entry points into each compiled function besides its native code: a wrapper that converts
+Python objects to native values (so that Python can call it) and a C-callable wrapper (so that it can be
+passed around as a function pointer). Most of impulsim's kernels are only ever called by other kernels, and
+for those both wrappers are wasted work at compile time.
+
+``njit`` here therefore gives each kernel two faces. Python calls the kernel as Numba compiles it (with its
+wrappers, no extra cost per call). A kernel that calls it is compiled against an internal copy built without
+either wrapper. Each face compiles only for the argument types it is used with, and each is cached on disk
+(one index file, different keys).
+
+Both faces compile the same source with the same options. Numba lets a function compiled while its caller
+compiles inherit the caller's options that it does not set itself. For reference counting that is wanted
+(kernels compiled without it pass that on to what they call), but for ``fastmath`` it made results depend on
+which caller happened to compile a shared function first: the internal copy therefore never takes
+``fastmath`` from a caller. The Lagrange package, whose kernels use fastmath among themselves and whose
+one-kernel step repeats its stage-by-stage step bit for bit, keeps Numba's own njit.
+
+``impulsim/__init__`` imports :mod:`impulsim.kernel_cache` before any module that defines kernels, so the
+cache's place is fixed before the first kernel is made. Use ``njit`` as Numba's: ``@njit``,
+``@njit(cache=True)``, ``@njit(cache=True, inline="always", _nrt=False)``.
+"""
+from __future__ import annotations
+
+from numba.core import caching, registry
+
+_NO_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+
+
+class _InternalCache(caching.FunctionCache):
+    """Numba's on-disk cache, with keys marked so that a wrapper-less version is never loaded where Python
+    calls the kernel (it has no Python entry point: calling it would crash the process)."""
+
+    def _index_key(self, sig, codegen):
+        return super()._index_key(sig, codegen) + ("no-wrappers",)
+
+
+class _InternalDispatcher(registry.CPUDispatcher):
+    """The copy of a kernel that other kernels call: compiled without wrappers, never called from Python."""
+
+    def enable_caching(self):
+        self._cache = _InternalCache(self.py_func)
+
+
+class KernelDispatcher(registry.CPUDispatcher):
+    """A Numba dispatcher whose calls from compiled code are typed and lowered against :attr:`internal`."""
+
+    def get_call_template(self, args, kws):
+        return self.internal.get_call_template(args, kws)
+
+    def get_overload(self, sig):
+        return self.internal.get_overload(sig)
+
+    @property
+    def internal(self) -> _InternalDispatcher:
+        """The wrapper-less copy (made when a kernel first calls this one)."""
+        copy = self.__dict__.get("_internal")
+        if copy is None:
+            cached = not isinstance(self._cache, caching.NullCache)
+            options = {"fastmath": False, **self.targetoptions, **_NO_WRAPPERS}     # fastmath: see module
+            copy = _make(_InternalDispatcher, self.py_func, options, cached)
+            self.__dict__["_internal"] = copy
+        return copy
+
+
+def _make(cls, function, targetoptions, cache):
+    dispatcher = cls(py_func=function, locals={}, targetoptions=targetoptions)
+    if cache:
+        dispatcher.enable_caching()
+    return dispatcher
+
+
+def njit(function=None, **options):
+    """Numba's ``njit`` for impulsim's kernels (module docstring): the same options and behaviour from
+    Python, a cheaper compile where kernels call kernels."""
+    if function is None:
+        return lambda f: njit(f, **options)
+    cache = bool(options.pop("cache", False))
+    targetoptions = {**options, "nopython": True, "boundscheck": options.get("boundscheck")}
+    return _make(KernelDispatcher, function, targetoptions, cache)

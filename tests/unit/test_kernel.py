@@ -1,0 +1,114 @@
+"""impulsim.kernel.njit: kernels called by kernels compile without Python entry points, Python calls stay
+ordinary, and the two never mix in the on-disk cache."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from impulsim.kernel import KernelDispatcher, njit
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+MODULE = textwrap.dedent("""
+    import numpy as np
+    from impulsim.kernel import njit
+
+    @njit(cache=True)
+    def weighted(a, w):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += w * a[i]
+        return s
+
+    @njit(cache=True)
+    def twice_weighted(a):
+        return 2.0 * weighted(a, 3.0)
+""")
+
+CHILD = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import impulsim
+    from numba.core import event
+    compiled = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__name__)
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Count())
+    import kmod
+    a = np.arange(4.0)
+    out = [kmod.twice_weighted(a), kmod.weighted(a, 3.0)]   # from a kernel first, then from Python
+    print(json.dumps({"out": out, "compiled": compiled}))
+""")
+
+
+def _kernel(a, w):
+    return w * a[0]
+
+
+def test_a_kernel_gives_the_same_from_python_and_from_a_kernel():
+    inner = njit(_kernel)
+
+    @njit
+    def outer(a):
+        return inner(a, 2.0) + 1.0
+
+    a = np.array([1.5, 2.0])
+    assert isinstance(inner, KernelDispatcher)
+    assert outer(a) == inner(a, 2.0) + 1.0 == 4.0
+    # the copy that the kernel called has no wrappers; Python's call compiled the ordinary version
+    assert inner.internal.targetoptions["no_cpython_wrapper"] and inner.internal.targetoptions["no_cfunc_wrapper"]
+    assert len(inner.internal.signatures) == 1 and len(inner.signatures) == 1
+    assert "no_cpython_wrapper" not in inner.targetoptions
+
+
+def _run(tmp_path, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(SRC)]))
+    res = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_the_cache_keeps_both_versions_apart(tmp_path):
+    """A second process loads both versions from the cache; the version Python calls must be the one with a
+    Python entry point (loading the wrapper-less one there would crash the process)."""
+    (tmp_path / "kmod.py").write_text(MODULE)
+    cache = tmp_path / "cache"
+    first = _run(tmp_path, cache)
+    second = _run(tmp_path, cache)
+    expected = [2.0 * 3.0 * 6.0, 3.0 * 6.0]
+    assert first["out"] == second["out"] == expected
+    assert sorted(set(first["compiled"])) == ["twice_weighted", "weighted"]
+    assert second["compiled"] == []          # nothing compiled: both faces of "weighted" came from the cache
+
+
+def _product_plus(a, b, c):
+    return a * b + c
+
+
+def test_a_shared_kernel_rounds_the_same_whoever_compiles_it_first():
+    """Numba hands a caller's unset options to the functions it compiles; a fastmath caller compiled first
+    would leave a shared kernel fusing a*b + c into one rounding for every later caller. With
+    a = 1 + 2^-30, b = 1 - 2^-30, c = -1 the product rounds to 1 (sum 0) where the fused form gives -2^-60."""
+    shared = njit(_product_plus)
+
+    @njit(fastmath={"contract"})
+    def fast_caller(a, b, c):
+        return shared(a, b, c)
+
+    @njit
+    def plain_caller(a, b, c):
+        return shared(a, b, c)
+
+    a, b, c = 1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0
+    assert a * b + c == 0.0                               # IEEE, two roundings
+    assert fast_caller(a, b, c) == plain_caller(a, b, c) == shared(a, b, c) == 0.0
