@@ -14,8 +14,7 @@ Both faces compile the same source with the same options. Numba lets a function 
 compiles inherit the caller's options that it does not set itself. For reference counting that is wanted
 (kernels compiled without it pass that on to what they call), but for ``fastmath`` it made results depend on
 which caller happened to compile a shared function first: the internal copy therefore never takes
-``fastmath`` from a caller. The Lagrange package, whose kernels use fastmath among themselves and whose
-one-kernel step repeats its stage-by-stage step bit for bit, keeps Numba's own njit.
+``fastmath`` from a caller. A kernel that sets fastmath itself (the Lagrange package's) keeps it in both faces.
 
 ``impulsim/__init__`` imports :mod:`impulsim.kernel_cache` before any module that defines kernels, so the
 cache's place is fixed before the first kernel is made. Use ``njit`` as Numba's: ``@njit``,

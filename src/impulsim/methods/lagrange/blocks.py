@@ -16,7 +16,7 @@ after every store and keeps the loops from being unrolled into registers.
 """
 from llvmlite import ir
 from numba import types
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array

@@ -30,7 +30,7 @@ position correction, which adds no velocity and so no energy.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 
 from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, combine, parse_rule
 from impulsim.contact.warmstart import make_keys, match

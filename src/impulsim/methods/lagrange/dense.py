@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 
 PIVOT_TOL = 1e-10
 """A Cholesky pivot below this fraction of A's largest diagonal entry marks A as singular: its rows are

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 
 from impulsim.dynamics.forces import add_springs, compute_loads
 from impulsim.methods.lagrange.forces import element_loads

@@ -10,7 +10,7 @@ afterwards by the solver.
 """
 import math
 
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 
 from impulsim.methods.lagrange.baraff import KERNEL, back_substitute, factor, load_rhs, unload_solution
 from impulsim.methods.lagrange.evaluate import state_derivative

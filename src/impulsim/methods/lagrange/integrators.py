@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 
 from impulsim.errors import SimulationError
 

@@ -8,7 +8,7 @@ c′ = c + 2α Ċ + β² C on holonomic rows and c′ = c + α C on velocity row
 3.23); α = β = 0 leaves the constraints unstabilized.
 """
 import numpy as np
-from numba import njit     # Numba's own: see impulsim.kernel on fastmath
+from impulsim.kernel import njit
 
 from impulsim.math.vec import v3, q4, sub, cross, matvec, qnormalize, qrot
 
