@@ -16,7 +16,8 @@ about the body axis e_c, and L the world angular momentum (constant),
 since then Ṙ = [Ω_w + R Ω_b]× R and Rᵀ ω = J_l⁻¹ Rᵀ L. The free step of a body (``free_step_body``, and so
 the predictions of the impulse method) takes this exact solution for such bodies in place of the RK4 and
 adaptive schemes; ``integrate_rotation`` is always the chosen scheme, and the Euler scheme stays the plain
-first-order step everywhere.
+first-order step everywhere. The exponentials exp(t [Ω]×) take the sine and cosine of half angles below
+SERIES_ANGLE / 2 from their Taylor series (exact to rounding, and cheaper than the library's call).
 
 The scheme reaches the kernels either as its number (``int(Integrator.RK4)``: every scheme is compiled and
 chosen at run time) or as a :class:`RotationScheme` (``rotation_scheme(Integrator.RK4)``): then the scheme is
@@ -238,19 +239,41 @@ def symmetry_axis(inertia):
     return -1
 
 
+# Taylor coefficients in u = (α/2)² of cos(α/2) and of sin(α/2)/(α/2), for the rotation angle α
+_COS_SERIES = (-1 / 2, 1 / 24, -1 / 720, 1 / 40320, -1 / 3628800, 1 / 479001600, -1 / 87178291200)
+_SINC_SERIES = (-1 / 6, 1 / 120, -1 / 5040, 1 / 362880, -1 / 39916800, 1 / 6227020800, -1 / 1307674368000)
+
+SERIES_ANGLE = 1.0
+"""Rotation angle per step [rad] below which :func:`_qexp` evaluates sin and cos of the half angle by their
+Taylor series (7 terms in u = (α/2)² ≤ 1/4; the first dropped terms, (α/2)¹⁶/16! and (α/2)¹⁶/17!, are below
+1e-18): in line, with no call of the library's sincos to save the registers around, it made a symmetric
+body's prediction ~7 ns (15 %) faster. The two agree to rounding (tests/unit/test_rotation_series.py)."""
+
+
 @njit(cache=True)
 def _qexp(v, h):
     """Unit quaternion of the rotation by the vector v h [rad] (rotation vector to quaternion)."""
     x, y, z = v[0] * h, v[1] * h, v[2] * h
-    angle = math.sqrt(x * x + y * y + z * z)
-    if angle < 1e-6:
-        # sin(a/2)/a and cos(a/2) by their series: the dropped terms are below 1e-26
-        s = 0.5 - angle * angle / 48.0
-        c = 1.0 - angle * angle / 8.0
+    a2 = x * x + y * y + z * z
+    if a2 < SERIES_ANGLE * SERIES_ANGLE:
+        u = 0.25 * a2
+        C, S = _COS_SERIES, _SINC_SERIES
+        c = 1.0 + u * (C[0] + u * (C[1] + u * (C[2] + u * (C[3] + u * (C[4] + u * (C[5] + u * C[6]))))))
+        s = 0.5 + (0.5 * u) * (S[0] + u * (S[1] + u * (S[2] + u * (S[3] + u * (S[4] + u * (S[5] + u * S[6]))))))
     else:
+        angle = math.sqrt(a2)
         s = math.sin(0.5 * angle) / angle
         c = math.cos(0.5 * angle)
     return (c, x * s, y * s, z * s)
+
+
+@njit(cache=True)
+def _unit(q):
+    """q / |q| for the product of two unit quaternions (|q| = 1 to rounding), by one reciprocal: ~4 ns less
+    than the four quotients of ``qnormalize`` in a ~40 ns prediction, and the products differ from them by an
+    ulp at most."""
+    n = 1.0 / math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] * n, q[1] * n, q[2] * n, q[3] * n)
 
 
 @njit(cache=True)
@@ -280,12 +303,19 @@ def _torque_free_symmetric(q, omega, inertia, axis, h):
     wc = omega[0] * e[0] + omega[1] * e[1] + omega[2] * e[2]
     f = (ratio - 1.0) * wc
     ow = (omega[0] + f * e[0], omega[1] + f * e[1], omega[2] + f * e[2])
-    spin = -f                                               # (1 − C/A) ω_c [rad/s] about e_c
     q1 = qmul(_qexp(ow, h), q)
-    if abs(spin * h) < SPIN_RESOLUTION:
-        return qnormalize(q1), ow
+    if abs(f * h) < SPIN_RESOLUTION:                        # |−f h| = |f h| exactly
+        return _unit(q1), ow
+    return _add_spin(q1, ow, -f, c, h)                      # spin (1 − C/A) ω_c [rad/s] about e_c
+
+
+@njit(cache=True)
+def _add_spin(q1, ow, spin, c, h):
+    """Orientation and world angular velocity of :func:`_torque_free_symmetric` with its spin about body
+    axis c: q1 = exp(h Ω_w) ⊗ q is followed by the turn of spin h [rad] about e_c (the bodies of jointed
+    models rarely spin: a joint on the symmetry axis leaves only rounding noise, see SPIN_RESOLUTION)."""
     sc = _qexp((spin if c == 0 else 0.0, spin if c == 1 else 0.0, spin if c == 2 else 0.0), h)
-    q1 = qnormalize(qmul(q1, sc))
+    q1 = _unit(qmul(q1, sc))
     e1 = _body_axis(q1, c)
     return q1, (ow[0] + spin * e1[0], ow[1] + spin * e1[1], ow[2] + spin * e1[2])
 
