@@ -18,10 +18,13 @@ which caller happened to compile a shared function first: the internal copy ther
 
 ``impulsim/__init__`` imports :mod:`impulsim.kernel_cache` before any module that defines kernels, so the
 cache's place is fixed before the first kernel is made. Use ``njit`` as Numba's: ``@njit``,
-``@njit(cache=True)``, ``@njit(cache=True, inline="always", _nrt=False)``.
+``@njit(cache=True)``, ``@njit(cache=True, inline="always", _nrt=False)``. A kernel that Python calls and
+kernels call too would compile both faces; ``called_from_python=True`` gives it Numba's one version instead
+(worth it for large ones: the contact sweeps).
 """
 from __future__ import annotations
 
+import numba
 from numba.core import caching, registry
 
 _NO_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
@@ -75,6 +78,9 @@ def njit(function=None, **options):
     Python, a cheaper compile where kernels call kernels."""
     if function is None:
         return lambda f: njit(f, **options)
+    if options.pop("called_from_python", False):
+        # a large kernel that Python and other kernels both call would otherwise compile twice (both faces)
+        return numba.njit(function, **options)
     cache = bool(options.pop("cache", False))
     targetoptions = {**options, "nopython": True, "boundscheck": options.get("boundscheck")}
     return _make(KernelDispatcher, function, targetoptions, cache)

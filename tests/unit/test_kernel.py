@@ -112,3 +112,15 @@ def test_a_shared_kernel_rounds_the_same_whoever_compiles_it_first():
     a, b, c = 1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0
     assert a * b + c == 0.0                               # IEEE, two roundings
     assert fast_caller(a, b, c) == plain_caller(a, b, c) == shared(a, b, c) == 0.0
+
+
+def test_a_kernel_called_from_python_too_compiles_one_version():
+    shared = njit(_product_plus, called_from_python=True)
+
+    @njit
+    def caller(a, b, c):
+        return shared(a, b, c)
+
+    assert not isinstance(shared, KernelDispatcher)
+    assert caller(2.0, 3.0, 1.0) == shared(2.0, 3.0, 1.0) == 7.0
+    assert len(shared.signatures) == 1          # the kernel's call and Python's share it

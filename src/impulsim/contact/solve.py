@@ -227,7 +227,7 @@ def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_
     return err
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, called_from_python=True)     # and by kernels: one version (impulsim.kernel)
 def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv, frozen,
                    body_vel, body_omega, eps_v, level_hi, ws, cache, memo):
     """One pass over the patches p_lo … p_hi − 1 (in ``order``) and their contacts of ``active_kind``, up to
@@ -332,7 +332,7 @@ def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, b
     return block_and_rest(rows, idx, m, body_inv_mass, frozen, A, rest, keep)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, called_from_python=True)     # and by kernels: one version (impulsim.kernel)
 def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, level_hi, body_inv_mass, frozen, ws,
                cache):
     """Find the blocks of patches p_lo … p_hi − 1 (see patch_setup) once for a phase, or one level of a shock

@@ -498,7 +498,7 @@ def _freeze_up_to(body_level, level, frozen):
             frozen[k] = 1
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, called_from_python=True)     # and by kernels: one version (impulsim.kernel)
 def _position_pass(rows, patches, p_lo, p_hi, bodies, pred, free, frozen, h, eps_d, level_hi, ws, cache, memo):
     """One pass over the contact joints of patches p_lo … p_hi − 1 of ``patches`` (contact.groups.PATCHES), up to
     contact level ``level_hi``, with lazily refreshed predictions. ``bodies`` and ``pred`` are the impulse
