@@ -12,12 +12,12 @@ edge or corner along the plane normal gives the points.
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.features import FEATURE_COS, WITNESS_COS, box_feature
 from impulsim.collision.region import plane_points, region_of_features
 from impulsim.collision.sat import EDGE_BIAS
 from impulsim.collision.vec import KERNEL, cross, dot, madd, norm, scale, slots, sub
+from impulsim.kernel import njit
 
 APART, TOUCHING, GENERAL = 0, 1, 2
 """Results of ``box_box``: no contact within eps_c; contact region written; let the general path decide."""

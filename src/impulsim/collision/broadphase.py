@@ -13,10 +13,10 @@ box, and so are half-spaces (unbounded boxes).
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.core import BOX, CAPSULE, CYLINDER, ELLIPSOID, HALFSPACE, SPHERE
 from impulsim.collision.vec import KERNEL, dot, row
+from impulsim.kernel import njit
 
 GRID_DIM = 1024
 """Cells per axis at most: the scene's box is cut into at most 1024³ cells; cells beyond are merged into

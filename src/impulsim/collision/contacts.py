@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 
 
 class ContactBuffers(NamedTuple):

@@ -11,11 +11,11 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import types
-from impulsim.kernel import njit
 
 from impulsim.collision.vec import (KERNEL, add, column, cross, dot, mat_t_vec, mat_vec, madd, normalize, row,
                                     scale, slots, store, sub)
 from impulsim.geometry.shapes import ShapeKind
+from impulsim.kernel import njit
 
 CORE_POINT, CORE_SEGMENT, CORE_BOX, CORE_CYLINDER, CORE_HULL, CORE_TRIANGLE, CORE_ELLIPSOID = 0, 1, 2, 3, 4, 5, 6
 

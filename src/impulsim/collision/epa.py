@@ -8,12 +8,12 @@ pairs use the exact separating-axis test instead.
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.core import minkowski_support, EPA_MAX_FACES, EPA_MAX_VERTS
 from impulsim.collision.gjk import EPA_TOL
 from impulsim.collision.vec import (KERNEL, cross, dot, madd, norm, normalize, perpendicular, row, scale, store,
                                     sub)
+from impulsim.kernel import njit
 
 W, A, B = 0, 1, 2
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.core import (CORE_BOX, CORE_CYLINDER, CORE_ELLIPSOID, CORE_HULL, CORE_POINT,
                                      CORE_SEGMENT, CORE_TRIANGLE, CYL_CAP_POINTS, guarded, support)
 from impulsim.collision.vec import KERNEL, add, column, dot, mat_t_vec, mat_vec, row, scale, slots, store
+from impulsim.kernel import njit
 
 FEATURE_COS = 0.99
 """Faces whose normal is within acos(0.99) ≈ 8.1° of the contact normal are clipped as polygons; the

@@ -10,11 +10,11 @@ M from the final GJK simplex until the face nearest the origin lies on M's bound
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.core import minkowski_support
 from impulsim.collision.vec import (KERNEL, add, cross, dot, madd, norm, normalize, perpendicular, row, scale,
                                     store, sub)
+from impulsim.kernel import njit
 
 GJK_MAX_ITER = 64
 GJK_REL_TOL = 1e-12

@@ -17,7 +17,6 @@ contacts, over flat arrays); ``collide`` is the general path for every pair.
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.boxes import APART, TOUCHING, box_box, box_halfspace
 from impulsim.collision.contacts import append_region
@@ -30,6 +29,7 @@ from impulsim.collision.features import FEATURE_COS as REGION_COS, WITNESS_COS
 from impulsim.collision.region import contact_region, plane_region
 from impulsim.collision.vec import KERNEL, column, dot, madd, mat_t_vec, normalize, row, scale, slots, sub
 from impulsim.geometry.bvh import bvh_query_box
+from impulsim.kernel import njit
 
 # pair ids, in canonical kind order
 (SPHERE_SPHERE, SPHERE_BOX, SPHERE_CYLINDER, SPHERE_CAPSULE, POLYTOPE, CURVED, CAPSULE_CAPSULE,

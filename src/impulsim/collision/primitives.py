@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.core import CORE_BOX, CORE_ELLIPSOID, minkowski_support
 from impulsim.collision.epa import epa
@@ -19,6 +18,7 @@ from impulsim.collision.region import closest_segments
 from impulsim.collision.sat import sat
 from impulsim.collision.vec import (KERNEL, add, column, cross, dot, madd, mat_t_vec, mat_vec, norm, normalize,
                                     perpendicular, row, scale, sub)
+from impulsim.kernel import njit
 
 
 @njit(**KERNEL)

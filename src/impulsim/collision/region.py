@@ -15,10 +15,10 @@ The kernels work on plain scratch arrays (so that they are cheap to call from an
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.features import FEATURE_COS, feature
 from impulsim.collision.vec import KERNEL, add, dot, madd, perpendicular, scale, slots, sub
+from impulsim.kernel import njit
 
 MAX_POINTS = 8
 """Largest number of contact points kept per convex pair (an octagon: a box turned 45° on a box)."""

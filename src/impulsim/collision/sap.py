@@ -20,10 +20,10 @@ cost up to O(n²): it stops after about n·log2(n) moves and a merge sort finish
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.broadphase import _admit, halfspace_pairs, shape_boxes, shape_poses
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 
 AXIS_SWITCH = 1.5
 """The sweep axis changes only when another axis' variance of box centres exceeds the current one's by

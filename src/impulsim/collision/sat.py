@@ -7,10 +7,10 @@ penetration depth when the cores overlap (and a lower bound of the distance when
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.core import project
 from impulsim.collision.vec import KERNEL, cross, norm, row, scale, slots
+from impulsim.kernel import njit
 
 EDGE_BIAS = 1e-9
 """An edge-edge axis replaces the best face axis only if it separates more by this margin [m]; faces

@@ -11,6 +11,7 @@ A kernel that needs to allocate must not use these options.
 import math
 
 import numpy as np
+
 from impulsim.kernel import njit
 
 KERNEL = dict(cache=True, _nrt=False)

@@ -7,6 +7,7 @@ max(level_A, level_B) − 1: shock propagation resolves level 0 first (contacts 
 freezes the bodies resting on it, and so on upward (Guendelman et al.).
 """
 import numpy as np
+
 from impulsim.kernel import njit
 
 

@@ -24,12 +24,12 @@ The three phases of the impulse step:
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.contact import groups as G
 from impulsim.dynamics.coordinates import coordinate_value
 from impulsim.dynamics.groups import motion_of
 from impulsim.dynamics.integrate import predict_body
+from impulsim.kernel import njit
 from impulsim.math.quaternion import quat_rotate
 
 NONE, COLLISION, RESTING, ARRIVED = 0, 1, 2, 3

@@ -13,6 +13,7 @@ arithmetic and geometric means.
 import enum
 
 import numpy as np
+
 from impulsim.kernel import njit
 
 

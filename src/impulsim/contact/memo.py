@@ -27,9 +27,9 @@ largest lever arm [m] and the bodies' velocities then.
 import math
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 
 SKIP_FRACTION = 0.5
 """A patch is passed over while its error bound stays below this fraction of the tolerance: the margin is for

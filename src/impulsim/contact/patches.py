@@ -9,9 +9,9 @@ normal block of the patch's K matrices, b the velocity change each point needs);
 point, on the patch's consistent normal impulses.
 """
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, dot
 
 PATCH_COS = 0.9999

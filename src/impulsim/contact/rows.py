@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 from impulsim.math.vec import matvec, matvec_at, v3, q4, add, sub, cross, dot, norm, scale, qrot, qrot_inv, perpendicular_basis
 from impulsim.contact.materials import combine
 from impulsim.dynamics.impulse_response import add_k_body

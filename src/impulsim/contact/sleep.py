@@ -11,9 +11,9 @@ wakes the whole island. Bodies with joints never sleep (their joints would have 
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.contact import rows as R
+from impulsim.kernel import njit
 
 
 class SleepOptions:

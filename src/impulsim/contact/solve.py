@@ -8,9 +8,8 @@ friction μ_d λ_n against its sliding direction, never more than stops it (eq. 
 """
 import math
 
-from impulsim.kernel import njit
-
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, add, sub, cross, dot, scale, matvec, matvec_at, qrot
 from impulsim.contact.rows import relative_velocity, contact_normal, set_k_entries, COLLISION
 from impulsim.contact.memo import memo_bound, memo_keep, memo_skips, memo_limit

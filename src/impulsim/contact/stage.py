@@ -13,7 +13,6 @@ import enum
 import math
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision import Detector
 from impulsim.contact import groups as G
@@ -30,6 +29,7 @@ from impulsim.contact.solve import (velocity_sweep, velocity_sweeps, restitution
                                    position_patch_normals, position_friction, patch_setup, fill_cache, keep_frozen_k,
                                    forget_frozen_k, position_patch_residual)
 from impulsim.dynamics.integrate import predict_body
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
 from impulsim.geometry.shapes import ShapeKind
 

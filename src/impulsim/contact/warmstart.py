@@ -10,9 +10,9 @@ last step, if its point on A (A's frame) lies within a tolerance. Impulses are k
 a contact whose tangent basis turned still gets the right friction direction.
 """
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.collision.vec import KERNEL
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, dot, scale, add
 from impulsim.contact.solve import apply_contact_impulse
 

@@ -1,5 +1,6 @@
 """A compiled check that a state is finite (the common case of every step, without NumPy temporaries)."""
 import numpy as np
+
 from impulsim.kernel import njit
 
 

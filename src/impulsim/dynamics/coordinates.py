@@ -1,7 +1,7 @@
 """Joint coordinates along a joint's axis: angle and displacement, and their rates."""
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.quaternion import quat_rotate
 
 

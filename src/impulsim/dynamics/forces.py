@@ -4,8 +4,8 @@ All loads are evaluated at the start of the step and held constant over it (Bend
 Outputs are per-body linear accelerations [m/s²] and world torques [N m].
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.quaternion import quat_rotate
 from impulsim.dynamics import groups as G
 from impulsim.dynamics.coordinates import coordinate_value

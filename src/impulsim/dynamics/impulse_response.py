@@ -1,7 +1,7 @@
 """How a rigid body's point velocity answers an impulse at that point (Bender eq. 3.9), shared by the
 joint solvers and the contact solver."""
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.vec import cross
 
 

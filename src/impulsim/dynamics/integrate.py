@@ -30,9 +30,9 @@ import math
 
 import numpy as np
 from numba import types
-from impulsim.kernel import njit
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, qmul, qnormalize, qrot, qrot_inv, qfrom_rotvec
 
 

@@ -9,8 +9,8 @@ prescribed target), solved with (P K Pᵀ) λ = P Δu (eq. 3.16, 3.21). All vect
 import math
 
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.vec import (v3, q4, add, sub, scale, dot, cross, norm, qmul, qconj, qrot, qto_rotvec,
                                perpendicular_basis)
 from impulsim.dynamics.prims import (BALL, DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION, DOUBLE_ROTATION,

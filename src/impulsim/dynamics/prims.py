@@ -1,6 +1,6 @@
 """Primitive kinds as plain integers for the kernels (mirrors impulsim.model.kinds.Prim)."""
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.model.kinds import Prim
 
 BALL = int(Prim.BALL)

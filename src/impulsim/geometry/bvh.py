@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+
 from impulsim.kernel import njit
 
 LEAF_SIZE = 4

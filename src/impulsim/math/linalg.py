@@ -1,5 +1,6 @@
 """3×3 helpers: cross-product matrix, closed-form symmetric inverse, world inertia, plane bases."""
 import numpy as np
+
 from impulsim.kernel import njit
 
 

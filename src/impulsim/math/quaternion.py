@@ -1,5 +1,6 @@
 """Unit quaternions, scalar first (w, x, y, z); R(q) maps body-frame vectors to the world frame."""
 import numpy as np
+
 from impulsim.kernel import njit
 
 _FM = dict(cache=True, fastmath=False)

@@ -12,8 +12,8 @@ Conventions (the modern ones, not the 1987 force-first notation Holck's thesis u
 All functions are Numba kernels over float64 arrays; ``_into`` variants write into a given output.
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.linalg import cross_matrix
 
 

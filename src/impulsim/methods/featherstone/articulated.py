@@ -8,10 +8,10 @@ and viscous joint damping τ = −d q̇ on every joint freedom (not on free bodi
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.dynamics.forces import add_springs
 from impulsim.errors import SimulationError
+from impulsim.kernel import njit
 from impulsim.methods.featherstone import aba, kinematics as kin
 from impulsim.methods.featherstone.groups import aba_in_of, aba_work_of, structure_of
 from impulsim.methods.featherstone.kinematics import FREE, SPHERICAL, quat_mul_into, quat_matrix_into

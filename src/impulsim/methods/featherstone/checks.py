@@ -6,7 +6,6 @@ measures it with the impulse method's error definitions (Bender 3.2.3), without 
 import math
 
 from impulsim.kernel import njit
-
 from impulsim.math.vec import q4, v3
 from impulsim.dynamics.prim_errors import position_error_t
 

@@ -6,9 +6,9 @@ Calling a dozen kernels per evaluation from Python costs more than the O(n) work
 ``mdl`` (model parameters read afresh each step) and ``ws`` (the workspace of a TreeDynamics), the groups
 of :mod:`.groups`.
 """
-from impulsim.kernel import njit
 
 from impulsim.dynamics.forces import add_springs
+from impulsim.kernel import njit
 from impulsim.methods.featherstone import aba, kinematics as kin
 from impulsim.methods.featherstone.articulated import (damping_forces, normalize_quaternions, position_rates,
                                                        spatial_loads)

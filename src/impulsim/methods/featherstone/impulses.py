@@ -19,8 +19,8 @@ Coulomb cone (|p_t| ≤ μ_s p_n sticks, as Holck's Theorem 4 test for one conta
 than eps_v.
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.featherstone.aba import impulse_response
 
 

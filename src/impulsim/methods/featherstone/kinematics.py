@@ -11,8 +11,8 @@ Tree joint types (kind codes of :class:`TreeJoint`): 0 fixed, 1 revolute, 2 pris
 not fixed in the child: its rate adds −q̇1 q̇2 (S1 ×m S0) to ĉ (:func:`universal_rates`).
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.quaternion import quat_to_matrix_into
 
 FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, SPHERICAL, FREE, UNIVERSAL = 0, 1, 2, 3, 4, 5, 6

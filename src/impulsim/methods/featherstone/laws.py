@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 
 from impulsim.kernel import njit
-
 from impulsim.methods.featherstone.impulses import (_apply, _clear, _dot, _friction_increment, _load_point,
                                                     _respond, relative_velocity)
 from impulsim.methods.featherstone.stronge import JAMMED, stronge_collision

@@ -11,12 +11,12 @@ One step (the state in maximal coordinates stays the single source of truth):
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.contact.default import model_has_contacts
 from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE
 from impulsim.dynamics.forces import pid_effort, servo_error
 from impulsim.errors import ModelError
+from impulsim.kernel import njit
 from impulsim.methods.base import Method, StageTimer, StepInfo
 from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.featherstone.articulated import TreeDynamics

@@ -16,10 +16,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.dynamics.checks import all_finite
 from impulsim.dynamics.loads import add_timed_loads
+from impulsim.kernel import njit
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.featherstone import kinematics as kin
 from impulsim.methods.featherstone.articulated import VELOCITY_MISMATCH

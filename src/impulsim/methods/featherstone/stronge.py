@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from impulsim.kernel import njit
 
 SLIDING = 0

@@ -6,9 +6,9 @@ Velocity correction: the same loop on the velocity constraints at t0+h with tole
 Both loops stop at an iteration cap (anytime behaviour) and report the residual.
 """
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.dynamics.integrate import predict_body
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, cross, dot, matvec, scale
 from impulsim.dynamics.prims import is_translational, is_velocity_only
 from impulsim.dynamics.prim_errors import position_error_t, velocity_error_t

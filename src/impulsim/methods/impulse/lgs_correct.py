@@ -18,8 +18,8 @@ function costs more than the arithmetic of one body. For the same reason the ker
 without reference counting (see :mod:`jit`).
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.integrate import free_step_body, store_body
 from impulsim.math.vec import v3, q4, dot

@@ -27,8 +27,8 @@ diagonal blocks D_k are inverted by a scalar LDLᵀ that drops a row whose pivot
 replaced by one that removes only the independent freedoms.
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.math.vec import v3, q4
 from impulsim.dynamics.prim_errors import ball_points

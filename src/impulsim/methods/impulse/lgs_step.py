@@ -9,8 +9,8 @@ step. Here the arrays cross into compiled code once. The results are bit for bit
 (``tests/impulse/test_lgs_step.py``); ``ImpulseMethod(..., fused=False)`` keeps the staged step, which
 reports the time of every stage in ``StepInfo.timings``.
 """
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses

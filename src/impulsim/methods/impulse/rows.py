@@ -7,8 +7,8 @@ A primitive removing f degrees of freedom has a projection P ∈ ℝ^{f×3} (row
 the solver needs M_i = P K Pᵀ (or P L Pᵀ) and its inverse (eq. 3.15, 3.16, 3.20, 3.21).
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.math.vec import v3, q4, sub, qrot
 from impulsim.dynamics.prims import is_translational

@@ -25,8 +25,8 @@ to be those of the current poses (the previous step built them last and moved no
 is not compared. The values are those of the single steps, bit for bit.
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.forces import plain_loads
 from impulsim.dynamics.loads import add_timed_loads

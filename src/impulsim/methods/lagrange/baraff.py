@@ -20,8 +20,8 @@ decomposition (least squares, minimum norm), Wagner's "BaraffSVD".
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.lagrange.blocks import (MASS_INVERSE, MASS_INVERSE_MAX_SP, MASS_INVERSE_SLOT, PIVOT_TOL,
                                               PSEUDO, TRIANGULAR, _stack_floats, ball_body_node, ball_element_node,
                                               cholesky_inverse_to, mass_inverse_back, mass_inverse_forward,

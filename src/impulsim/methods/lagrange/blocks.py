@@ -16,12 +16,13 @@ after every store and keeps the loops from being unrolled into registers.
 """
 from llvmlite import ir
 from numba import types
-from impulsim.kernel import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 import numpy as np
+
+from impulsim.kernel import njit
 
 TRIANGULAR, PSEUDO, MASS_INVERSE = 0, 1, 2
 """Forms of a node's factor (``node_form``): Q = G⁻¹ lower triangular (Cholesky); Q a full pseudo-inverse

@@ -30,10 +30,10 @@ position correction, which adds no velocity and so no energy.
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.contact.materials import DEFAULT_FRICTION_RULE, DEFAULT_RESTITUTION_RULE, combine, parse_rule
 from impulsim.contact.warmstart import make_keys, match
+from impulsim.kernel import njit
 from impulsim.methods.lagrange.limits import _displace as displace
 
 BILATERAL, NORMAL, TANGENT = 0, 1, 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+
 from impulsim.kernel import njit
 
 PIVOT_TOL = 1e-10

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.dynamics.forces import add_springs, compute_loads
+from impulsim.kernel import njit
 from impulsim.methods.lagrange.forces import element_loads
 from impulsim.methods.lagrange.groups import rows_of, table_of
 from impulsim.methods.lagrange.rows import compute_rows

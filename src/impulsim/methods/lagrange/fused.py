@@ -11,7 +11,6 @@ afterwards by the solver.
 import math
 
 from impulsim.kernel import njit
-
 from impulsim.methods.lagrange.baraff import KERNEL, back_substitute, factor, load_rhs, unload_solution
 from impulsim.methods.lagrange.evaluate import state_derivative
 from impulsim.methods.lagrange.integrators import normalize_quaternions, weighted_sum

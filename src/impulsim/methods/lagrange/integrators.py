@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.errors import SimulationError
+from impulsim.kernel import njit
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ dq = ω_b × (ω_b × r_b) − ω_a × (ω_a × r_a), the part of b̈ − ä tha
 import math
 
 from impulsim.kernel import njit
-
 from impulsim.math.vec import v3, q4, add, sub, scale, dot, cross, qmul, qconj, qrot
 from impulsim.methods.lagrange.kinds import (DISTANCE, LINE, PLANE, ROTATION_LOCK, DIRECTION,
                                              DOUBLE_ROTATION, VEL_POINT, VEL_ANGULAR, POINT_FUNCTION,

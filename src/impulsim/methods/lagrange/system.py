@@ -8,8 +8,8 @@ c′ = c + 2α Ċ + β² C on holonomic rows and c′ = c + α C on velocity row
 3.23); α = β = 0 leaves the constraints unstabilized.
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, sub, cross, matvec, qnormalize, qrot
 
 

@@ -9,6 +9,7 @@ e_ij the unit direction from P_i to P_j, W_i = A_i / m_i the inverse mass matrix
 onto the directions the point may move in: identity, line, plane or zero for suspension points).
 """
 import numpy as np
+
 from impulsim.kernel import njit
 
 DISTANCE = 0   # |P_j − P_i| = d, a rigid link (numba needs plain module-level ints)

@@ -6,8 +6,8 @@ world frame and ω [rad/s] in the body frame K (as in the thesis, Table 2.2). Th
 constant, and q̇ = B(q) u with ṙ = v, ṗ = ½ p ⊗ (0, _K ω). The State keeps ω in the world frame; the
 conversion happens at the start and end of a step.
 """
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, qmul, qnormalize, qrot, qrot_inv
 
 

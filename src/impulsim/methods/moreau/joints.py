@@ -8,8 +8,8 @@ time. The projection solves G Π = −C (and G Π = −γ for velocities) with t
 Δq = M⁻¹ W Π is the smallest correction in the mass metric.
 """
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.lagrange.groups import motion_of, table_of
 from impulsim.methods.lagrange.rows import compute_rows
 from impulsim.methods.lagrange.table import build_table

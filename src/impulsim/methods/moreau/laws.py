@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
 from impulsim.kernel import njit
 
 

@@ -1,7 +1,7 @@
 """Contact percussions fed back as the forces they induce (thesis eq. 2.45–2.48)."""
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.vec import q4, qrot
 
 

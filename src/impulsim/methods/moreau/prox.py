@@ -14,7 +14,6 @@ eigenvalue of diag(r) G below α; α < 2 again. Adaptation: when the largest per
 import math
 
 from impulsim.kernel import njit
-
 from impulsim.methods.moreau.laws import friction_prox, friction_metric_scale, prox_normal, prox_bilateral
 from impulsim.methods.moreau.rows import BILATERAL, row_velocity, row_mass, largest_eig2
 

@@ -9,9 +9,9 @@ law prox onto R) or a contact (three rows n, t, b: unilateral normal law and one
 import math
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.contact.materials import combine
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, sub, add, scale, dot, cross, norm, qrot, qrot_inv, perpendicular_basis
 from impulsim.methods.moreau.laws import N_PAR
 

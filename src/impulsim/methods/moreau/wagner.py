@@ -29,8 +29,8 @@ objects are attributes of the method, so a failed step puts the parameter back w
 from __future__ import annotations
 
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.vec import v3, q4, qrot
 from impulsim.methods.extra_constraints import POINT_FUNCTION, VELOCITY_FUNCTION, validated_extras
 from impulsim.methods.moreau.groups import blocks_of, extras_of, rows_of

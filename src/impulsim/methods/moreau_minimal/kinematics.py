@@ -15,8 +15,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.math.linalg import cholesky_into
 
 FIXED, REVOLUTE, PRISMATIC, FREE = 0, 1, 2, 5

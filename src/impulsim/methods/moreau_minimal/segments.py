@@ -11,9 +11,9 @@ end is kept (the outermost surface). Candidates come from the mesh's BVH with th
 from typing import NamedTuple
 
 import numpy as np
-from impulsim.kernel import njit
 
 from impulsim.geometry.bvh import build_bvh, bvh_query_box
+from impulsim.kernel import njit
 
 
 class Mesh(NamedTuple):

@@ -20,8 +20,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from impulsim.kernel import njit
 
+from impulsim.kernel import njit
 from impulsim.methods.moreau.laws import friction_metric_scale, friction_prox, runner_exact_law
 from impulsim.methods.moreau_minimal.kinematics import (assemble, cho_solve, cholesky, forward_solve,
                                                         kinematics, position_rates_half)
