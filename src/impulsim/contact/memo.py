@@ -111,20 +111,28 @@ def memo_bound(memo, p, body_vel, body_omega, lever):
 def memo_keep(memo, p, rows, idx, q, rest, r, err_now, body_vel, body_omega):
     """Count patch p's visit and, passing over, remember its error after the visit [m/s], its bodies, its
     largest lever arm and its bodies' velocities now."""
-    flag, err, bodies, reach, vel, _ = memo
+    flag = memo[0]
     if flag[0] == OFF:
         return
     flag[1] += 1
-    if flag[0] != SKIP:
-        return
+    if flag[0] == SKIP:
+        _remember(memo, p, rows.body_a, rows.body_b, rows.ra, rows.rb, idx, q, rest, r, err_now, body_vel,
+                  body_omega)
+
+
+@njit(**KERNEL)
+def _remember(memo, p, body_a, body_b, ra, rb, idx, q, rest, r, err_now, body_vel, body_omega):
+    """memo_keep's record of patch p when passing over (a kernel of its own: memo_keep is inlined into every
+    sweep, and this part only runs with passing over on)."""
+    _, err, bodies, reach, vel, _ = memo
     c0 = idx[0]
-    A = rows.body_a[c0]
-    B = rows.body_b[c0]
+    A = body_a[c0]
+    B = body_b[c0]
     far = 0.0
     for i in range(q + r):
         c = idx[i] if i < q else rest[i - q]
-        far = max(far, math.sqrt(rows.ra[c, 0] ** 2 + rows.ra[c, 1] ** 2 + rows.ra[c, 2] ** 2),
-                  math.sqrt(rows.rb[c, 0] ** 2 + rows.rb[c, 1] ** 2 + rows.rb[c, 2] ** 2))
+        far = max(far, math.sqrt(ra[c, 0] ** 2 + ra[c, 1] ** 2 + ra[c, 2] ** 2),
+                  math.sqrt(rb[c, 0] ** 2 + rb[c, 1] ** 2 + rb[c, 2] ** 2))
     err[p] = err_now
     bodies[p, 0] = A
     bodies[p, 1] = B

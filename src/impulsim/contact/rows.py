@@ -148,16 +148,24 @@ def contact_normal(rows, c, pos_a, qa, pos_b, qb):
     minus the radii: the signed distance [m]. Core points are material points (a sphere's centre, a point
     of a capsule's axis, a vertex, a point of a face), so the distance stays exact as the bodies turn:
     between two rounded shapes the normal joins the cores, otherwise it is the flat side's face normal."""
-    a = add(pos_a, qrot(qa, v3(rows.core_a[c])))
-    b = add(pos_b, qrot(qb, v3(rows.core_b[c])))
+    return normal_and_gap(pos_a, qa, v3(rows.core_a[c]), v3(rows.normal_a[c]), rows.radius_a[c],
+                          pos_b, qb, v3(rows.core_b[c]), v3(rows.normal_b[c]), rows.radius_b[c])
+
+
+@njit(cache=True)
+def normal_and_gap(pos_a, qa, core_a, normal_a, radius_a, pos_b, qb, core_b, normal_b, radius_b):
+    """contact_normal's normal and signed distance [m] from the body-fixed core points, normals and radii of
+    both sides. Not inlined by Numba (LLVM inlines it): each inlined copy was typed anew."""
+    a = add(pos_a, qrot(qa, core_a))
+    b = add(pos_b, qrot(qb, core_b))
     d = sub(a, b)
-    if rows.radius_a[c] > 0.0 and rows.radius_b[c] > 0.0 and norm(d) > 0.0:
+    if radius_a > 0.0 and radius_b > 0.0 and norm(d) > 0.0:
         n = scale(d, 1.0 / norm(d))
-    elif rows.radius_b[c] > 0.0 and rows.radius_a[c] == 0.0:
-        n = qrot(qa, v3(rows.normal_a[c]))
+    elif radius_b > 0.0 and radius_a == 0.0:
+        n = qrot(qa, normal_a)
     else:
-        n = qrot(qb, v3(rows.normal_b[c]))
-    return n, dot(d, n) - rows.radius_a[c] - rows.radius_b[c]
+        n = qrot(qb, normal_b)
+    return n, dot(d, n) - radius_a - radius_b
 
 
 @njit(**KERNEL)

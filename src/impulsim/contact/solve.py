@@ -31,9 +31,16 @@ def _kdot(rows, c, frozen, x, y):
 @njit(cache=True, inline="always")
 def _k_entries(rows, c, frozen):
     """(nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2) of contact c: kept from update_geometry unless a body is frozen, or
-    kept by a shock pass for its frozen bodies (rows.k_frozen)."""
+    kept by a shock pass for its frozen bodies (rows.k_frozen). Inlined at every use, so only the common
+    path is here; the rare one is a kernel of its own (each inlined copy of it cost compile time)."""
     if rows.k_frozen[c] or (frozen[rows.body_a[c]] == 0 and frozen[rows.body_b[c]] == 0):
         return rows.k_nt[c, 0], rows.k_nt[c, 1], rows.k_nt[c, 2], rows.k_nt[c, 3]
+    return _k_entries_without_frozen(rows, c, frozen)
+
+
+@njit(cache=True)
+def _k_entries_without_frozen(rows, c, frozen):
+    """The K entries of _k_entries found afresh, leaving out the frozen bodies."""
     n, t1, t2 = v3(rows.n[c]), v3(rows.t1[c]), v3(rows.t2[c])
     return (_kdot(rows, c, frozen, n, n), _kdot(rows, c, frozen, t1, t1), _kdot(rows, c, frozen, t1, t2),
             _kdot(rows, c, frozen, t2, t2))
@@ -68,24 +75,30 @@ def forget_frozen_k(rows, order, patch_start, patch_len, p_lo, p_hi):
 @njit(**KERNEL, inline="always")
 def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """+p at a on A, −p at b on B [N s] (world); frozen and infinite-mass bodies do not move."""
-    A = rows.body_a[c]
-    B = rows.body_b[c]
+    push_pair(rows.body_a[c], rows.body_b[c], v3(rows.ra[c]), v3(rows.rb[c]), p, body_inv_mass, body_Iinv, frozen,
+              body_vel, body_omega)
+
+
+@njit(**KERNEL)
+def push_pair(A, B, ra, rb, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
+    """+p at the arm ra on A, −p at rb on B [N s, m] (world). Not inlined by Numba (LLVM inlines it): the
+    contact passes apply impulses at half a dozen places, and each inlined copy was typed anew."""
     if body_inv_mass[A] != 0.0 and frozen[A] == 0:
-        dw = matvec(body_Iinv[A], cross(v3(rows.ra[c]), p))
+        dw = matvec(body_Iinv[A], cross(ra, p))
         for i in range(3):
             body_vel[A, i] += body_inv_mass[A] * p[i]
             body_omega[A, i] += dw[i]
     if body_inv_mass[B] != 0.0 and frozen[B] == 0:
-        dw = matvec(body_Iinv[B], cross(v3(rows.rb[c]), p))
+        dw = matvec(body_Iinv[B], cross(rb, p))
         for i in range(3):
             body_vel[B, i] -= body_inv_mass[B] * p[i]
             body_omega[B, i] -= dw[i]
 
 
-@njit(**KERNEL, inline="always")
-def _tangent_solve(rows, c, frozen, d1, d2):
-    """Tangential impulse (x1, x2) with K_tt x = (d1, d2), K_tt the 2×2 tangential block of K."""
-    _, k11, k12, k22 = _k_entries(rows, c, frozen)
+@njit(**KERNEL)
+def _tangent_solve(k11, k12, k22, d1, d2):
+    """Tangential impulse (x1, x2) with K_tt x = (d1, d2), K_tt = [[k11, k12], [k12, k22]] the 2×2 tangential
+    block of K."""
     det = k11 * k22 - k12 * k12
     if det <= 0.0:
         return 0.0, 0.0
@@ -94,56 +107,59 @@ def _tangent_solve(rows, c, frozen, d1, d2):
 
 @njit(**KERNEL, inline="always")
 def friction_update(rows, c, frozen, d1, d2, lam_normal):
-    """New accumulated tangential impulse after asking for the tangential velocity change (d1, d2)
-    (minus the sliding velocity, or minus the drift rate) given the current normal impulse.
+    """New accumulated tangential impulse of contact c after asking for the tangential velocity change
+    (d1, d2) (minus the sliding velocity, or minus the drift rate) given the current normal impulse (see
+    friction_impulse). Returns (Δλ1, Δλ2, saturated)."""
+    o1 = rows.lam_t[c, 0]
+    o2 = rows.lam_t[c, 1]
+    _, k11, k12, k22 = _k_entries(rows, c, frozen)
+    n1, n2, saturated = friction_impulse(rows.sticking[c] != 0, o1, o2, k11, k12, k22, rows.mu_s[c], rows.mu_d[c],
+                                         v3(rows.slide_dir[c]), v3(rows.t1[c]), v3(rows.t2[c]), d1, d2, lam_normal)
+    rows.lam_t[c, 0] = n1
+    rows.lam_t[c, 1] = n2
+    return n1 - o1, n2 - o2, saturated
+
+
+@njit(**KERNEL)
+def friction_impulse(sticking, o1, o2, k11, k12, k22, mu_s, mu_d, slide_dir, t1, t2, d1, d2, lam_normal):
+    """The accumulated tangential impulse (n1, n2) [N s] in the (t1, t2) basis that replaces (o1, o2), and
+    whether friction saturated; (k11, k12, k22) is the tangential block of K.
 
     Sticking (Bender 5.10): the impulse K_tt⁻¹ d that stops the motion, the total projected onto the disc
     μ_s λ_n (a contact that cannot hold slips by that bound and slides from the next step on; switching
-    mid-step makes the passes oscillate). Sliding (eq. 5.8, 5.9): the total
-    points against the sliding direction t = −d/|d| with magnitude μ_d λ_n, but never more than stops
-    the motion along t, p_max = |d| / (tᵀ K t). Returns (Δλ1, Δλ2, saturated).
+    mid-step makes the passes oscillate). Sliding (eq. 5.8, 5.9): the total points against the sliding
+    direction σ (``slide_dir``, fixed when the contact was classified) with magnitude μ_d λ_n, but never more
+    than stops the motion along σ, p_max = |d| / (σᵀ K σ).
     """
-    o1 = rows.lam_t[c, 0]
-    o2 = rows.lam_t[c, 1]
-    if rows.sticking[c]:
-        x1, x2 = _tangent_solve(rows, c, frozen, d1, d2)
+    if sticking:
+        x1, x2 = _tangent_solve(k11, k12, k22, d1, d2)
         n1 = o1 + x1
         n2 = o2 + x2
         mag = math.sqrt(n1 * n1 + n2 * n2)
-        bound = rows.mu_s[c] * lam_normal
+        bound = mu_s * lam_normal
         saturated = mag > bound
         if saturated:
             # the static bound is exceeded: project onto the disc; the contact slips this step and is
             # classified as sliding at the next one
-            s = bound / mag if mag > 0.0 else 0.0
-            n1 *= s
-            n2 *= s
-        rows.lam_t[c, 0] = n1
-        rows.lam_t[c, 1] = n2
-        return n1 - o1, n2 - o2, saturated
-    # sliding: a 1-D problem along the sliding direction σ fixed when the contact was classified
-    sw = v3(rows.slide_dir[c])
-    t1 = v3(rows.t1[c])
-    t2 = v3(rows.t2[c])
-    s1 = dot(sw, t1)
-    s2 = dot(sw, t2)
+            f = bound / mag if mag > 0.0 else 0.0
+            n1 *= f
+            n2 *= f
+        return n1, n2, saturated
+    # sliding: a 1-D problem along σ
+    s1 = dot(slide_dir, t1)
+    s2 = dot(slide_dir, t2)
     size = math.sqrt(s1 * s1 + s2 * s2)
     if size < 1e-12:
-        return 0.0, 0.0, False
+        return o1, o2, False
     s1 /= size
     s2 /= size
-    _, k11, k12, k22 = _k_entries(rows, c, frozen)
     k = s1 * s1 * k11 + 2.0 * s1 * s2 * k12 + s2 * s2 * k22     # σᵀ K σ for σ = s1 t1 + s2 t2
     speed = -(d1 * s1 + d2 * s2)                  # remaining sliding speed along σ
     p_stop = speed / k if k > 0.0 else 0.0        # eq. 5.9: no more than stops the sliding
     held = -(o1 * s1 + o2 * s2)                   # friction impulse already acting along −σ
-    bound = rows.mu_d[c] * lam_normal             # eq. 5.8
+    bound = mu_d * lam_normal                     # eq. 5.8
     total = min(bound, max(0.0, held + p_stop))
-    n1 = -total * s1
-    n2 = -total * s2
-    rows.lam_t[c, 0] = n1
-    rows.lam_t[c, 1] = n2
-    return n1 - o1, n2 - o2, total >= bound
+    return -total * s1, -total * s2, total >= bound
 
 
 @njit(**KERNEL, inline="always")
