@@ -152,7 +152,7 @@ def contact_normal(rows, c, pos_a, qa, pos_b, qb):
                           pos_b, qb, v3(rows.core_b[c]), v3(rows.normal_b[c]), rows.radius_b[c])
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True)
 def normal_and_gap(pos_a, qa, core_a, normal_a, radius_a, pos_b, qb, core_b, normal_b, radius_b):
     """contact_normal's normal and signed distance [m] from the body-fixed core points, normals and radii of
     both sides. Not inlined by Numba (LLVM inlines it): each inlined copy was typed anew."""

@@ -79,7 +79,7 @@ def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel
               body_vel, body_omega)
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, forceinline=True)
 def push_pair(A, B, ra, rb, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """+p at the arm ra on A, −p at rb on B [N s, m] (world). Not inlined by Numba (LLVM inlines it): the
     contact passes apply impulses at half a dozen places, and each inlined copy was typed anew."""
@@ -95,7 +95,7 @@ def push_pair(A, B, ra, rb, p, body_inv_mass, body_Iinv, frozen, body_vel, body_
             body_omega[B, i] -= dw[i]
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, forceinline=True)
 def _tangent_solve(k11, k12, k22, d1, d2):
     """Tangential impulse (x1, x2) with K_tt x = (d1, d2), K_tt = [[k11, k12], [k12, k22]] the 2×2 tangential
     block of K."""
@@ -120,7 +120,7 @@ def friction_update(rows, c, frozen, d1, d2, lam_normal):
     return n1 - o1, n2 - o2, saturated
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, forceinline=True)
 def friction_impulse(sticking, o1, o2, k11, k12, k22, mu_s, mu_d, slide_dir, t1, t2, d1, d2, lam_normal):
     """The accumulated tangential impulse (n1, n2) [N s] in the (t1, t2) basis that replaces (o1, o2), and
     whether friction saturated; (k11, k12, k22) is the tangential block of K.

@@ -652,7 +652,7 @@ def _velocities(k, body_vel, body_omega):
     return v3(body_vel[k]), v3(body_omega[k])
 
 
-@njit(**KERNEL)
+@njit(**KERNEL, forceinline=True)
 def _shift_prediction(k, seen, body_vel, body_omega, h, pred_pos, pred_quat):
     """Carry body k's predicted pose along with the impulses applied since its velocities were ``seen``:
     the position moves by h Δv (exact: the free step is linear in v), the orientation turns by h Δω (first
