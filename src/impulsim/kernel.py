@@ -14,11 +14,16 @@ Both faces compile the same source with the same options. Numba lets a function 
 compiles inherit the caller's options that it does not set itself. For reference counting that is wanted
 (kernels compiled without it pass that on to what they call), but for ``fastmath`` it made results depend on
 which caller happened to compile a shared function first: the internal copy therefore never takes
-``fastmath`` from a caller. A kernel that sets fastmath itself (the Lagrange package's) keeps it in both faces.
+``fastmath`` from a caller, nor ``forceinline`` (a helper kept out of line on purpose stays so). A kernel
+that sets fastmath itself (the Lagrange package's) keeps it in both faces.
+
+Small helpers in hot loops are marked ``forceinline=True``: Numba compiles them once and LLVM inlines them
+into every caller. Numba's own ``inline="always"`` instead copies and retypes the helper's IR at every call
+site, which made the contact sweeps take twice as long to compile and ran no faster.
 
 ``impulsim/__init__`` imports :mod:`impulsim.kernel_cache` before any module that defines kernels, so the
 cache's place is fixed before the first kernel is made. Use ``njit`` as Numba's: ``@njit``,
-``@njit(cache=True)``, ``@njit(cache=True, inline="always", _nrt=False)``. A kernel that Python calls and
+``@njit(cache=True)``, ``@njit(cache=True, forceinline=True, _nrt=False)``. A kernel that Python calls and
 kernels call too would compile both faces; ``called_from_python=True`` gives it Numba's one version instead
 (worth it for large ones: the contact sweeps).
 """
@@ -60,7 +65,7 @@ class KernelDispatcher(registry.CPUDispatcher):
         copy = self.__dict__.get("_internal")
         if copy is None:
             cached = not isinstance(self._cache, caching.NullCache)
-            options = {"fastmath": False, **self.targetoptions, **_NO_WRAPPERS}     # fastmath: see module
+            options = {"fastmath": False, "forceinline": False, **self.targetoptions, **_NO_WRAPPERS}  # see module
             copy = _make(_InternalDispatcher, self.py_func, options, cached)
             self.__dict__["_internal"] = copy
         return copy

@@ -124,3 +124,23 @@ def test_a_kernel_called_from_python_too_compiles_one_version():
     assert not isinstance(shared, KernelDispatcher)
     assert caller(2.0, 3.0, 1.0) == shared(2.0, 3.0, 1.0) == 7.0
     assert len(shared.signatures) == 1          # the kernel's call and Python's share it
+
+
+def test_a_kernel_kept_out_of_line_stays_so_whoever_compiles_it_first():
+    """A forceinline caller compiled first would otherwise hand forceinline to the kernels it calls, and a
+    helper kept out of line on purpose (a rare branch) would be inlined into every later caller too."""
+    helper = njit(_product_plus)
+
+    @njit(forceinline=True)
+    def inlined_caller(a, b, c):
+        return helper(a, b, c)
+
+    @njit
+    def outer(a, b, c):
+        return inlined_caller(a, b, c)
+
+    assert outer(2.0, 3.0, 1.0) == 7.0
+    (inner,) = inlined_caller.internal.overloads.values()
+    (kept,) = helper.internal.overloads.values()
+    assert inner.fndesc.inline            # the caller itself is inlined, as asked
+    assert not kept.fndesc.inline         # the helper it compiled on the way is not

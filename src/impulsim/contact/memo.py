@@ -59,19 +59,19 @@ def memo_reset(memo, n_patches, mode):
         err[p] = np.inf
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def memo_set_limit(memo, tol):
     """Pass over patches whose bound stays within SKIP_FRACTION of ``tol`` (the sweeps' tolerance)."""
     memo[5][0] = SKIP_FRACTION * tol
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def memo_limit(memo):
     """The bound at or below which a patch is passed over."""
     return memo[5][0]
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _change(vel, k, body_vel, body_omega, off, reach):
     """|Δv| + |Δω| reach of body k since the velocities kept at vel[off:off + 6]."""
     dv = 0.0
@@ -84,13 +84,13 @@ def _change(vel, k, body_vel, body_omega, off, reach):
     return math.sqrt(dv) + math.sqrt(dw) * reach
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def memo_skips(memo):
     """Whether the memory is passing over patches (and so needs their errors after each visit)."""
     return memo[0][0] == SKIP
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def memo_bound(memo, p, body_vel, body_omega, lever):
     """Upper bound on patch p's error now: its error after its last visit plus ``lever`` times the velocity
     change its bodies can pass on at its points since (lever 1 for velocity errors [m/s]; h for position
@@ -107,7 +107,7 @@ def memo_bound(memo, p, body_vel, body_omega, lever):
     return e + lever * d
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def memo_keep(memo, p, rows, idx, q, rest, r, err_now, body_vel, body_omega):
     """Count patch p's visit and, passing over, remember its error after the visit [m/s], its bodies, its
     largest lever arm and its bodies' velocities now."""

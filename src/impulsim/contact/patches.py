@@ -62,7 +62,7 @@ def make_cache(capacity):
             np.zeros(c * MAX_PATCH))
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def store_patch(cache, start, p, p_first, q, r, idx, rest, A):
     """Keep patch p's split (idx[:q], rest[:r]) and its q×q block; its offset follows the previous patch's
     (the first one filled, p_first, starts at 0)."""
@@ -80,7 +80,7 @@ def store_patch(cache, start, p, p_first, q, r, idx, rest, A):
             blocks[off + i * q + j] = A[i, j]
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def load_patch(cache, start, p, idx, rest, A):
     """Patch p's split and block from the cache into (idx, rest, A); returns (q, r)."""
     _, members, qr, offset, blocks = cache
@@ -97,7 +97,7 @@ def load_patch(cache, start, p, idx, rest, A):
     return q, r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _coupling(rows, slot, ci, cj):
     """(r_i × n_i) · J⁻¹(r_j × n_j) of one body (its arms at ``slot`` of rows.arms): the rotational part of
     n_iᵀ K(r_i, r_j) n_j, the normal velocity change at point i per unit normal impulse at point j [1/kg]
@@ -106,7 +106,7 @@ def _coupling(rows, slot, ci, cj):
             + rows.arms[ci, slot, 2] * rows.arms[cj, slot + 1, 2])
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def patch_matrix(rows, idx, m, body_inv_mass, frozen, A):
     """The m×m normal block A_ij = n_iᵀ (K_A(a_i, a_j) + K_B(b_i, b_j)) n_j of the contacts idx[:m] between
     the same two bodies, leaving out frozen bodies (from the arms update_geometry keeps: a block costs dot
@@ -189,7 +189,7 @@ def patch_lcp(A, b, lam, m, tol, dl, scratch):
     return PATCH_SWEEPS
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _pgs_sweep(A, b, lam, m, dl):
     """One projected Gauss–Seidel sweep over the patch's rows; returns the largest velocity change [m/s]."""
     change = 0.0
@@ -243,7 +243,7 @@ def refine_active_set(A, b, lam, m, tol, dl, scratch):
     return False
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _release_negative(lam, m, act, x):
     """Release the loaded points whose total impulse λ + x went negative; whether any was."""
     released = False
@@ -255,7 +255,7 @@ def _release_negative(lam, m, act, x):
     return released
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _worst_pushed(A, b, m, act, x, tol):
     """(the released point with the most negative w below −tol, or −1; whether every loaded point has
     |w| ≤ tol), w = A x − b."""
@@ -276,7 +276,7 @@ def _worst_pushed(A, b, m, act, x, tol):
     return add, ok
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _cg_on_active(A, m, act, rhs, x, r, p, q, tol2):
     """Conjugate gradients on A_SS x_S = rhs_S over the points S with act > 0, from x (others untouched),
     until |residual|² ≤ tol2 or |S| + 2 steps (A_SS is positive semidefinite; on a consistent singular
@@ -321,7 +321,7 @@ def _cg_on_active(A, m, act, rhs, x, r, p, q, tol2):
             p[i] = r[i] + beta * p[i]
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def patch_members(rows, order, start, length, active_kind, level_hi, idx):
     """The contacts of one patch (order[start:start+length]) that take part in this pass, into idx; their
     number."""

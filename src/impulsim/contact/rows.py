@@ -85,7 +85,7 @@ def _k_part(inv_mass, Iinv, r, K):
     add_k_body(inv_mass, Iinv, r, K)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _touching_offset(q, local, core, radius, toward):
     """Offset [m, world] from a body's centre to where it touches: on a rounded shape (sphere, capsule) the
     point of its surface facing the other body, core + radius · toward, which stays under the body as it
@@ -123,7 +123,7 @@ def update_geometry(rows, count, body_pos, body_quat, body_inv_mass, body_Iinv):
         _set_arms(rows, c, 2, rb, n, body_Iinv[B])
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _set_arms(rows, c, slot, r, n, Iinv):
     """arms[c, slot] = r × n and arms[c, slot + 1] = J⁻¹(r × n) (world) for one body of contact c."""
     rn = cross(r, n)
@@ -133,7 +133,7 @@ def _set_arms(rows, c, slot, r, n, Iinv):
         rows.arms[c, slot + 1, i] = jrn[i]
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def set_k_entries(rows, c):
     """k_nt of contact c from its K parts, normal and tangents (both bodies counted)."""
     n, t1, t2 = v3(rows.n[c]), v3(rows.t1[c]), v3(rows.t2[c])
@@ -142,7 +142,7 @@ def set_k_entries(rows, c):
     rows.k_frozen[c] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def contact_normal(rows, c, pos_a, qa, pos_b, qb):
     """Unit normal (B → A) of contact c at the given poses, and the separation of its core points along it
     minus the radii: the signed distance [m]. Core points are material points (a sphere's centre, a point
@@ -155,7 +155,7 @@ def contact_normal(rows, c, pos_a, qa, pos_b, qb):
 @njit(cache=True, forceinline=True)
 def normal_and_gap(pos_a, qa, core_a, normal_a, radius_a, pos_b, qb, core_b, normal_b, radius_b):
     """contact_normal's normal and signed distance [m] from the body-fixed core points, normals and radii of
-    both sides. Not inlined by Numba (LLVM inlines it): each inlined copy was typed anew."""
+    both sides."""
     a = add(pos_a, qrot(qa, core_a))
     b = add(pos_b, qrot(qb, core_b))
     d = sub(a, b)
@@ -215,7 +215,7 @@ def load_contacts(found, count, materials, body_pos, body_quat,
         rows.slipped[c] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def relative_velocity(rows, c, body_vel, body_omega):
     """u_a − u_b: velocity of A's contact point relative to B's [m/s], world."""
     A = rows.body_a[c]

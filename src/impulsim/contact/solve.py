@@ -17,7 +17,7 @@ from impulsim.contact.patches import (patch_matrix, patch_lcp, patch_members, sp
                                       store_patch)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _kdot(rows, c, frozen, x, y):
     """xᵀ K y with K = K_A + K_B, leaving out frozen bodies."""
     s = 0.0
@@ -28,11 +28,11 @@ def _kdot(rows, c, frozen, x, y):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _k_entries(rows, c, frozen):
     """(nᵀK n, t1ᵀK t1, t1ᵀK t2, t2ᵀK t2) of contact c: kept from update_geometry unless a body is frozen, or
     kept by a shock pass for its frozen bodies (rows.k_frozen). Inlined at every use, so only the common
-    path is here; the rare one is a kernel of its own (each inlined copy of it cost compile time)."""
+    path is here; the rare one is a kernel of its own, called."""
     if rows.k_frozen[c] or (frozen[rows.body_a[c]] == 0 and frozen[rows.body_b[c]] == 0):
         return rows.k_nt[c, 0], rows.k_nt[c, 1], rows.k_nt[c, 2], rows.k_nt[c, 3]
     return _k_entries_without_frozen(rows, c, frozen)
@@ -72,7 +72,7 @@ def forget_frozen_k(rows, order, patch_start, patch_len, p_lo, p_hi):
                 set_k_entries(rows, c)
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """+p at a on A, −p at b on B [N s] (world); frozen and infinite-mass bodies do not move."""
     push_pair(rows.body_a[c], rows.body_b[c], v3(rows.ra[c]), v3(rows.rb[c]), p, body_inv_mass, body_Iinv, frozen,
@@ -81,8 +81,7 @@ def apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel
 
 @njit(**KERNEL, forceinline=True)
 def push_pair(A, B, ra, rb, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
-    """+p at the arm ra on A, −p at rb on B [N s, m] (world). Not inlined by Numba (LLVM inlines it): the
-    contact passes apply impulses at half a dozen places, and each inlined copy was typed anew."""
+    """+p at the arm ra on A, −p at rb on B [N s, m] (world)."""
     if body_inv_mass[A] != 0.0 and frozen[A] == 0:
         dw = matvec(body_Iinv[A], cross(ra, p))
         for i in range(3):
@@ -105,7 +104,7 @@ def _tangent_solve(k11, k12, k22, d1, d2):
     return (k22 * d1 - k12 * d2) / det, (k11 * d2 - k12 * d1) / det
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def friction_update(rows, c, frozen, d1, d2, lam_normal):
     """New accumulated tangential impulse of contact c after asking for the tangential velocity change
     (d1, d2) (minus the sliding velocity, or minus the drift rate) given the current normal impulse (see
@@ -162,13 +161,13 @@ def friction_impulse(sticking, o1, o2, k11, k12, k22, mu_s, mu_d, slide_dir, t1,
     return -total * s1, -total * s2, total >= bound
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     p = add(scale(v3(rows.t1[c]), x1), scale(v3(rows.t2[c]), x2))
     apply_contact_impulse(rows, c, p, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def velocity_normal(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """One normal impulse at velocity level toward rows.target_n[c] (friction follows, see velocity_sweep).
     Returns the remaining error: |u_n − target| unless the contact is released (λ_n = 0 and separating
@@ -188,7 +187,7 @@ def velocity_normal(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_om
     return err
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Add dl [N s] to the normal impulse of contact c, whose normal velocity was un and changes by dun
     [m/s] through the whole step of impulses this belongs to; keeps the compression work for Stronge's law
@@ -202,7 +201,7 @@ def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_v
     rows.lam_n[c] += dl
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Coulomb friction impulse at velocity level for the current normal impulse; returns the tangential
     speed left at a contact that sticks [m/s] (0 for sliding ones and frictionless ones)."""
@@ -218,7 +217,7 @@ def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_
     return 0.0
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v, A, b, lam,
                            dl, scratch):
     """The normal impulses of the patch idx[:m] toward their targets together (see patch_lcp; A holds the
@@ -265,7 +264,7 @@ def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind,
             err = velocity_patch_normals(rows, idx, q, body_inv_mass, body_Iinv, frozen, body_vel, body_omega, eps_v,
                                          A, b, lam, dl, lcp)
         # then point by point: the normal impulse of a point outside the block, and every point's friction
-        # (one call site each: every inlined copy of these costs compile time)
+        # (one call site each: every inlined copy of these costs compile time and code size)
         for i in range(q + r):
             c = idx[i] if i < q else rest[i - q]
             if q == 1 or i >= q:
@@ -294,7 +293,7 @@ def velocity_sweeps(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind
     return done, err
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def velocity_residual(rows, c, frozen, body_vel, body_omega):
     """What a velocity visit would find wrong at contact c now [m/s] (as velocity_normal and velocity_friction
     count it): the normal velocity's distance from its target unless the contact is released (λ_n = 0 and
@@ -314,7 +313,7 @@ def velocity_residual(rows, c, frozen, body_vel, body_omega):
     return err
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _holds_inside_disc(rows, c):
     """Whether contact c sticks, with friction, and its tangential impulse lies inside the static disc (not
     saturated): only then is its tangential motion an error a visit would correct."""
@@ -324,7 +323,7 @@ def _holds_inside_disc(rows, c):
     return held < rows.mu_s[c] * rows.lam_n[c] * (1.0 - 1e-12)
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def patch_residual(rows, idx, q, rest, r, frozen, body_vel, body_omega):
     """Largest velocity_residual over the patch's points idx[:q] and rest[:r] [m/s]."""
     err = 0.0
@@ -334,7 +333,7 @@ def patch_residual(rows, idx, q, rest, r, frozen, body_vel, body_omega):
     return err
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, body_inv_mass, frozen, ws, cache):
     """Patch p's points solved together, ws idx[:q] with their normal block in ws A, and those solved one by
     one, ws rest[:r]: from the phase's cache when it is valid, else found now. Returns (q, r)."""
@@ -363,7 +362,7 @@ def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, lev
     valid[0] = 1
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def block_and_rest(rows, idx, m, body_inv_mass, frozen, A, rest, keep):
     """Split the patch idx[:m] into the points solved together, idx[:q] (A their normal block when q > 1),
     and those solved one by one after them, rest[:r] (see patches.split_patch; ``keep`` is its scratch).
@@ -402,7 +401,7 @@ def restitution_pass(rows, order, count, law, body_inv_mass, body_Iinv, frozen, 
             _apply_tangential(rows, c, x1, x2, body_inv_mass, body_Iinv, frozen, body_vel, body_omega)
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def predicted_gap(rows, c, pred_pos, pred_quat):
     """Signed distance [m] of the contact at the predicted poses (see rows.contact_normal)."""
     A = rows.body_a[c]
@@ -411,7 +410,7 @@ def predicted_gap(rows, c, pred_pos, pred_quat):
     return gap
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def position_normal(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
     """One normal impulse at t0 so that the predicted contact does not penetrate at t0+h (Bender 5.3.1), or
     no deeper than its floor (rows.gap_floor); static friction follows (position_friction, 5.3.3). Returns
@@ -436,7 +435,7 @@ def position_normal(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, froz
     return err, moved
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _anchor_drift(rows, c, pred_pos, pred_quat):
     """Tangential separation (along t1, t2) [m] of contact c's anchored material points of A and B at the
     predicted poses (see warmstart.set_anchors)."""
@@ -447,7 +446,7 @@ def _anchor_drift(rows, c, pred_pos, pred_quat):
     return dot(drift, v3(rows.t1[c])), dot(drift, v3(rows.t2[c]))
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
     """Static friction at position level: the impulse that brings the anchored material points of A and B
     (see warmstart.set_anchors) together tangentially at the predicted poses, or dynamic friction while
@@ -465,7 +464,7 @@ def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, fr
     return 0.0, moved
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, eps_d,
                            body_vel, body_omega, A, b, lam, dl, scratch):
     """The normal impulses of the contact joints idx[:m] of one patch together (A: the patch's normal block),
@@ -492,7 +491,7 @@ def position_patch_normals(rows, idx, m, pred_pos, pred_quat, body_inv_mass, bod
     return err, moved
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def position_residual(rows, c, pred_pos, pred_quat, frozen):
     """What a position visit would find wrong at contact c on the current predictions [m] (as position_normal
     and position_friction count it): the predicted penetration or gap unless the contact is released
@@ -510,7 +509,7 @@ def position_residual(rows, c, pred_pos, pred_quat, frozen):
     return err
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def position_patch_residual(rows, idx, q, rest, r, pred_pos, pred_quat, frozen):
     """Largest position_residual over the patch's points idx[:q] and rest[:r] [m]."""
     err = 0.0

@@ -46,7 +46,7 @@ SHOCK_LEVEL_ITERATIONS = 6
 """Default cap on the sweeps over one level of a shock pass."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def level_resolved(err, tol, n_levels) -> bool:
     """Whether a shock pass may freeze a level after a sweep over it with error ``err``. Every level above
     follows the motion a frozen level is left with, so the errors of all levels add up at the top: a level
@@ -557,7 +557,7 @@ def _position_pass(rows, patches, p_lo, p_hi, bodies, pred, free, frozen, h, eps
     return worst, moved_any
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _left_after_visit(rows, idx, q, rest, r, A, B, found, tol, bodies, pred, free, h, frozen):
     """The position error a visit leaves at its patch [m], for passing over it later: measured on A's and B's
     poses predicted afresh, if the visit found the patch within the sweeps' tolerance ``tol``; else +inf (never
@@ -571,7 +571,7 @@ def _left_after_visit(rows, idx, q, rest, r, A, B, found, tol, bodies, pred, fre
     return position_patch_residual(rows, idx, q, rest, r, pred_pos, pred_quat, frozen)
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body_level, kind, body_inv_mass, frozen,
                  max_sweeps, ws, level_cache, no_cache):
     """Freeze the bodies of levels ≤ ``level`` and return the level's patch range and blocks (lo, hi, cache):
@@ -585,7 +585,7 @@ def _begin_level(rows, order, patch_start, patch_len, level_patches, level, body
     return lo, hi, level_cache
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _end_levels(rows, order, patch_start, patch_len, level_patches, top, frozen, awake_frozen):
     """After a shock pass: back to what is frozen outside it (nothing, or the sleeping bodies), and to
     update_geometry's K entries for the contacts it swept."""
@@ -647,7 +647,7 @@ def _position_levels(rows, patches, levels, frozen, bodies, pred, free, h, eps_d
     return worst, sweeps
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _velocities(k, body_vel, body_omega):
     return v3(body_vel[k]), v3(body_omega[k])
 

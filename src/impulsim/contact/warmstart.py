@@ -17,7 +17,7 @@ from impulsim.math.vec import v3, dot, scale, add
 from impulsim.contact.solve import apply_contact_impulse
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def contact_key(body_a, body_b, feature_a, feature_b):
     """A 64-bit key of a contact's identity (mixing of its four ids)."""
     k = np.uint64(body_a) * np.uint64(0x9E3779B97F4A7C15)
@@ -98,7 +98,7 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
             used[best] = 1
 
 
-@njit(**KERNEL, inline="always")
+@njit(**KERNEL, forceinline=True)
 def _same_point(rows, c, prev_local_a, prev_local_b, j, tol):
     """Whether contact c's point lies within tol [m] of previous contact j's, on A or on B (a point that
     slides keeps its place on one of the two bodies)."""
