@@ -371,7 +371,7 @@ def integrate_rotation(q, omega, tau, inertia, inv_inertia, h, scheme):
     return q1, qrot(q1, w1)
 
 
-@njit(cache=True, inline="always")     # in line in the prediction loops: the call itself cost ~15 % of a prediction
+@njit(cache=True, forceinline=True)     # in line in the prediction loops: the call itself cost ~15 % of a prediction
 def free_step_body(pos, quat, vel, omega, acc, tau, inertia, inv_inertia, inv_mass, h, scheme):
     """(pos, quat, vel, omega) tuples of one body after a free step of h [s].
 
@@ -394,7 +394,7 @@ def free_step_body(pos, quat, vel, omega, acc, tau, inertia, inv_inertia, inv_ma
     return p1, q1, v1, w1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def store_body(k, p, q, v, w, pos, quat, vel, omega):
     """Write one body's pose and velocities (tuples or arrays) into row k of the given arrays."""
     for i in range(3):

@@ -48,7 +48,7 @@ def impulse_points_t(kind, pos_a, q_a, pos_b, q_b, anchor_a, anchor_b, axis_a):
     return a, b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def ball_points(pos_a, q_a, pos_b, q_b, anchor_a, anchor_b):
     """Levers r_a, r_b [m] (world frame, from the centres of mass to the anchors) of a ball joint, and its
     error d = (p_b + r_b) − (p_a + r_a) [m]: the values :func:`impulse_points_t` and :func:`position_error_t`

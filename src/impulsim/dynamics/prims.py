@@ -14,13 +14,13 @@ VEL_POINT = int(Prim.VEL_POINT)
 VEL_ANGULAR = int(Prim.VEL_ANGULAR)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def is_translational(kind):
     """True for primitives that act with a linear impulse at a point."""
     return kind == BALL or kind == DISTANCE or kind == LINE or kind == PLANE or kind == VEL_POINT
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def is_velocity_only(kind):
     """True for velocity-only rows (no position constraint)."""
     return kind == VEL_POINT or kind == VEL_ANGULAR

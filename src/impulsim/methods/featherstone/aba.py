@@ -40,7 +40,7 @@ def body_inertias(tree_body, body_mass, body_inertia, body_pos, body_R, joint_I,
         spatial_inertia_into(body_mass[b], body_pos[b], tmp33, joint_I[i])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _add_to_parent(i, p, nv, IA, U, work):
     """I^A_p += I^A_i − U_i T_iᵀ with T_i = U_i D_i⁻¹ in work[2]: the upper triangle, mirrored (I^a is symmetric)."""
     for r in range(6):
@@ -53,7 +53,7 @@ def _add_to_parent(i, p, nv, IA, U, work):
                 IA[p, c, r] = IA[p, r, c]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _ball_inertia(i, tree_parent, joint_S, IA, U, Dinv, work):
     """_joint_inertia for a joint of three freedoms (a ball): D_i⁻¹ = adj(D_i) / det(D_i), with D_i positive
     definite when its leading minors are (Sylvester); the rest as there."""
@@ -97,7 +97,7 @@ def _ball_inertia(i, tree_parent, joint_S, IA, U, Dinv, work):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _joint_inertia(i, nv, tree_parent, joint_S, IA, U, Dinv, work):
     """U_i, D_i⁻¹ of joint i and I^A_parent += I^A_i − U_i D_i⁻¹ U_iᵀ; False if D_i is not positive definite.
 
@@ -194,7 +194,7 @@ def _bias_forces(tree_parent, tree_v_start, joint_I, v, vj, f_ext, pA, c, tmp6):
             pA[i, r] -= f_ext[i, r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _backward_joint(i, nv, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, c, u, with_c, tmp6):
     """_backward's work at joint i with ``nv`` freedoms (inlined: a literal nv unrolls the loops)."""
     d0 = tree_v_start[i]
@@ -248,7 +248,7 @@ def _backward(lo, hi, tree_parent, tree_v_start, joint_S, IA, U, Dinv, tau, pA, 
                             tmp6)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _forward_joint(i, nv, tree_parent, tree_v_start, joint_S, U, Dinv, c, u, a0, with_c, qdd, a, tmp6):
     """_forward's work at joint i with ``nv`` freedoms (inlined: a literal nv unrolls the loops)."""
     d0 = tree_v_start[i]

@@ -30,7 +30,7 @@ from impulsim.methods.impulse.lgs_kernels import solve, apply_node_impulses
 from impulsim.dynamics.prims import BALL, is_velocity_only
 
 
-@njit(cache=True, inline="always", **NO_REFCOUNT)
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
 def predict_bodies(members, bodies, pred, h, scheme):
     """Free step over h [s] of the listed bodies (members) into the predictions of ``pred`` (pose and
     velocities at t0+h); static bodies are copied."""
@@ -69,7 +69,7 @@ def advance_bodies(bodies, pred, h, scheme):
         store_body(k, p, q, v, w, body_pos, body_quat, body_vel, body_omega)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
                 prim_target, prim_qrel, pred_pos, pred_quat):
     """Error vector d of primitive i at the predicted poses [m or rad] (ball joints in line)."""
@@ -84,7 +84,7 @@ def _prim_error(i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b,
                             prim_target[i], q4(prim_qrel[i]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                    prim_axis_b, prim_target, prim_qrel, pred_pos, pred_quat, eps_d, max_speed, h, step_tol):
     """Error d of primitive i at the predicted poses, |d|², and its tolerance for this step (set on the
@@ -99,7 +99,7 @@ def _checked_error(first, i, kind, prim_body_a, prim_body_b, prim_anchor_a, prim
     return d, err2, tol, err2 > tol * tol, first and tol > eps_d
 
 
-@njit(cache=True, inline="always", **NO_REFCOUNT)
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
 def _chain_position_errors(first, nodes_prim, cut_prims, prims, rows, pred, h, eps_d, max_speed,
                            # output
                            x):
@@ -206,7 +206,7 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
     return most, residual_all, clamped_all
 
 
-@njit(cache=True, inline="always", **NO_REFCOUNT)
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
 def _chain_velocity_errors(nodes_prim, cut_prims, prims, bodies, rows,
                            # output
                            x):

@@ -36,7 +36,7 @@ from impulsim.dynamics.prims import BALL, is_translational
 from impulsim.methods.impulse.rows import prim_geometry
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _ball_rows(n, side, r0, r1, r2, Iinv,
                # outputs
                node_ang, node_angw):
@@ -167,7 +167,7 @@ def assemble(node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, nod
     _mirror_lower(asm_diag)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _term_entry(g0, g1, g2, y0, y1, y2, add_lin, w, La, a, m0, m1, m2):
     """Entry (a, b) of an assembly term: (r × p_a)·J⁻¹(r' × p_b) = g·y, plus w p_a·p_b = w La[a]·m for two
     general translational nodes (g: row a of the row node's J rows, y and m: row b of the column node's)."""
@@ -186,13 +186,13 @@ def _mirror_lower(blocks):
         blocks[k, 1, 2] = blocks[k, 2, 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _keep(piv, orig, dep_tol):
     """A pivot is kept if its row is real (orig > 0) and not dependent (piv > dep_tol · orig)."""
     return orig > 0.0 and piv > dep_tol * orig
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def pseudo_inverse(k, fac_diag, asm_diag, dep_tol,
                    # outputs
                    fac_diag_inv):
@@ -305,7 +305,7 @@ def factorize(n0, n1, asm_diag, asm_off, col_ptr, off_row, upd_ptr, upd_a, upd_b
     return dropped
 
 
-@njit(cache=True, inline="always", **NO_REFCOUNT)
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
 def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
     """x ← M⁺ x for nodes n0 .. n1-1: forward substitution with L, D⁺, back substitution with Lᵀ."""
     for k in range(n0, n1):
@@ -325,7 +325,7 @@ def solve(n0, n1, fac_diag_inv, fac_off, col_ptr, off_row, x):
                 x[k, b] -= fac_off[t, 0, b] * y0 + fac_off[t, 1, b] * y1 + fac_off[t, 2, b] * y2
 
 
-@njit(cache=True, inline="always", **NO_REFCOUNT)
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
 def apply_node_impulses(n0, n1, node_prim, node_trans, prim_body_a, prim_body_b, body_inv_mass, node_lin, node_angw,
                         x,
                         # outputs

@@ -77,14 +77,14 @@ def project_matrix(P, K, f, M):
             M[r, c] = s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _store3(arr, i, r, v):
     arr[i, r, 0] = v[0]
     arr[i, r, 1] = v[1]
     arr[i, r, 2] = v[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b,
                   body_pos, body_quat,
                   # outputs

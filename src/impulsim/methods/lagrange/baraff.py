@@ -75,7 +75,7 @@ def _add_children(i, s, node_size, node_d, node_h, child_start, children, node_f
             A[b * s + a] = A[a * s + b]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _cholesky_inverse(A, s, Q, q0):
     """Q = G⁻¹ (lower triangular, s×s row-major at Q[q0:]) with G Gᵀ = A; A is overwritten by G and
     A[s²:s² + s] by the reciprocal pivots. False if a pivot is below PIVOT_TOL × A's largest diagonal entry."""
@@ -171,7 +171,7 @@ def _pseudo_root(A, s, Q, q0):
             Q[q0 + j * s + b] = f * U[b * s + j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _coupling_column(Q, q0, s, sp, full, J, r, c, Y, h0):
     """Column c of Y_i = Q_i H_i,p for a body under an element: H_i,p[:, c] = −J_r (row r on this body)."""
     for a in range(s):
@@ -181,7 +181,7 @@ def _coupling_column(Q, q0, s, sp, full, J, r, c, Y, h0):
         Y[h0 + a * sp + c] = -v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _coupling_rows(Q, q0, s, sp, full, J, r, b, Y, h0):
     """Y_i −= Q_i[:, b] J_r for an element over a body: H_i,p[b, :] = −J_r (its b-th row on that body)."""
     for a in range(0 if full else b, s):
@@ -190,7 +190,7 @@ def _coupling_rows(Q, q0, s, sp, full, J, r, b, Y, h0):
             Y[h0 + a * sp + c] -= q * J[r, c]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _coupling(s, sp, kind, ref, parent_ref, full, element_row_start, row_a, row_Ja, row_Jb, Q, q0, Y, h0):
     """Y_i = Q_i H_i,p (s × sp) straight from the Jacobian blocks: H_i,p = −J_{p,k}ᵀ for a body k under
     element p, −J_{i,k} for an element over body k. Q is lower triangular unless ``full``."""
@@ -212,7 +212,7 @@ def _coupling(s, sp, kind, ref, parent_ref, full, element_row_start, row_a, row_
                 _coupling_rows(Q, q0, s, sp, full, row_Jb, r0 + b, b, Y, h0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _cholesky_of_block(i, s, node_kind, node_ref, node_size, node_d, node_h, child_start, children, node_form,
                        body_inv_mass, Iw, Y, work, Q, d0):
     """Q_i from σ_i D_i = σ_i H_ii + Σ_children Y_cᵀ Y_c, assembled in ``work``; False if singular."""
@@ -231,7 +231,7 @@ def _singular_block_root(i, s, node_kind, node_ref, node_size, node_d, node_h, c
     _pseudo_root(work, s, Q, d0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _factor_node(i, s, sp, forest, system, svd, fac):
     """Q_i and Y_i of node i (block size s, parent block size sp, 0 for a root), then its forward step
     on x; False if the block is singular. Groups as for :func:`factor`."""
@@ -263,7 +263,7 @@ def _factor_node(i, s, sp, forest, system, svd, fac):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _children_are_ball_elements(i, node_size, child_start, children, node_form):
     """True if every child of node i is a 3-row element with a triangular factor."""
     for n in range(child_start[i], child_start[i + 1]):
@@ -273,7 +273,7 @@ def _children_are_ball_elements(i, node_size, child_start, children, node_form):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def _factor_special(i, forest, system, fac):
     """The node kernels of :mod:`.blocks` where they fit (leaf bodies, the blocks of ball-joint trees);
     False where they do not or where the block needs the general path's pivot handling. Groups as for

@@ -72,7 +72,7 @@ def _stack_floats(typingctx, n):
     """A 1-d float64 array of n elements (n a compile-time constant) on the stack of the calling kernel:
     memory that cannot alias any array argument, so that the compiler can keep it in registers. It has
     no reference count and lives as long as the kernel's frame: use it only in kernels that are inlined
-    (inline="always") into the kernel that runs them, and never return it."""
+    (forceinline=True or inline="always") into the kernel that runs them, and never return it."""
     if not isinstance(n, types.IntegerLiteral):
         return None
     size = n.literal_value
@@ -100,7 +100,7 @@ def _rows_on_body(r0, n, body, row_a, row_Ja, row_Jb, J):
             J[c * 6 + b] = row[b]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def mass_inverse_node(i, sp, node_ref, node_parent, node_d, node_h, node_x, element_row_start, row_a, row_Ja,
                       row_Jb, body_inv_mass, Iw, Iw_inv,
                       # outputs
@@ -194,7 +194,7 @@ def _store_and_forward(G, Yl, n, m, sign, Qi, Yi, xi, xp):
         xp[c] += sign * v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start, children,
                    element_row_start, row_a, row_Ja, row_Jb, body_inv_mass, Iw,
                    # outputs
@@ -242,7 +242,7 @@ def ball_body_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True, fastmath={"contract"})
 def ball_element_node(i, node_ref, node_parent, node_d, node_h, node_x, child_start, children, node_form,
                       element_row_start, row_a, row_Ja, row_Jb,
                       # outputs

@@ -34,7 +34,7 @@ _E = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 _Z = (0.0, 0.0, 0.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _put(r, ja_lin, ja_ang, jb_lin, jb_ang, c, C, Cd, row_Ja, row_Jb, row_c, row_C, row_Cd):
     for i in range(3):
         row_Ja[r, i] = ja_lin[i]
@@ -46,12 +46,12 @@ def _put(r, ja_lin, ja_ang, jb_lin, jb_ang, c, C, Cd, row_Ja, row_Jb, row_c, row
     row_Cd[r] = Cd
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _point_velocity(vel, omega, r):
     return add(vel, cross(omega, r))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _centripetal(omega, r):
     """ω × (ω × r): the acceleration of a body point that does not depend on v̇ [m/s²]."""
     return cross(omega, cross(omega, r))
@@ -68,7 +68,7 @@ def _point_rows(r0, n_dirs, dirs, ra, rb, d, du, dq, velocity_level, row_Ja, row
              row_Ja, row_Jb, row_c, row_C, row_Cd)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _ball_rows(r0, ra, rb, d, du, dq, row_Ja, row_Jb, row_c, row_C, row_Cd):
     """BALL rows along e_k, written out: :func:`_point_rows` with the products by the 0s and 1s of e_k
     left out (r × e_k has 0, r_{k+2}, −r_{k+1} at k, k+1, k+2 mod 3)."""

@@ -89,7 +89,7 @@ def mobility(row_a, row_b, row_Ja, row_Jb, body_inv_mass, Iw_inv,
         _mobility_row(row_Jb[r], body_inv_mass[row_b[r]], Iw_inv[row_b[r]], Wb[r])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _mobility_row(J, inv_mass, Iinv, out):
     for i in range(3):
         out[i] = inv_mass * J[i]
