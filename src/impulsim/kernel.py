@@ -29,15 +29,99 @@ kernels call too would compile both faces; ``called_from_python=True`` gives it 
 """
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import numba
-from numba.core import caching, registry
+from numba.core import caching, compiler, registry
+from numba.core.codegen import JITCodeLibrary
 
 _NO_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+_LINK_ONLY = "impulsim-link-only"   # the cache's name for a library kept as LLVM bitcode
+_ENV_PREFIX = "_ZN08NumbaEnv"      # Numba's mangled names of its per-function environment pointers
+
+
+class _LinkOnlyLibrary(JITCodeLibrary):
+    """The code of an internal copy: kept as LLVM IR and linked into the kernels that call it, never
+    optimized as a module nor turned into machine code of its own.
+
+    Numba optimizes every compiled function's module (callees linked in) and emits its machine code, then
+    links that module into each caller, which optimizes it again with the caller and emits it again. For a
+    function that only kernels call the first optimization and machine code are never used: the caller's
+    optimization starts from the IR. Only the function's environment pointer is given to the execution engine
+    (a one-global module), so that Numba can set it as it does for every function."""
+
+    def finalize(self):
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:
+            if library not in seen:
+                seen.add(library)
+                self._reload_init.update(library._reload_init)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._final_module.verify()
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._register_environments()
+        self._finalized = True
+
+    def _register_environments(self):
+        names = [gv.name for gv in self._final_module.global_variables if gv.name.startswith(_ENV_PREFIX)]
+        if names:
+            module = llvm.parse_assembly("".join(f'@"{n}" = common global i8* null\n' for n in names))
+            module.triple = self._final_module.triple
+            module.data_layout = self._final_module.data_layout
+            self._codegen._engine.add_module(module)
+            self._codegen._engine.finalize_object()
+
+    def serialize_using_object_code(self):
+        """The cache stores the IR that callers link (there is no object code)."""
+        self._ensure_finalized()
+        return (self.name, _LINK_ONLY, self._get_module_for_linking().as_bitcode())
+
+    @classmethod
+    def from_bitcode(cls, codegen, name, bitcode):
+        library = cls(codegen, name)
+        library._final_module = llvm.parse_bitcode(bitcode)
+        library._finalize_dynamic_globals()
+        library._register_environments()
+        library._finalized = True
+        return library
+
+
+class _LinkOnlyCompiler(compiler.Compiler):
+    """Numba's pipeline, writing into a :class:`_LinkOnlyLibrary`."""
+
+    def compile_extra(self, func):
+        if self.state.library is None:
+            self.state.library = _LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+        return super().compile_extra(func)
+
+
+class _InternalCacheImpl(caching.CompileResultCacheImpl):
+    """Rebuilds a cached internal copy from its bitcode (Numba's own rebuild expects object code)."""
+
+    def rebuild(self, target_context, payload):
+        libdata, fndesc, env, signature, objectmode, lifted, typeann, reload_init, referenced_envs = payload
+        if libdata[1] != _LINK_ONLY:
+            return super().rebuild(target_context, payload)
+        for init in reload_init or ():
+            init()
+        library = _LinkOnlyLibrary.from_bitcode(target_context.codegen(), libdata[0], libdata[2])
+        entry = target_context.get_executable(library, fndesc, env)
+        result = compiler.CompileResult(
+            target_context=target_context, typing_context=target_context.typing_context, library=library,
+            environment=env, entry_point=entry, fndesc=fndesc, type_annotation=typeann, signature=signature,
+            objectmode=objectmode, lifted=lifted, typing_error=None, call_helper=None, metadata=None,
+            reload_init=reload_init, referenced_envs=referenced_envs)
+        for referenced in referenced_envs:
+            library.codegen.set_env(referenced.env_name, referenced)
+        return result
 
 
 class _InternalCache(caching.FunctionCache):
     """Numba's on-disk cache, with keys marked so that a wrapper-less version is never loaded where Python
     calls the kernel (it has no Python entry point: calling it would crash the process)."""
+
+    _impl_class = _InternalCacheImpl
 
     def _index_key(self, sig, codegen):
         return super()._index_key(sig, codegen) + ("no-wrappers",)
@@ -72,7 +156,8 @@ class KernelDispatcher(registry.CPUDispatcher):
 
 
 def _make(cls, function, targetoptions, cache):
-    dispatcher = cls(py_func=function, locals={}, targetoptions=targetoptions)
+    pipeline = _LinkOnlyCompiler if cls is _InternalDispatcher else compiler.Compiler
+    dispatcher = cls(py_func=function, locals={}, targetoptions=targetoptions, pipeline_class=pipeline)
     if cache:
         dispatcher.enable_caching()
     return dispatcher

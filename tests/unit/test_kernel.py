@@ -27,6 +27,14 @@ MODULE = textwrap.dedent("""
     @njit(cache=True)
     def twice_weighted(a):
         return 2.0 * weighted(a, 3.0)
+
+    @njit(cache=True)
+    def four_weighted(a):
+        return 2.0 * twice_weighted(a)
+
+    @njit(cache=True)
+    def six_weighted(a):
+        return 3.0 * twice_weighted(a)
 """)
 
 CHILD = textwrap.dedent("""
@@ -45,7 +53,8 @@ CHILD = textwrap.dedent("""
     event.register("numba:compile", Count())
     import kmod
     a = np.arange(4.0)
-    out = [kmod.twice_weighted(a), kmod.weighted(a, 3.0)]   # from a kernel first, then from Python
+    out = [getattr(kmod, name)(a, 3.0) if name == "weighted" else getattr(kmod, name)(a)
+           for name in sys.argv[1:]]
     print(json.dumps({"out": out, "compiled": compiled}))
 """)
 
@@ -70,10 +79,11 @@ def test_a_kernel_gives_the_same_from_python_and_from_a_kernel():
     assert "no_cpython_wrapper" not in inner.targetoptions
 
 
-def _run(tmp_path, cache):
+def _run(tmp_path, cache, *calls):
+    """Calls the kernels of ``kmod`` named in ``calls`` (in that order) in a fresh process."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
                PYTHONPATH=os.pathsep.join([str(tmp_path), str(SRC)]))
-    res = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600)
+    res = subprocess.run([sys.executable, "-c", CHILD, *calls], env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     return json.loads(res.stdout.strip().splitlines()[-1])
 
@@ -83,12 +93,40 @@ def test_the_cache_keeps_both_versions_apart(tmp_path):
     Python entry point (loading the wrapper-less one there would crash the process)."""
     (tmp_path / "kmod.py").write_text(MODULE)
     cache = tmp_path / "cache"
-    first = _run(tmp_path, cache)
-    second = _run(tmp_path, cache)
+    first = _run(tmp_path, cache, "twice_weighted", "weighted")   # from a kernel first, then from Python
+    second = _run(tmp_path, cache, "twice_weighted", "weighted")
     expected = [2.0 * 3.0 * 6.0, 3.0 * 6.0]
     assert first["out"] == second["out"] == expected
     assert sorted(set(first["compiled"])) == ["twice_weighted", "weighted"]
     assert second["compiled"] == []          # nothing compiled: both faces of "weighted" came from the cache
+
+
+def test_a_new_caller_links_the_kernels_it_calls_from_the_cache(tmp_path):
+    """The copies that kernels call are cached as IR, not machine code. A caller compiled in a later process
+    links them from the cache, two levels deep here: six_weighted calls the cached copy of twice_weighted,
+    which holds the copy of weighted it was compiled with."""
+    (tmp_path / "kmod.py").write_text(MODULE)
+    cache = tmp_path / "cache"
+    first = _run(tmp_path, cache, "four_weighted")
+    second = _run(tmp_path, cache, "six_weighted", "four_weighted")
+    assert first["out"] == [4.0 * 3.0 * 6.0]
+    assert second["out"] == [6.0 * 3.0 * 6.0, 4.0 * 3.0 * 6.0]
+    assert sorted(first["compiled"]) == ["four_weighted", "twice_weighted", "weighted"]
+    assert second["compiled"] == ["six_weighted"]     # its callees came from the cache
+
+
+def test_a_copy_that_kernels_call_is_kept_as_ir_only():
+    """No machine code is made for the copy (its callers optimize and compile it with themselves)."""
+    inner = njit(_kernel)
+
+    @njit
+    def outer(a):
+        return inner(a, 2.0)
+
+    assert outer(np.array([3.0])) == 6.0
+    (copy,) = inner.internal.overloads.values()
+    assert type(copy.library).__name__ == "_LinkOnlyLibrary"
+    assert copy.library.get_pointer_to_function(copy.fndesc.mangled_name) == 0
 
 
 def _product_plus(a, b, c):
