@@ -70,19 +70,16 @@ def lead_of(block: int) -> int:
     return max(1, block // 10) if block > 1 else 0
 
 
-def time_rounds(contenders: dict, blocks: dict, rounds: int) -> dict:
+def time_rounds(contenders: dict, blocks: dict, rounds: int, prepare=None) -> dict:
     """CPU µs per step of every contender in every round: {name: array over rounds}. ``blocks``: steps per
-    timed block of each contender."""
+    timed block of each contender; ``prepare(name, steps)``, untimed, before each contender's next steps."""
     times = {k: [] for k in contenders}
     for _ in range(rounds):
         for key, fn in contenders.items():
+            if prepare is not None:
+                prepare(key, lead_of(blocks[key]) + blocks[key])
             fn(lead_of(blocks[key]))        # untimed: the caches hold this contender's code and data again
             t0 = time.process_time()
             fn(blocks[key])
             times[key].append((time.process_time() - t0) / blocks[key] * 1e6)
     return {k: np.array(v) for k, v in times.items()}
-
-
-def steps_taken(blocks: dict, rounds: int, extra: dict) -> dict:
-    """Steps every contender took in :func:`time_rounds` plus ``extra`` (its warm-up) steps."""
-    return {k: extra.get(k, 0) + rounds * (b + lead_of(b)) for k, b in blocks.items()}
