@@ -2,7 +2,7 @@
 ``step`` in a Python loop beside MuJoCo's Euler and RK4 integrators, on Bender's chains and trees, measured
 in one process in paired blocks.
 
-    PYTHONPATH=src nice python benchmarks/scaling.py                    # the table (about 6 minutes)
+    PYTHONPATH=src nice python benchmarks/scaling.py                    # the table (about 4 minutes)
     PYTHONPATH=src nice python benchmarks/scaling.py --quick            # 5 rounds instead of 25
     PYTHONPATH=src nice python benchmarks/scaling.py --sizes chain10 tree63 --json out.json
     PYTHONPATH=src python benchmarks/scaling.py --render out.json --before before.json --plot scaling.png
@@ -13,6 +13,13 @@ bodies (h = 1/30 s; 10 N m on the root for the first step). Every contender star
 one after the impulse method's first step (which carries the tree's torque and projects the chain's
 initial velocities onto its joints), as in ``impulsim bench bender``.
 
+Window: every contender steps within the first WINDOW = 500 steps from that state (Bender's tree runs); one
+that would step beyond starts again from the start, untimed. Over longer runs the light leaves of the trees
+whip until neither engine holds them at h = 1/30 s, and the time per step would measure that. Before timing,
+the impulse method's run over the window must converge at every step; on chains of 150 links and more it
+diverges at h = 10 ms, and then every contender runs at h/2, h/4, … (the first step at which it converges; the
+table names the larger steps and where they failed).
+
 Contenders: the impulse method with its LGS solver at its defaults (eps 1e-6), contacts off, through
 ``method.run`` (the compiled loop, compiled before timing) and through ``method.step`` in a Python loop;
 MuJoCo on the model converted by impulsim.bench.mujoco_peer (same bodies, masses, inertias and joints;
@@ -20,13 +27,13 @@ contacts and the energy computation off), integrators Euler (its default) and RK
 options at their defaults. On a version of impulsim without ``run`` the run column stays empty.
 
 Timing (benchmarks/paired_blocks.py): rounds of one block of each contender in turn, in CPU time of the
-process; a block is sized to take about 10 ms (one step where a single step takes longer); medians over the
-rounds of the µs per step and of the per-round ratios. Models whose rounds take long get fewer rounds (at
-least 3; at most ``--budget`` seconds of rounds per model). Beside the times: the LGS solves per step (position
-and velocity phase) and the largest joint error over all steps the impulse contenders took, from a re-run
-with ``step`` that checks every step and must reach the contenders' states bit for bit; MuJoCo's warning
-counters (it warns and resets the state when a step is unstable): a ratio against an unstable MuJoCo run is
-flagged.
+process; a block is sized to take about 10 ms (one step where a single step takes longer, at most 454 steps
+so that a block and its lead fit in the window); medians over the rounds of the µs per step and of the
+per-round ratios. Models whose rounds take long get fewer rounds (at least 3; at most ``--budget`` seconds of
+rounds per model). Beside the times: the LGS solves per step (position and velocity phase) and the largest
+joint error over the steps the impulse contenders took, from a re-run with ``step`` that checks every step
+and must reach the contenders' last states bit for bit; MuJoCo's warning counters over all its passes (it
+warns and resets the state when a step is unstable): a ratio against an unstable MuJoCo run is flagged.
 """
 from __future__ import annotations
 
@@ -344,16 +351,18 @@ def row(rec):
             f"{_f(rec.get('max_joint_error'), 2)} | {stability(rec)} |")
 
 
-BEFORE_HEADER = ("| model | bodies | step() µs before | step() µs now | run() µs now | step / Euler before | "
-                 "step / Euler now | run / Euler now | run / RK4 now | MuJoCo stable |")
+BEFORE_HEADER = ("| model | bodies | h [s] | before: step() µs | before: step / Euler | before: step / RK4 | "
+                 "now: step() µs | now: run() µs | now: step / Euler | now: run / Euler | now: run / RK4 |")
 
 
 def before_after_row(rec, old):
-    """One model's before (the step loop of the version without run) and now, each in its own process."""
+    """One model's before (the step loop of the version without run) and now; each set from its own process,
+    so the paired ratios compare across the two and the µs only roughly."""
     old = old or {"us": {}, "ratios": {}, "mujoco_stable": {}}
-    return (f"| {rec['scene']} | {rec['bodies']} | {_f(old['us'].get('step'))} | {_f(rec['us'].get('step'))} | "
-            f"{_f(rec['us'].get('run'))} | {ratio(old, 'step/euler')} | {ratio(rec, 'step/euler')} | "
-            f"{ratio(rec, 'run/euler')} | {ratio(rec, 'run/rk4')} | {stability(rec)} |")
+    return (f"| {rec['scene']} | {rec['bodies']} | {rec['h']:.3g} | {_f(old['us'].get('step'))} | "
+            f"{ratio(old, 'step/euler')} | {ratio(old, 'step/rk4')} | {_f(rec['us'].get('step'))} | "
+            f"{_f(rec['us'].get('run'))} | {ratio(rec, 'step/euler')} | {ratio(rec, 'run/euler')} | "
+            f"{ratio(rec, 'run/rk4')} |")
 
 
 def plot(records, before, path):
@@ -373,8 +382,10 @@ def plot(records, before, path):
         if old:
             ax.plot([r["bodies"] for r in old], [r["us"]["step"] for r in old], "s:", color="C1", alpha=0.5,
                     label="impulse step() loop, before run()")
+        smaller = "".join(f"; {r['h'] * 1e3:.3g} ms at {r['bodies']}" for r in recs
+                          if r["h"] != MODELS[r["model"]][2])
         ax.set(xscale="log", yscale="log", xlabel="bodies", ylabel="CPU µs per step",
-               title=f"{scene}s (h = {'10 ms' if scene == 'chain' else '1/30 s'})")
+               title=f"{scene}s (h = {'10 ms' if scene == 'chain' else '1/30 s'}{smaller})")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.tight_layout()
