@@ -74,8 +74,6 @@ WINDOW = 500
 that would step beyond it starts again from the start, untimed."""
 LADDER = 3
 """Steps tried after Bender's: h/2 … h/2^LADDER."""
-EPS = 1e-6
-"""The impulse method's default position tolerance eps_d [m], which the LGS solver meets at every step."""
 
 
 def build(key):
@@ -118,8 +116,8 @@ def mujoco_momentum(data):
 
 
 def start_gap(model, state1, data):
-    """How far MuJoCo's start is from ours: |Δ linear momentum| [kg m/s] and the largest |Δ v| of a body
-    centre [m/s] (the conversion orders bodies as ours: body k is MuJoCo's body "bk")."""
+    """How far MuJoCo's start is from ours: |Δ linear momentum| [kg m/s], |our linear momentum| and the
+    largest |Δ v| of a body centre [m/s] (our body k is MuJoCo's body named "bk")."""
     import mujoco
     p, v = mujoco_momentum(data)
     ours = diagnostics.linear_momentum(model, state1)
@@ -438,7 +436,7 @@ def main(argv=None):
           f"CPU µs per step, medians", flush=True)
     print(HEADER)
     print("|" + "---|" * (HEADER.count("|") - 1), flush=True)
-    records = []
+    records, wall, cpu = [], time.perf_counter(), time.process_time()
     for key in args.sizes:
         rec = measure(key, rounds, contenders, args.budget)
         records.append(rec)
@@ -446,6 +444,8 @@ def main(argv=None):
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(records, f, indent=1)
+    print(f"{time.perf_counter() - wall:.0f} s ({time.process_time() - cpu:.0f} s CPU); load average "
+          f"{os.getloadavg()[0]:.2f}")
     if before or args.plot:
         render(records, before, args.plot)
 
