@@ -306,26 +306,37 @@ def _version():
         return ""
 
 
-def _f(x, digits=3):
-    return "–" if x is None else f"{x:.{digits}g}"
-
-
-def stability(rec):
-    """"yes" or the warnings of each MuJoCo integrator that warned."""
-    bad = {c: w for c, w in rec.get("mujoco_warnings", {}).items() if w}
-    if not rec.get("mujoco_warnings"):
+def spread(values, digits=3):
+    """The value, or the range "lo–hi" of the values of several runs ("–" when there is none)."""
+    values = [v for v in values if v is not None]
+    if not values:
         return "–"
+    lo, hi = f"{min(values):.{digits}g}", f"{max(values):.{digits}g}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def stability(recs):
+    """"yes" or the warnings of each MuJoCo integrator that warned (in any of the runs ``recs``)."""
+    recs = [recs] if isinstance(recs, dict) else recs
+    if not any(r.get("mujoco_warnings") for r in recs):
+        return "–"
+    bad = [(c, w) for r in recs for c, w in r.get("mujoco_warnings", {}).items() if w]
     return "yes" if not bad else "; ".join(
-        f"{LABELS[c].split()[1]} NO ({', '.join(f'{k} {v}' for k, v in w.items())})" for c, w in bad.items())
+        f"{LABELS[c].split()[1]} NO ({', '.join(f'{k} {v}' for k, v in w.items())})" for c, w in bad)
 
 
-def ratio(rec, name):
-    """The median paired ratio, marked "(unstable)" when the MuJoCo run it compares with warned."""
-    x = rec["ratios"].get(name)
-    if x is None:
-        return "–"
-    peer = name.split("/")[1]
-    return f"{x:.3g}" + ("" if rec["mujoco_stable"].get(peer, True) else " (unstable)")
+def ratio(recs, name):
+    """The median paired ratio (its range over several runs), marked "(unstable)" when a MuJoCo run it
+    compares with warned."""
+    recs = [recs] if isinstance(recs, dict) else recs
+    unstable = any(not r.get("mujoco_stable", {}).get(name.split("/")[1], True) for r in recs
+                   if name in r.get("ratios", {}))
+    text = spread([r.get("ratios", {}).get(name) for r in recs])
+    return text + (" (unstable)" if unstable and text != "–" else "")
+
+
+def us(recs, c):
+    return spread([r["us"].get(c) for r in recs])
 
 
 def step_size(rec):
@@ -340,30 +351,42 @@ HEADER = ("| model | bodies | h [s] | rounds | run() µs | step() µs | MuJoCo E
           "MuJoCo stable |")
 
 
-def row(rec):
-    us = rec["us"]
-    solves = (f"{rec['solves_pos']:.2f} + {rec['solves_vel']:.2f}" if "solves_pos" in rec else "–")
-    return (f"| {rec['scene']} | {rec['bodies']} | {step_size(rec)} | {rec['rounds']} | {_f(us.get('run'))} | "
-            f"{_f(us.get('step'))} | {_f(us.get('euler'))} | {_f(us.get('rk4'))} | {ratio(rec, 'run/euler')} | "
-            f"{ratio(rec, 'run/rk4')} | {ratio(rec, 'step/euler')} | {solves} | "
-            f"{_f(rec.get('max_joint_error'), 2)} | {stability(rec)} |")
+def row(recs):
+    """A row of the table: one record, or the records of several runs of the same model (ranges)."""
+    recs = [recs] if isinstance(recs, dict) else recs
+    r = recs[0]
+    solves = " / ".join(sorted({f"{x['solves_pos']:.2f} + {x['solves_vel']:.2f}" for x in recs
+                                if "solves_pos" in x})) or "–"
+    return (f"| {r['scene']} | {r['bodies']} | {step_size(r)} | {spread([x['rounds'] for x in recs])} | "
+            f"{us(recs, 'run')} | {us(recs, 'step')} | {us(recs, 'euler')} | {us(recs, 'rk4')} | "
+            f"{ratio(recs, 'run/euler')} | {ratio(recs, 'run/rk4')} | {ratio(recs, 'step/euler')} | {solves} | "
+            f"{spread([x.get('max_joint_error') for x in recs], 2)} | {stability(recs)} |")
 
 
 BEFORE_HEADER = ("| model | bodies | h [s] | before: step() µs | before: step / Euler | before: step / RK4 | "
                  "now: step() µs | now: run() µs | now: step / Euler | now: run / Euler | now: run / RK4 |")
 
 
-def before_after_row(rec, old):
-    """One model's before (the step loop of the version without run) and now; each set from its own process,
-    so the paired ratios compare across the two and the µs only roughly."""
-    old = old or {"us": {}, "ratios": {}, "mujoco_stable": {}}
-    return (f"| {rec['scene']} | {rec['bodies']} | {rec['h']:.3g} | {_f(old['us'].get('step'))} | "
-            f"{ratio(old, 'step/euler')} | {ratio(old, 'step/rk4')} | {_f(rec['us'].get('step'))} | "
-            f"{_f(rec['us'].get('run'))} | {ratio(rec, 'step/euler')} | {ratio(rec, 'run/euler')} | "
-            f"{ratio(rec, 'run/rk4')} |")
+def before_after_row(recs, olds):
+    """One model's before (the step loop of the version without run) and now; every run in its own process,
+    so the paired ratios compare across runs and the µs only roughly."""
+    r = recs[0]
+    return (f"| {r['scene']} | {r['bodies']} | {r['h']:.3g} | {us(olds, 'step')} | {ratio(olds, 'step/euler')} | "
+            f"{ratio(olds, 'step/rk4')} | {us(recs, 'step')} | {us(recs, 'run')} | {ratio(recs, 'step/euler')} | "
+            f"{ratio(recs, 'run/euler')} | {ratio(recs, 'run/rk4')} |")
+
+
+def by_model(runs):
+    """{model: [its record in each run]} in the order of the first run."""
+    out = {}
+    for records in runs:
+        for r in records:
+            out.setdefault(r["model"], []).append(r)
+    return out
 
 
 def plot(records, before, path):
+    """``records``, ``before``: the first run of each."""
     """µs per step against bodies (log-log), one line per contender; chains and trees in two panels."""
     import matplotlib
     matplotlib.use("Agg")
@@ -392,20 +415,22 @@ def plot(records, before, path):
     plt.close(fig)
 
 
-def render(records, before=(), plot_path=None):
+def render(runs, before_runs=(), plot_path=None):
+    """The tables of one or several runs (ranges over the runs), and the plot of the first."""
     print(HEADER)
     print("|" + "---|" * (HEADER.count("|") - 1))
-    for r in records:
-        print(row(r))
-    if before:
-        old = {r["model"]: r for r in before}
+    now = by_model(runs)
+    for recs in now.values():
+        print(row(recs))
+    if before_runs:
+        old = by_model(before_runs)
         print()
         print(BEFORE_HEADER)
         print("|" + "---|" * (BEFORE_HEADER.count("|") - 1))
-        for r in records:
-            print(before_after_row(r, old.get(r["model"])))
+        for key, recs in now.items():
+            print(before_after_row(recs, old.get(key, [])))
     if plot_path:
-        plot(records, before, plot_path)
+        plot(runs[0], before_runs[0] if before_runs else [], plot_path)
         print(f"\nplot: {plot_path}")
 
 
@@ -418,14 +443,15 @@ def main(argv=None):
                     + ",".join(CONTENDERS))
     ap.add_argument("--budget", type=float, default=BUDGET_S, help="CPU seconds of rounds per model at most")
     ap.add_argument("--json", metavar="OUT", help="save the records")
-    ap.add_argument("--render", metavar="JSON", help="print the tables of saved records instead of measuring")
-    ap.add_argument("--before", metavar="JSON", help="records of the version before run(), for the "
-                    "before/after table and the plot")
+    ap.add_argument("--render", metavar="JSON", nargs="+", help="print the tables of saved records (of one or "
+                    "several runs: ranges) instead of measuring")
+    ap.add_argument("--before", metavar="JSON", nargs="+", help="records of the version before run() (one or "
+                    "several runs), for the before/after table and the plot")
     ap.add_argument("--plot", metavar="PNG", help="write the plot")
     args = ap.parse_args(argv)
-    before = json.load(open(args.before)) if args.before else []
+    before = [json.load(open(f)) for f in args.before or ()]
     if args.render:
-        render(json.load(open(args.render)), before, args.plot)
+        render([json.load(open(f)) for f in args.render], before, args.plot)
         return
     contenders = tuple(c for c in args.contenders.split(",") if c)
     unknown = set(contenders) - set(CONTENDERS)
@@ -447,7 +473,7 @@ def main(argv=None):
     print(f"{time.perf_counter() - wall:.0f} s ({time.process_time() - cpu:.0f} s CPU); load average "
           f"{os.getloadavg()[0]:.2f}")
     if before or args.plot:
-        render(records, before, args.plot)
+        render([records], before, args.plot)
 
 
 if __name__ == "__main__":
