@@ -32,8 +32,11 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired_blocks as paired  # noqa: E402
+
 import impulsim as ims
-from impulsim.bench import mujoco_peer, orders
+from impulsim.bench import orders
 from impulsim.experiments import bender as scenes
 from impulsim.methods.impulse import run_path
 
@@ -47,31 +50,6 @@ MODELS = [
 ]
 
 
-def _mujoco(model, state, h):
-    import mujoco
-    peer = mujoco_peer.build(model, state, h, "Euler")
-    peer.mj_model.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-    data = mujoco_peer.initial_data(peer, model, state)
-    m = peer.mj_model
-
-    def block(k):
-        for _ in range(k):
-            mujoco.mj_step(m, data)
-    return block
-
-
-def _ours(model, state, h, solver, compiled):
-    method = ims.make_method("impulse", model, solver=solver, contacts=False)
-    s = state.copy()
-    if compiled:
-        def block(k):
-            info = method.run(s, h, k)
-            if f"{method.run_path}_run" not in info.timings:
-                raise RuntimeError(f"run() of {solver} stepped in Python, not in its compiled loop")
-        return block, (method, s)
-    return (lambda k: [method.step(s, h) for _ in range(k)]), None
-
-
 def _solves(method, state, h, k):
     """Mean position and velocity solves (LGS) or sweeps (iterative) per step over k more steps."""
     iters = np.zeros((k, 2), np.int64)
@@ -81,25 +59,18 @@ def _solves(method, state, h, k):
 
 def measure(name, build, h, solvers, block, rounds):
     model, state = build()
-    contenders = {"mujoco": _mujoco(model, state, h)}
+    contenders = {"mujoco": paired.mujoco_contender(model, state, h)[0]}
     runs = {}
     for solver in solvers:
-        contenders[f"{solver} step"], _ = _ours(model, state, h, solver, False)
-        contenders[f"{solver} run"], runs[solver] = _ours(model, state, h, solver, True)
+        contenders[f"{solver} step"] = paired.impulse_contender(model, state, h, solver)[0]
+        contenders[f"{solver} run"], *runs[solver] = paired.impulse_contender(model, state, h, solver, True)
     for fn in contenders.values():      # warm-up (compiled kernels loaded, caches filled)
         fn(block)
-    times = {k: [] for k in contenders}
-    lead = max(1, block // 10)
-    for _ in range(rounds):
-        for key, fn in contenders.items():
-            fn(lead)                        # untimed: the caches hold this contender's code and data again
-            t0 = time.process_time()
-            fn(block)
-            times[key].append((time.process_time() - t0) / block * 1e6)
-    mj = np.array(times["mujoco"])
+    times = paired.time_rounds(contenders, dict.fromkeys(contenders, block), rounds)
+    mj = times["mujoco"]
     rows = []
     for solver in solvers:
-        step, run = np.array(times[f"{solver} step"]), np.array(times[f"{solver} run"])
+        step, run = times[f"{solver} step"], times[f"{solver} run"]
         method, s = runs[solver]
         solves = _solves(method, s, h, block)
         rows.append(dict(model=name, bodies=model.n_bodies - 1, h=h, solver=solver, path=method.run_path,

@@ -82,7 +82,7 @@ def to_mjcf(model, state, h, integrator="Euler"):
             raise NotImplementedError(f'joints[{j}] "{model.joint_names[j]}": {kind.name.lower()} joints are not '
                                       f"converted to MuJoCo (ball and hinge only)")
 
-    def body_xml(k, parent, indent):
+    def body_head(k, parent, indent):
         if parent < 0:
             pos, quat = state.body_pos[k], state.body_quat[k]
         else:
@@ -95,16 +95,26 @@ def to_mjcf(model, state, h, integrator="Euler"):
                f'{indent} <inertial pos="0 0 0" mass="{model.body_mass[k]:.17g}" '
                f'diaginertia="{_fmt(model.body_inertia[k])}"/>',
                f'{indent} <joint name="j{j}" type="{kind}" pos="{_fmt(_anchor_on(model, j, k))}"{axis}/>']
-        for c in children.get(k, []):
-            out += body_xml(c, k, indent + " ")
-        out.append(f"{indent}</body>")
+        return out
+
+    def body_xml(root):
+        """Lines of the body ``root`` and its subtree (an explicit stack: chains nest a thousand deep)."""
+        out, stack = [], [(root, -1, " ")]
+        while stack:
+            k, parent, indent = stack.pop()
+            if k is None:
+                out.append(f"{indent}</body>")
+                continue
+            out += body_head(k, parent, indent)
+            stack.append((None, k, indent))
+            stack += [(c, k, indent + " ") for c in reversed(children.get(k, []))]
         return out
 
     lines = [f'<mujoco model="{model.name}">',
              f'<option timestep="{h:.17g}" integrator="{integrator}" gravity="{_fmt(model.gravity)}">',
              ' <flag contact="disable" energy="enable"/>', "</option>", "<worldbody>"]
     for root in children.get(-1, []):
-        lines += body_xml(root, -1, " ")
+        lines += body_xml(root)
     lines.append("</worldbody>")
     if cuts:
         lines.append("<equality>")
@@ -123,7 +133,7 @@ def build(model, state, h, integrator="Euler") -> PeerModel:
     """Compile the MuJoCo model of ``model`` with its reference pose at ``state``."""
     import mujoco
     xml, edges, cuts = to_mjcf(model, state, h, integrator)
-    mj = mujoco.MjModel.from_xml_string(xml)
+    mj = compile_mjcf(xml)
     body_ids = {k: mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, f"b{k}") for k in edges}
     joint_of_body = {k: (j, JointKind(model.joint_kind[j]), parent) for k, (j, parent) in edges.items()}
     connect = []
@@ -131,6 +141,64 @@ def build(model, state, h, integrator="Euler") -> PeerModel:
         a, b = int(model.joint_body_a[j]), int(model.joint_body_b[j])
         connect.append((a, model.joint_anchor_a[j], b, model.joint_anchor_b[j]))
     return PeerModel(mj, body_ids, joint_of_body, connect)
+
+
+def compile_mjcf(xml: str):
+    """MjModel of an MJCF text from :func:`to_mjcf`. MuJoCo's XML parser refuses elements nested more than
+    500 deep (a chain of about 500 bodies); such a text is read with Python's parser and built as an MjSpec
+    instead, element by element (only the elements :func:`to_mjcf` writes)."""
+    import mujoco
+    try:
+        return mujoco.MjModel.from_xml_string(xml)
+    except ValueError as exc:
+        if "XML_ELEMENT_DEPTH_EXCEEDED" not in str(exc):
+            raise
+    return _spec_of(xml).compile()
+
+
+def _floats(text):
+    return [float(x) for x in text.split()]
+
+
+def _spec_of(xml: str):
+    """MjSpec of an MJCF text written by :func:`to_mjcf` (option, flags, nested bodies with explicit inertia,
+    ball and hinge joints, connect equalities), walked with an explicit stack so any depth is fine."""
+    import xml.etree.ElementTree as ET
+    import mujoco
+    root = ET.fromstring(xml)
+    spec = mujoco.MjSpec()
+    spec.modelname = root.get("model", "")
+    opt = root.find("option")
+    spec.option.timestep = float(opt.get("timestep"))
+    spec.option.integrator = {"Euler": mujoco.mjtIntegrator.mjINT_EULER, "RK4": mujoco.mjtIntegrator.mjINT_RK4,
+                              "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
+                              "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST}[opt.get("integrator")]
+    spec.option.gravity = _floats(opt.get("gravity"))
+    flag = opt.find("flag")
+    if flag is not None and flag.get("contact") == "disable":
+        spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    if flag is not None and flag.get("energy") == "enable":
+        spec.option.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    kinds = {"ball": mujoco.mjtJoint.mjJNT_BALL, "hinge": mujoco.mjtJoint.mjJNT_HINGE}
+    stack = [(spec.worldbody, el) for el in reversed(root.find("worldbody").findall("body"))]
+    while stack:
+        parent, el = stack.pop()
+        inertial = el.find("inertial")
+        body = parent.add_body(name=el.get("name"), pos=_floats(el.get("pos")), quat=_floats(el.get("quat")),
+                               mass=float(inertial.get("mass")), ipos=_floats(inertial.get("pos")),
+                               inertia=_floats(inertial.get("diaginertia")), explicitinertial=True)
+        for j in el.findall("joint"):
+            joint = body.add_joint(name=j.get("name"), type=kinds[j.get("type")], pos=_floats(j.get("pos")))
+            if j.get("axis") is not None:
+                joint.axis = _floats(j.get("axis"))
+        stack += [(body, c) for c in reversed(el.findall("body"))]
+    for c in root.findall("equality/connect"):
+        eq = spec.add_equality(type=mujoco.mjtEq.mjEQ_CONNECT, objtype=mujoco.mjtObj.mjOBJ_BODY,
+                               name1=c.get("body1"), name2=c.get("body2"))
+        data = eq.data.copy()           # MuJoCo's defaults for the rest (the XML reader keeps them too)
+        data[:3] = _floats(c.get("anchor"))
+        eq.data = data
+    return spec
 
 
 def initial_data(peer: PeerModel, model, state):
