@@ -10,6 +10,13 @@ wrappers, no extra cost per call). A kernel that calls it is compiled against an
 either wrapper. Each face compiles only for the argument types it is used with, and each is cached on disk
 (one index file, different keys).
 
+The internal copy is also never turned into machine code of its own. Numba optimizes each compiled
+function as a module with its callees linked in, emits its machine code, and then links that module into every
+caller, which optimizes it once more with the caller and emits it again: for a function only kernels call, the
+first optimization and the machine code are never used. The internal copy therefore stays LLVM IR (and is
+cached as bitcode); the kernel Python calls optimizes and compiles everything below it once. That took about a
+sixth off a contact scene's first compile and a fifth off the 255-body tree's, with the same numbers bit for bit.
+
 Both faces compile the same source with the same options. Numba lets a function compiled while its caller
 compiles inherit the caller's options that it does not set itself. For reference counting that is wanted
 (kernels compiled without it pass that on to what they call), but for ``fastmath`` it made results depend on
@@ -153,6 +160,38 @@ class KernelDispatcher(registry.CPUDispatcher):
             copy = _make(_InternalDispatcher, self.py_func, options, cached)
             self.__dict__["_internal"] = copy
         return copy
+
+
+def _faster_flag_comparisons() -> None:
+    """Make Numba's comparisons of compile flags cheaper, with the same results.
+
+    Numba keys its cache of typing templates by the compile flags in force, and compares flags by building a
+    dict of all their options (22, each read through a property) on both sides, and hashes them the same
+    way (into a value that depends on the option names only). Typing looks templates up hundreds of
+    thousands of times in a contact scene's first compile, and those dicts took about a tenth of it. Here
+    flags hash to that same value without building anything, and two flags whose set options are equal
+    compare equal without the dicts (any other pair still goes through Numba's comparison). Applied only to
+    the flags class this was checked against; a Numba that differs is left as it is."""
+    from numba.core.compiler import Flags
+    original_eq = Flags.__eq__
+    names_hash = hash(tuple(sorted(Flags.options)))
+    probe = Flags()
+    if getattr(Flags, "_impulsim_fast", False) or not isinstance(getattr(probe, "_values", None), dict) \
+            or hash(probe) != names_hash:
+        return
+
+    def __eq__(self, other):
+        if type(other) is type(self) and self._values == other._values:
+            return True
+        return original_eq(self, other)
+
+    def __hash__(self):
+        return names_hash
+
+    Flags.__eq__, Flags.__hash__, Flags._impulsim_fast = __eq__, __hash__, True
+
+
+_faster_flag_comparisons()
 
 
 def _make(cls, function, targetoptions, cache):
