@@ -3,6 +3,12 @@
     python benchmarks/cold_start.py                      # all scenes, median of 3, a table
     python benchmarks/cold_start.py demo boxes -n 1      # some scenes, one repetition
     python benchmarks/cold_start.py --profile boxes      # one cold run, compile time per kernel
+    python benchmarks/cold_start.py boxes --against ../old-checkout   # paired with another source tree
+
+``--against DIR`` compares this source tree with the one in DIR (a checkout of another version): each
+repetition runs both cold first steps at the same time, one process per core, so that both meet the same
+machine load, and prints their CPU seconds and their ratio (this tree / the other); the median ratio over
+the repetitions is the figure to quote on a shared machine.
 
 Each repetition makes a new empty cache directory (NUMBA_CACHE_DIR), runs the scene's first step in a fresh
 process ("cold": every kernel the step needs is compiled and written to the cache), then again in another fresh
@@ -137,18 +143,44 @@ def _llvm_seconds() -> dict:
 
 
 # --------------------------------------------------------------------------------------- parent process
-def run_child(name: str, cache_dir: str, profile: bool = False) -> dict:
+def start_child(name: str, cache_dir: str, profile: bool = False, root: Path = ROOT) -> subprocess.Popen:
+    """The child process measuring scene ``name`` with the sources of ``root`` and the cache ``cache_dir``."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=os.pathsep.join(
-        p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p))
+        p for p in (str(root / "src"), os.environ.get("PYTHONPATH", "")) if p))
     cmd = [sys.executable, __file__, "--child", name] + (["--profile"] if profile else [])
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root)
+
+
+def finish_child(name: str, proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise SystemExit(f"{name}: child failed:\n{err[-3000:]}")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run_child(name: str, cache_dir: str, profile: bool = False) -> dict:
     t = time.perf_counter()
-    res = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - t
-    if res.returncode != 0:
-        raise SystemExit(f"{name}: child failed:\n{res.stderr[-3000:]}")
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    out["process_s"] = wall
+    out = finish_child(name, start_child(name, cache_dir, profile))
+    out["process_s"] = time.perf_counter() - t
     return out
+
+
+def measure_against(name: str, other: Path, reps: int) -> list:
+    """CPU seconds of the cold first step here and in ``other``, both run at the same time, per repetition."""
+    pairs = []
+    for i in range(reps):
+        caches = [tempfile.mkdtemp(prefix="impulsim-cold-") for _ in range(2)]
+        try:
+            procs = [start_child(name, caches[0]), start_child(name, caches[1], root=other)]
+            here, there = (finish_child(name, p)["first_cpu_s"] for p in procs)
+        finally:
+            for c in caches:
+                shutil.rmtree(c, ignore_errors=True)
+        pairs.append((here, there))
+        print(f"{name:10s} {here:9.2f} {there:9.2f} {here / there:7.3f}   (load {os.getloadavg()[0]:.1f})", flush=True)
+    ratio = statistics.median(h / t for h, t in pairs)
+    print(f"{name:10s} median ratio {ratio:.3f} over {reps} pairs", flush=True)
+    return pairs
 
 
 def measure(name: str, reps: int) -> dict:
@@ -176,6 +208,7 @@ def main(argv=None) -> None:
     p.add_argument("--signatures", action="store_true",
                    help="with --profile: the argument types of every kernel compiled more than once")
     p.add_argument("--json", help="also write the measurements here")
+    p.add_argument("--against", metavar="DIR", help="pair each cold run with one of the source tree in DIR")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -185,7 +218,14 @@ def main(argv=None) -> None:
         if name not in STEPPERS:
             raise SystemExit(f"unknown scene {name!r} (use {', '.join(SCENES)})")
     rows = []
-    if args.profile:
+    if args.against:
+        other = Path(args.against).resolve()
+        if not (other / "src" / "impulsim").is_dir():
+            raise SystemExit(f"--against {args.against}: no src/impulsim there")
+        print(f"{'scene':10s} {'here cpu':>9s} {'there cpu':>9s} {'ratio':>7s}   (cold first step, s; {other})")
+        for name in args.scenes:
+            rows.append(dict(scene=name, pairs=measure_against(name, other, args.reps)))
+    elif args.profile:
         for name in args.scenes:
             cache = tempfile.mkdtemp(prefix="impulsim-cold-")
             try:
