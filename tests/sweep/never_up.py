@@ -1,0 +1,14 @@
+"""A Dask worker preload that keeps its worker from ever coming up, for the start-up deadline tests: it
+writes the worker's process id into the folder named by the Dask config key ``impulsim-test.never-up-dir``
+and then blocks the worker's start for an hour."""
+import os
+import time
+
+import dask
+
+
+def dask_setup(worker):
+    folder = dask.config.get("impulsim-test.never-up-dir")
+    with open(os.path.join(folder, f"{os.getpid()}.pid"), "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(3600)
