@@ -53,6 +53,24 @@ def test_workers_that_never_come_up_stop_the_sweep_at_the_deadline_and_are_ended
     assert not list((tmp_path / "out" / "cases").glob("*.parquet")) if (tmp_path / "out").exists() else True
 
 
+def test_workers_that_fail_to_start_stop_the_sweep_at_once(tmp_path):
+    import dask
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    timeout = 120.0
+    start = time.monotonic()
+    config = {"distributed.worker.preload": [str(NEVER_UP)], "impulsim-test.never-up-dir": str(pids),
+              "impulsim-test.fail": True}
+    with dask.config.set(config):
+        with pytest.raises(SweepError, match=r"worker processes \(start method '\w+'\) failed to start; try"):
+            run_function_sweep(projectile, PARAMS, out=tmp_path / "out", workers=2, start_timeout=timeout)
+    # the processes started and failed; the sweep did not wait for the deadline (two worker starts on a
+    # busy machine take a few seconds, see docs/sweeps.md)
+    assert len(list(pids.glob("*.pid"))) >= 1
+    assert time.monotonic() - start < timeout / 2
+    assert [pid for pid in (int(p.read_text()) for p in pids.glob("*.pid")) if _alive(pid)] == []
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

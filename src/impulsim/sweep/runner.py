@@ -265,8 +265,8 @@ def resolve_function(spec: str) -> Callable[[dict], dict]:
 
 def _warm_up(scene, method, options, h, say) -> None:
     """One step of the base scene here, before the workers start, so that the kernels are compiled once:
-    forked workers begin with them loaded; spawned workers on this machine load them from Numba's
-    on-disk cache instead of compiling them again."""
+    the workers on this machine load them from Numba's on-disk cache instead of compiling them again
+    (workers started with ``fork`` begin with them loaded)."""
     _timed_warm_up(lambda: scene.simulation(h=h, method=method, **options).step(), say)
 
 
@@ -345,7 +345,8 @@ class _client:
             client = stack.enter_context(Client(self.address, timeout=self.timeout))
         except (OSError, TimeoutError) as exc:
             raise SweepError(f"Dask scheduler {self.address}: not reachable within {self.timeout:g} s "
-                             f"({_first_line(exc)}); is it running? (start_timeout=...)") from None
+                             f"({_first_line(exc)}); check that it runs at that address, or raise "
+                             f"start_timeout") from None
         try:
             client.wait_for_workers(1, timeout=max(1.0, self.timeout - (time.monotonic() - start)))
         except TimeoutError:
