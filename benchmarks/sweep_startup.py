@@ -6,7 +6,9 @@ For each way of starting worker processes (Dask's ``distributed.worker.multiproc
 the kernels already in Numba's on-disk cache and already loaded in this process (as ``run_sweep``'s
 warm-up leaves them), prints medians over ``--repeat`` fresh clusters of one worker:
 
-* cluster: ``LocalCluster(n_workers=1)`` and its ``Client`` until the worker is registered [s];
+* cluster: ``LocalCluster(n_workers=1)`` and its ``Client`` until the worker is registered [s] (each
+  cluster's figure is printed too: with ``forkserver`` the first one also starts the fork server, which
+  imports impulsim once for the whole process, as ``run_sweep`` has it do);
 * imports: the worker's import of ``impulsim.sweep.runner`` (0 when it came with a fork) [s];
 * first case, second case: ``run_time_s`` of one double-pendulum case of 0.2 s run twice on the worker;
   their difference is what the first case pays once per worker (loading kernels, first calls) [s];
@@ -44,10 +46,11 @@ def one_cluster(method: str) -> dict:
     import dask
     import yaml
     from distributed import Client, LocalCluster
-    from impulsim.sweep.runner import run_case
+    from impulsim.sweep.runner import _preload_forkserver, run_case
     base = yaml.safe_load(SCENE.read_text())
     run = {"method": None, "options": {}, "duration": 0.2, "h": None, "metrics": ["energy.change"]}
     with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+        _preload_forkserver(method)          # as run_sweep does: the fork server imports impulsim
         start = time.perf_counter()
         cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
                                silence_logs=logging.ERROR)
@@ -80,8 +83,9 @@ def main() -> None:
     for method in methods:
         runs = [one_cluster(method) for _ in range(args.repeat)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        clusters = ", ".join(f"{r['cluster']:.2f}" for r in runs)   # the first one starts a fork server
         print(f"{method:10s} " + ", ".join(f"{k} {v:.3f}" for k, v in med.items())
-              + f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+              + f"  (load {os.getloadavg()[0]:.1f}; clusters {clusters} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -150,6 +150,10 @@ def _add_sweep(sub, common) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a method option")
     p.add_argument("--workers", type=int, help="Dask workers on this machine (default: cores; 0: no Dask)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler instead")
+    p.add_argument("--start-method", choices=("forkserver", "spawn", "fork"),
+                   help="how local Dask workers start (default forkserver on Linux, else spawn)")
+    p.add_argument("--start-timeout", type=float, metavar="SECONDS",
+                   help="stop if the workers or the scheduler are not up within this (default 120)")
     p.add_argument("-o", "--output", help="output directory (default out/sweep-<scene>)")
     p.add_argument("--plot", metavar="METRIC", help="also plot METRIC over the first one or two parameters")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary")

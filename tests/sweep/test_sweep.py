@@ -73,12 +73,19 @@ def test_the_same_rows_on_one_and_two_workers(scene, tmp_path):
     assert len({r["worker"] for r in two.to_pylist()}) == 2
 
 
-def test_spawned_and_forked_workers_give_the_same_rows(scene, tmp_path):
+def test_every_start_method_gives_the_same_rows(scene, tmp_path):
+    from impulsim.sweep.runner import _start_method
     params = {"springs.spring.stiffness": "100,200"}
-    forked = run_sweep(scene, params, metrics=METRICS, out=tmp_path / "fork", workers=1, start_method="fork")
-    spawned = run_sweep(scene, params, metrics=METRICS, out=tmp_path / "spawn", workers=1, start_method="spawn")
-    assert _rows(forked) == _rows(spawned)
-    assert {r["worker"] for r in forked.to_pylist()} != {r["worker"] for r in spawned.to_pylist()}
+    rows, workers = {}, {}
+    for method in (None, "forkserver", "spawn", "fork"):       # None: the default, forkserver on Linux
+        table = run_sweep(scene, params, metrics=METRICS, out=tmp_path / str(method), workers=1,
+                          start_method=method)
+        rows[method], workers[method] = _rows(table), {r["worker"] for r in table.to_pylist()}
+    if sys.platform.startswith("linux"):
+        assert _start_method(None) == "forkserver"
+    # bit for bit: the rows compare with ==, floats included
+    assert rows[None] == rows["forkserver"] == rows["spawn"] == rows["fork"]
+    assert len(set.union(*workers.values())) == 4                # four clusters, four worker processes
     with pytest.raises(SweepError, match="start_method 'thread'"):
         run_sweep(scene, params, out=tmp_path / "bad", workers=1, start_method="thread")
     assert not (tmp_path / "bad").exists()

@@ -8,7 +8,8 @@ from impulsim.sweep.plots import plot_sweep, sweep_info
 from impulsim.sweep.runner import (SweepError, load_sweep_file, resolve_function, run_function_sweep,
                                    run_sweep)
 
-_FLAGS = ("design", "samples", "seed", "method", "duration", "h", "workers", "scheduler")
+_FLAGS = ("design", "samples", "seed", "method", "duration", "h", "workers", "scheduler", "start_method",
+          "start_timeout")
 
 
 def sweep_command(args) -> int:

@@ -23,7 +23,12 @@ from impulsim.sweep.store import Store, case_key, rows_table
 
 
 class SweepError(ImpulsimError):
-    """A sweep that cannot start (bad parameter, metric, design or sweep file); one line."""
+    """A sweep that cannot start (bad parameter, metric, design or sweep file, workers that do not come up);
+    one line."""
+
+
+# seconds a sweep's workers may take to come up (see docs/sweeps.md for the measured start-up times)
+START_TIMEOUT = 120.0
 
 
 def run_case(file: str, base: dict, index: int, values: dict, run: dict, metric_fns: dict) -> dict:
@@ -104,7 +109,8 @@ def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", sa
               seed: int = 0, method: str | None = None, duration: float | None = None, h: float | None = None,
               options: dict | None = None, metrics=None, out: str | os.PathLike | None = None,
               workers: int | None = None, scheduler: str | None = None, start_method: str | None = None,
-              progress: bool = False, say: Callable[[str], None] | None = None) -> pa.Table:
+              start_timeout: float = START_TIMEOUT, progress: bool = False,
+              say: Callable[[str], None] | None = None) -> pa.Table:
     """Run every case of a design over the scene file ``scene`` and return the table of rows.
 
     ``params``: {path: values} (values as ``"0.1,0.2"``, ``"0.2:0.9:8"``, ``"0.2:0.9"``, a list or
@@ -113,9 +119,12 @@ def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", sa
     to (default ``out/sweep-SCENE``); cases already there with the same key are not run again.
     ``workers``: Dask worker processes on this machine (default: the number of cores; 0 runs the cases in
     this process without Dask); ``scheduler``: the address of a running Dask scheduler to use instead.
-    ``start_method``: how the local cluster starts its worker processes, ``fork`` (the default on Linux:
-    a worker begins with this process's imports and loaded kernels), ``forkserver`` or ``spawn`` (the
-    default elsewhere: a worker imports impulsim and loads the kernels from Numba's cache itself).
+    ``start_method``: how the local cluster starts its worker processes: ``forkserver`` (the default on
+    Linux: forked from a clean server process that has imported impulsim), ``spawn`` (the default elsewhere:
+    a fresh interpreter) or ``fork`` (a copy of this process, the fastest, but it can deadlock when this
+    process runs other threads; see docs/sweeps.md). ``start_timeout``: seconds the local cluster's
+    workers, or the connection to ``scheduler`` and its first worker, may take to come up; past it the
+    sweep stops with a :class:`SweepError` and the worker processes it started are ended.
     """
     say = say or (lambda line: None)
     file = str(scene)
@@ -128,6 +137,7 @@ def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", sa
     options = dict(options or {})
     if start_method is not None and scheduler is None:
         _start_method(start_method)           # an unknown method stops the sweep before any case runs
+    start_timeout = _positive_timeout(start_timeout)
     scene_obj = _check(file, base, cases, names, fns, method, options)
     run = {"method": method, "options": options, "duration": duration, "h": h, "metrics": names}
     store = Store(out or Path("out") / f"sweep-{Path(file).stem}")
@@ -136,14 +146,14 @@ def run_sweep(scene: str | os.PathLike, params=None, *, design: str = "grid", sa
     return _run_cases(store, cases, [case_key(text, values, run) for values in cases], manifest, names, design,
                       lambda i: (run_case, file, base, i, cases[i], run, fns), Path(file).name,
                       lambda: _warm_up(scene_obj, method, options, h, say),
-                      workers, scheduler, start_method, progress, say)
+                      (workers, scheduler, start_method, start_timeout), progress, say)
 
 
-def _run_cases(store, cases, keys, manifest, names, design, task, title, warm_up, workers, scheduler,
-               start_method, progress, say) -> pa.Table:
+def _run_cases(store, cases, keys, manifest, names, design, task, title, warm_up, dask_args, progress,
+               say) -> pa.Table:
     """The part every sweep shares: skip the cases already stored with the same key, run the others
-    (``task(i)`` is the case's function and its arguments), write each row when its case finishes, and
-    write the table of all rows."""
+    (``task(i)`` is the case's function and its arguments; ``dask_args``: workers, scheduler, start method
+    and start timeout), write each row when its case finishes, and write the table of all rows."""
     rows, todo = {}, []
     for i, key in enumerate(keys):
         row = store.done(i, key)
@@ -155,7 +165,7 @@ def _run_cases(store, cases, keys, manifest, names, design, task, title, warm_up
     say(f"sweep of {title}: {len(cases)} cases, {len(rows)} already done, writing to {store.out}")
     if todo:
         warm_up and warm_up()
-        for i, row in _execute(task, todo, workers, scheduler, start_method, progress, say):
+        for i, row in _execute(task, todo, *dask_args, progress, say):
             row["key"] = keys[i]
             store.write_case(i, row)
             rows[i] = row
@@ -194,7 +204,8 @@ def _qualified_name(fn) -> str:
 def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "grid", samples: int | None = None,
                        seed: int = 0, metrics: list[str] | None = None, key: str = "",
                        out: str | os.PathLike | None = None, workers: int | None = None,
-                       scheduler: str | None = None, start_method: str | None = None, progress: bool = False,
+                       scheduler: str | None = None, start_method: str | None = None,
+                       start_timeout: float = START_TIMEOUT, progress: bool = False,
                        say: Callable[[str], None] | None = None) -> pa.Table:
     """Run ``fn(values)`` for every case of a design and return the table of rows, as :func:`run_sweep`
     does for a scene: the same designs, Dask workers, rows written at once, failed cases kept as rows.
@@ -206,7 +217,8 @@ def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "gri
     paths mean whatever ``fn`` makes of them. ``metrics``: the names ``fn`` returns, used for the plot
     metadata and as null columns of failed cases (default: whatever it returns). A case's key is ``fn``'s
     qualified name, its values, the metric names and ``key``: a rerun into the same ``out`` skips the cases
-    already there; change ``key`` (a version, say) when ``fn`` itself changed and the rows must be redone."""
+    already there; change ``key`` (a version, say) when ``fn`` itself changed and the rows must be redone.
+    ``workers``, ``scheduler``, ``start_method``, ``start_timeout``: as in :func:`run_sweep`."""
     say = say or (lambda line: None)
     name = _qualified_name(fn)
     if not callable(fn) or "<lambda>" in name or "<locals>" in name:
@@ -218,13 +230,15 @@ def run_function_sweep(fn: Callable[[dict], dict], params, *, design: str = "gri
     names = list(metrics or ())
     if start_method is not None and scheduler is None:
         _start_method(start_method)
+    start_timeout = _positive_timeout(start_timeout)
     run = {"function": name, "metrics": names, "key": key}
     store = Store(out or Path("out") / f"sweep-{getattr(fn, '__name__', 'function')}")
     manifest = {"function": name, "design": design, "samples": samples, "seed": seed,
                 "parameters": list(cases[0]), "run": run, "cases": len(cases)}
     return _run_cases(store, cases, [case_key(name, values, run) for values in cases], manifest, names,
                       design, lambda i: (run_function_case, fn, i, cases[i], names), name,
-                      _function_warm_up(fn, say), workers, scheduler, start_method, progress, say)
+                      _function_warm_up(fn, say), (workers, scheduler, start_method, start_timeout),
+                      progress, say)
 
 
 def _function_warm_up(fn, say):
@@ -251,8 +265,8 @@ def resolve_function(spec: str) -> Callable[[dict], dict]:
 
 def _warm_up(scene, method, options, h, say) -> None:
     """One step of the base scene here, before the workers start, so that the kernels are compiled once:
-    forked workers begin with them loaded; spawned workers on this machine load them from Numba's
-    on-disk cache instead of compiling them again."""
+    the workers on this machine load them from Numba's on-disk cache instead of compiling them again
+    (workers started with ``fork`` begin with them loaded)."""
     _timed_warm_up(lambda: scene.simulation(h=h, method=method, **options).step(), say)
 
 
@@ -268,7 +282,7 @@ def _timed_warm_up(action, say) -> None:
         say(f"compiled the kernels once in {seconds:.1f} s (cached for the workers)")
 
 
-def _execute(task, todo, workers, scheduler, start_method, progress, say) -> Iterable:
+def _execute(task, todo, workers, scheduler, start_method, start_timeout, progress, say) -> Iterable:
     """(case index, row) as each case finishes, ``task(i)`` giving the case's function and arguments: in
     this process, or on Dask."""
     bar = _bar(len(todo), progress)
@@ -280,7 +294,7 @@ def _execute(task, todo, workers, scheduler, start_method, progress, say) -> Ite
         bar and bar.close()
         return
     from distributed import as_completed
-    with _client(workers, scheduler, start_method, say) as client:
+    with _client(workers, scheduler, start_method, start_timeout, say) as client:
         futures = {}
         for i in todo:
             fn, *args = task(i)
@@ -291,28 +305,29 @@ def _execute(task, todo, workers, scheduler, start_method, progress, say) -> Ite
     bar and bar.close()
 
 
-class _client:
-    """A Dask client on a new LocalCluster (closed afterwards) or on the scheduler at ``address``."""
+def _positive_timeout(seconds) -> float:
+    """``start_timeout`` as a number of seconds above zero, else a SweepError."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value > 0:
+        raise SweepError(f"start_timeout {seconds!r}: expected a number of seconds above 0")
+    return value
 
-    def __init__(self, workers, address, start_method, say):
+
+class _client:
+    """A Dask client on a new LocalCluster (closed afterwards) or on the scheduler at ``address``; either
+    up within ``timeout`` seconds, else a SweepError and the worker processes started here ended."""
+
+    def __init__(self, workers, address, start_method, timeout, say):
         self.workers, self.address, self.start_method, self.say = workers, address, start_method, say
+        self.timeout = timeout
         self.stack = contextlib.ExitStack()
 
     def __enter__(self):
-        import logging
-        import dask
-        from distributed import Client, LocalCluster
         with self.stack as stack:
-            if self.address:
-                self.client = stack.enter_context(Client(self.address, timeout="30s"))
-            else:
-                n = self.workers or os.cpu_count() or 1
-                stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method":
-                                                     _start_method(self.start_method)}))
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True,
-                    dashboard_address=":0" if _has_bokeh() else None, silence_logs=logging.ERROR))
-                self.client = stack.enter_context(Client(cluster))
+            self.client = self._connect(stack) if self.address else self._local_cluster(stack)
             self.stack = stack.pop_all()
         link = getattr(self.client, "dashboard_link", None) if _has_bokeh() else None
         self.say(f"Dask: {len(self.client.scheduler_info()['workers'])} workers"
@@ -322,20 +337,141 @@ class _client:
     def __exit__(self, *exc):
         self.stack.close()
 
+    def _connect(self, stack):
+        """A client on the running scheduler at ``address`` that has at least one worker."""
+        from distributed import Client
+        start = time.monotonic()
+        try:
+            client = stack.enter_context(Client(self.address, timeout=self.timeout))
+        except (OSError, TimeoutError) as exc:
+            raise SweepError(f"Dask scheduler {self.address}: not reachable within {self.timeout:g} s "
+                             f"({_first_line(exc)}); check that it runs at that address, or raise "
+                             f"start_timeout") from None
+        try:
+            client.wait_for_workers(1, timeout=max(1.0, self.timeout - (time.monotonic() - start)))
+        except TimeoutError:
+            raise SweepError(f"Dask scheduler {self.address}: no worker joined within {self.timeout:g} s; "
+                             f"start workers with `dask worker {self.address}`") from None
+        return client
+
+    def _local_cluster(self, stack):
+        """A client on a new LocalCluster of one single-threaded worker process per case slot, every one of
+        them up within ``timeout`` (the cluster starts empty and grows, so that the wait has a deadline)."""
+        import logging
+        import dask
+        from distributed import Client, LocalCluster
+        n = self.workers or os.cpu_count() or 1
+        method = _start_method(self.start_method)
+        stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": method}))
+        _preload_forkserver(method)
+        start = time.monotonic()
+        cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
+                               dashboard_address=":0" if _has_bokeh() else None, silence_logs=logging.ERROR)
+        processes = {}                 # pid: psutil.Process of every worker process seen, to end if need be
+        closing = [self.timeout]       # how long closing the cluster may take before its processes are ended
+        stack.callback(lambda: _close_cluster(cluster, closing[0], processes))
+        client = stack.enter_context(Client(cluster))
+        cluster.scale(n)
+        deadline = start + self.timeout
+        while True:                    # in slices: note the processes, see one that failed to start at once
+            try:
+                client.wait_for_workers(n, timeout=max(0.1, min(1.0, deadline - time.monotonic())))
+                _note_processes(cluster, processes)
+                return client
+            except TimeoutError:
+                pass
+            _note_processes(cluster, processes)
+            failed = _failed_workers(cluster)
+            if failed or time.monotonic() >= deadline:
+                break
+        up = len(client.scheduler_info()["workers"])
+        waited = time.monotonic() - start
+        _kill(processes.values())      # not up by now: stuck or failed, not slow
+        closing[0] = 10.0
+        what = (f"{failed} of {n} worker processes (start method {method!r}) failed to start" if failed else
+                f"{n - up} of {n} worker processes (start method {method!r}) not up after {waited:.0f} s")
+        raise SweepError(f"Dask local cluster: {what}; try start_method='spawn', fewer workers or a longer "
+                         f"start_timeout (now {self.timeout:g} s)")
+
+
+def _failed_workers(cluster) -> int:
+    """How many of the cluster's worker processes failed to start (their nanny says so)."""
+    return sum(1 for nanny in list(getattr(cluster, "_created", ()))
+               if str(getattr(nanny, "status", "")) == "Status.failed")
+
+
+def _close_cluster(cluster, timeout: float, processes: dict) -> None:
+    """Close ``cluster`` within about ``timeout`` seconds, then end any of its worker ``processes`` still
+    alive ({pid: psutil.Process})."""
+    _note_processes(cluster, processes)
+    try:
+        cluster.close(timeout=timeout)
+    except Exception:          # a cluster that does not close in time: its processes are ended below
+        pass
+    _kill(processes.values())
+
+
+def _note_processes(cluster, processes: dict) -> None:
+    """Add the cluster's worker processes, those still starting included, to ``processes`` (by pid)."""
+    import psutil
+    nannies = list(getattr(cluster, "_created", ())) + list(getattr(cluster, "workers", {}).values())
+    for nanny in nannies:
+        pid = getattr(getattr(getattr(nanny, "process", None), "process", None), "pid", None)
+        if pid and pid not in processes:
+            try:
+                processes[pid] = psutil.Process(pid)
+            except psutil.Error:       # already gone
+                pass
+
+
+def _kill(processes, wait: float = 10.0) -> None:
+    """End ``processes`` (psutil.Process; SIGKILL, which psutil sends only to the process it first saw
+    under that pid) and wait up to ``wait`` seconds until none runs; reaping them is left to their parent."""
+    import psutil
+    for proc in processes:
+        try:
+            proc.kill()
+        except psutil.Error:       # already gone
+            pass
+    end = time.monotonic() + wait
+    while any(_running(proc) for proc in processes) and time.monotonic() < end:
+        time.sleep(0.05)
+
+
+def _running(proc) -> bool:
+    import psutil
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
 
 def _start_method(chosen: str | None) -> str:
-    """How the local cluster starts its worker processes: the ``chosen`` method, else ``fork`` on Linux, so
-    that a worker begins with this process's imports and with the kernels the warm-up loaded (neither
-    imports nor kernel loads: a few tenths of a second a cluster instead of about 2 s), else ``spawn``
-    (fork is unsafe on macOS and absent on Windows)."""
+    """How the local cluster starts its worker processes: the ``chosen`` method, else ``forkserver`` where
+    there is one (Linux): workers forked from a server process that has imported impulsim but runs no
+    other thread, so that no lock can be copied held (``fork`` copies this process, threads' locks and
+    all), else ``spawn``."""
     import multiprocessing
-    import sys
     methods = multiprocessing.get_all_start_methods()
     if chosen is not None:
         if chosen not in methods:
             raise SweepError(f"start_method {chosen!r}: this system has {', '.join(methods)}")
         return chosen
-    return "fork" if sys.platform.startswith("linux") and "fork" in methods else "spawn"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _preload_forkserver(method: str) -> None:
+    """Before the fork server starts (at the first ``forkserver`` cluster of this process), add impulsim's
+    sweep runner (and with it impulsim, NumPy, SciPy and Numba) to the modules Dask has it import: every
+    worker forked from it then begins with them imported."""
+    if method != "forkserver":
+        return
+    import multiprocessing.forkserver
+    from distributed.utils import get_mp_context
+    get_mp_context()                          # sets Dask's own preload list, once a process
+    have = list(getattr(multiprocessing.forkserver._forkserver, "_preload_modules", None) or ["distributed"])
+    if "impulsim.sweep.runner" not in have:
+        multiprocessing.forkserver.set_forkserver_preload(have + ["impulsim.sweep.runner"])
 
 
 def _has_bokeh() -> bool:
@@ -368,7 +504,8 @@ def load_sweep_file(path: str | os.PathLike) -> dict:
     """A sweep file (YAML) as keyword arguments of :func:`run_sweep` (with ``scene``) or of
     :func:`run_function_sweep` (with ``function: MODULE:NAME`` instead, and ``key``); relative scene paths
     resolve from the sweep file's folder. Keys: scene or function, params, design, samples, seed, method,
-    duration, h, options (scenes only), metrics, out, workers, scheduler, start_method, key."""
+    duration, h, options (scenes only), metrics, out, workers, scheduler, start_method, start_timeout,
+    key."""
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -379,7 +516,7 @@ def load_sweep_file(path: str | os.PathLike) -> dict:
         where = f"{path}:{mark.line + 1}" if mark else str(path)
         raise SweepError(f"{where}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
     allowed = {"scene", "function", "key", "params", "design", "samples", "seed", "method", "duration", "h",
-               "options", "metrics", "out", "workers", "scheduler", "start_method"}
+               "options", "metrics", "out", "workers", "scheduler", "start_method", "start_timeout"}
     if not isinstance(doc, dict) or ("scene" in doc) == ("function" in doc):
         raise SweepError(f"{path}: a sweep file is a mapping with 'params' and either 'scene' or 'function'")
     unknown = sorted(set(doc) - allowed)
