@@ -108,15 +108,18 @@ def test_a_failed_halving_step_leaves_the_state_as_it_was():
 
 def test_simulation_warns_once_when_a_step_leaves_the_joints_open():
     """Bender's 31-body tree kicked with 10 N m for one step at h = 1/30 s turns too fast for the plain joint
-    correction: steps end at the solve cap with joints open by metres. A Simulation says so, once; with
-    h = 1/240 s every step closes its joints and nothing is said."""
+    correction (bodies turn ~3 rad a step). With an anytime cap of 3 solves its steps end at the cap with
+    joints open by millimetres (measured: up to 4.1 mm): a Simulation says so, once. With the default cap the
+    correction of step 25 diverges and the step raises CorrectionDiverged, leaving the state after step 24.
+    With h = 1/240 s every step closes its joints and nothing is said."""
     import warnings
     import impulsim as ims
     from impulsim.experiments import bender
+    from impulsim.methods.impulse.lgs import CorrectionDiverged
 
-    def run(h):
+    def run(h, **options):
         model, state = bender.tree(5)
-        sim = ims.Simulation(model, state, "impulse", h=h, solver="lgs", eps_d=1e-6, eps_v=1e-6)
+        sim = ims.Simulation(model, state, "impulse", h=h, solver="lgs", eps_d=1e-6, eps_v=1e-6, **options)
         state.body_torque[1] = (10.0, 0.0, 0.0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -125,7 +128,9 @@ def test_simulation_warns_once_when_a_step_leaves_the_joints_open():
             sim.run(3.0)
         return [w for w in caught if "joints open" in str(w.message)], sim
 
-    warned, sim = run(1 / 30)
+    warned, sim = run(1 / 30, max_iter_pos=3)
     assert len(warned) == 1 and issubclass(warned[0].category, RuntimeWarning)
+    with pytest.raises(CorrectionDiverged, match="step 25 "):
+        run(1 / 30)
     warned, sim = run(1 / 240)
     assert warned == [] and sim.last_info.converged_pos

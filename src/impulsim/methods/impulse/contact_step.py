@@ -168,7 +168,7 @@ class ContactCoupling:
         m = self.model
         residual, clamped = 0.0, 0
         if self._lgs is not None:
-            _, residual, clamped = self._lgs.correct_positions(self, s, h, max_iter=1)
+            _, residual, clamped, _ = self._lgs.correct_positions(self, s, h, max_iter=1)
             self.pred_valid[:] = 0       # contact impulses follow: the free step integrates afresh
             self.dirty[:] = 1            # the solve changed velocities the contact sweeps predict from
         if self._iter_prims is not None:

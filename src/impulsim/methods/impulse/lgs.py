@@ -20,15 +20,36 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.dynamics.integrate import rotation_scheme
+from impulsim.errors import SimulationError
 from impulsim.methods.impulse.graph import Chain, joint_prims
 from impulsim.model.kinds import Prim
 from impulsim.methods.impulse.lgs_structure import analyse
 from impulsim.methods.impulse.lgs_kernels import ball_lin_rows, build_and_factorize
-from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs
+from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs, DIVERGENCE_FACTOR
 from impulsim.methods.impulse.lgs_step import lgs_standard_step
 from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
 LOOP_TREATMENTS = ("drop", "cut")
+
+
+class CorrectionDiverged(SimulationError):
+    """A step's LGS joint correction diverged: its joint errors grew past DIVERGENCE_FACTOR times those of the
+    uncorrected step (see :mod:`lgs_correct`). The state is left as it was before the step. ``solves`` and
+    ``residual`` [m] say where the correction stopped."""
+
+    solves: int = 0
+    residual: float = 0.0
+
+
+def diverged_error(step, t, h, residual, solves) -> CorrectionDiverged:
+    """The error of a step whose joint correction diverged, with the advice that holds it."""
+    error = CorrectionDiverged(
+        f"step {step} (t = {t:.6g} s): the LGS joint correction diverged: after {solves} solves the joints "
+        f"are open by {residual:.3g} m, more than {DIVERGENCE_FACTOR:g} times before the correction; the step "
+        f"h = {h:g} s is too large for this motion (take a smaller h, or step with "
+        f"impulsim.methods.impulse.lgs_halving.HalvingStepper); the state was left at the last good step")
+    error.solves, error.residual = int(solves), float(residual)
+    return error
 
 DEPENDENT_PIVOT = 1e-9
 """A row is dropped as linearly dependent when elimination leaves at most this fraction of its diagonal
@@ -106,7 +127,7 @@ class LgsSolver:
 
     def correct_positions(self, method, s, h, max_iter=None):
         """Joint correction of all LGS chains with at most ``max_iter`` solves per chain (default: the
-        method's max_iter_pos); returns (most solves, largest error, clamped count)."""
+        method's max_iter_pos); returns (most solves, largest error, clamped count, diverged chains)."""
         return correct_positions_lgs(
             chains_of(self), structure_of(self), prims_of(self.model), bodies_of(self.model, s, method),
             rows_of(method), fac_of(self), pred_of(method), h, rotation_scheme(method.integrator), method.eps_d,
@@ -121,16 +142,17 @@ class LgsSolver:
 
     def standard_step(self, method, s, h):
         """The whole standard step in one kernel (see lgs_step); for all-LGS models without contacts and
-        force elements. Returns (position solves, residual, clamped, velocity solves, residual)."""
+        force elements. Returns (position solves, residual, clamped, velocity solves, residual, diverged
+        chains; when some diverged the step stopped after its joint correction)."""
         m = self.model
-        sp, rp, cl, sv, rv, facs, dropped = lgs_standard_step(
+        sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_standard_step(
             chains_of(self), structure_of(self), prims_of(m), bodies_of(m, s, method), rows_of(method),
             fac_of(self), pred_of(method), m.gravity, s.body_force, s.body_torque, h,
             rotation_scheme(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
             method.max_correction_speed, self.dependent_pivot)
         self.factorizations += facs
         self.dropped = dropped
-        return sp, rp, cl, sv, rv
+        return sp, rp, cl, sv, rv, diverged
 
 
 def _velocity_only(model, i) -> bool:

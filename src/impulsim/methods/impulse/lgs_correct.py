@@ -160,11 +160,21 @@ def _mark(bodies, value, flags):
         flags[k] = value
 
 
+DIVERGENCE_FACTOR = 10.0
+"""A chain's joint correction is abandoned as diverging when its largest error after a solve exceeds this
+many times the error of its free prediction (before any correction). A converging correction gains a factor
+~10 a solve; one that has grown tenfold past its start is moving away from any solution, and every further
+solve with the same matrix grows the impulses: on Bender's 300-link chain at h = 10 ms the error fell from
+5.1e-4 m to 4.3e-5 m in 7 solves, was back at 2e-4 m after 15, at 5.9e-2 m after 20 and at 53 m (bodies at
+7e4 rad/s) after 30."""
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, max_iter, max_speed):
-    """Joint correction of every LGS chain. Returns (most solves in a chain, largest error, clamped count);
-    the bodies' velocities are corrected in place, the predictions of ``pred`` updated and the solves of
-    chain c go to fac's iters_pos[c] (groups: see :mod:`groups`).
+    """Joint correction of every LGS chain. Returns (most solves in a chain, largest error, clamped count,
+    diverged chains); the bodies' velocities are corrected in place, the predictions of ``pred`` updated and
+    the solves of chain c go to fac's iters_pos[c] (groups: see :mod:`groups`). A chain whose error grows
+    past DIVERGENCE_FACTOR times its start stops there and counts as diverged (the caller fails the step).
     """
     chain_node_start, chain_body_start, chain_bodies, chain_cut_start, cut_prims, _, _ = chains
     node_prim, node_trans, _, _, _, _, _, col_ptr, off_row, _, _, _, _ = struct
@@ -175,6 +185,7 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
     residual_all = 0.0
     clamped_all = 0
     most = 0
+    diverged = 0
     for c in range(chain_node_start.shape[0] - 1):
         n0, n1 = chain_node_start[c], chain_node_start[c + 1]
         members = chain_bodies[chain_body_start[c]:chain_body_start[c + 1]]
@@ -182,6 +193,7 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
         _mark(members, 0, pred_valid)
         solves = 0
         residual = 0.0
+        start = 0.0
         for it in range(max_iter + 1):
             predict_bodies(members, bodies, pred, h, scheme)
             residual, violated, clamped = _chain_position_errors(it == 0, node_prim[n0:n1], cuts, prims, rows,
@@ -189,6 +201,11 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
             clamped_all += clamped
             if not violated:
                 _mark(members, 1, pred_valid)
+                break
+            if it == 0:
+                start = residual
+            elif residual > DIVERGENCE_FACTOR * start:
+                diverged += 1
                 break
             if solves == max_iter:
                 break
@@ -203,7 +220,7 @@ def correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, sch
         chain_iters[c] = solves
         most = max(most, solves)
         residual_all = max(residual_all, residual)
-    return most, residual_all, clamped_all
+    return most, residual_all, clamped_all, diverged
 
 
 @njit(cache=True, forceinline=True, **NO_REFCOUNT)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from impulsim.methods.base import StepInfo
+from impulsim.methods.impulse.lgs import CorrectionDiverged
 
 SOLVE_BUDGET = 8
 """Solves a step may take before it is halved. A converging correction gains a factor ~10 a solve (the
@@ -101,11 +102,15 @@ class HalvingStepper:
         return max(a, self._advance(s, 0.5 * h, level + 1, out))
 
     def _capped_step(self, s, h) -> StepInfo:
+        """The method's step with at most ``budget`` solves; a step whose correction diverged (the method
+        raised and left ``s`` as it was) counts as not converged after the solves it took."""
         m = self.method
         cap = m.max_iter_pos
         m.max_iter_pos = min(cap, self.budget)
         try:
             return m.step(s, h)
+        except CorrectionDiverged as exc:
+            return StepInfo(iters_pos=exc.solves, residual_pos=exc.residual, converged_pos=False)
         finally:
             m.max_iter_pos = cap
 

@@ -42,7 +42,7 @@ def lgs_standard_step(chains, struct, prims, bodies, rows, fac, pred, gravity, b
     """One standard impulse step (Bender Fig. 3.1) of an all-LGS model: the state's motion in ``bodies`` is
     advanced in place under gravity [m/s²] and the user's forces [N] and torques [N m] (groups: see
     :mod:`groups`). Returns (position solves, position residual, clamped count, velocity solves, velocity
-    residual, factorizations, rows dropped)."""
+    residual, factorizations, rows dropped, chains whose joint correction diverged)."""
     _, _, _, _, acc, tau, _, _, _, body_inv_mass, _ = bodies
     plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)
     return lgs_corrections(chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, eps_v, max_iter_pos,
@@ -63,10 +63,13 @@ def lgs_corrections(chains, struct, prims, bodies, rows, fac, pred, h, scheme, e
     if not (rows_current or same_poses(body_pos, body_quat, rows[5], rows[6])):
         dropped = _rows_and_factorization(struct, prims, bodies, dep_tol, rows, fac)
         factorizations += 1
-    solves_p, res_p, clamped = correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h, scheme,
-                                                     eps_d, max_iter_pos, max_speed)
+    solves_p, res_p, clamped, diverged = correct_positions_lgs(chains, struct, prims, bodies, rows, fac, pred, h,
+                                                               scheme, eps_d, max_iter_pos, max_speed)
+    if diverged:
+        # the step fails: the rest of it would only carry the diverged velocities on
+        return solves_p, res_p, clamped, 0, 0.0, factorizations, dropped, diverged
     advance_bodies(bodies, pred, h, scheme)
     dropped = _rows_and_factorization(struct, prims, bodies, dep_tol, rows, fac)
     factorizations += 1
     solves_v, res_v = correct_velocities_lgs(chains, struct, prims, bodies, rows, fac, eps_v, max_iter_vel)
-    return solves_p, res_p, clamped, solves_v, res_v, factorizations, dropped
+    return solves_p, res_p, clamped, solves_v, res_v, factorizations, dropped, 0

@@ -13,7 +13,7 @@ from impulsim.methods.impulse import run_path as compiled_run, schemes
 from impulsim.methods.impulse.contact_step import ContactCoupling, CONTACT_OPTION_NAMES, contact_option_defaults
 from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
-from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT
+from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT, diverged_error
 from impulsim.methods.impulse.lgs_correct import advance_bodies
 from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
 from impulsim.methods.impulse.lgs_kernels import same_poses
@@ -182,7 +182,9 @@ class ImpulseMethod(Method, ContactCoupling):
 
     def _fused_step(self, s, h, info: StepInfo):
         t = time.perf_counter()
-        sp, rp, cl, sv, rv = self._lgs.standard_step(self, s, h)
+        sp, rp, cl, sv, rv, diverged = self._lgs.standard_step(self, s, h)
+        if diverged:
+            raise diverged_error(s.step_count, s.t, h, rp, sp)
         info.timings["lgs_step"] = time.perf_counter() - t
         info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
         info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
@@ -249,7 +251,9 @@ class ImpulseMethod(Method, ContactCoupling):
         iters = clamped = 0
         residual = 0.0
         if self._lgs is not None:
-            iters, residual, clamped = self._lgs.correct_positions(self, s, h)
+            iters, residual, clamped, diverged = self._lgs.correct_positions(self, s, h)
+            if diverged:
+                raise diverged_error(s.step_count, s.t, h, residual, iters)
         if self._iter_prims is not None:
             sweeps, res, cl = correct_positions_of(
                 self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self), pred_of(self), h,

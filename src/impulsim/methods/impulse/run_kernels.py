@@ -36,7 +36,7 @@ from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.lgs_step import lgs_corrections
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows_of
 
-FAIL_NONE, FAIL_NONFINITE_STATE, FAIL_NONFINITE_RESIDUAL, FAIL_RANGE = 0, 1, 2, 3
+FAIL_NONE, FAIL_NONFINITE_STATE, FAIL_NONFINITE_RESIDUAL, FAIL_RANGE, FAIL_DIVERGED = 0, 1, 2, 3, 4
 """Why a compiled run stopped early (see :func:`close_step`)."""
 
 # stats layout (float64 array written by the run kernels)
@@ -178,9 +178,16 @@ def lgs_run(run, loads, run_work, chains, struct, prims, bodies, rows, fac, pred
         if timed:
             _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
             plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
-        sp, rp, cl, sv, rv, facs, dropped = lgs_corrections(
+        sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_corrections(
             chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel,
             max_speed_corr, dep_tol, i > 0)
+        if diverged:
+            # the joint correction diverged (lgs_correct.DIVERGENCE_FACTOR): the step fails as in Method.step
+            stats[S_LAST_P] = sp
+            stats[S_LAST_RP] = rp
+            stats[S_FAIL] = FAIL_DIVERGED
+            stats[S_T] = t
+            return
         fail = close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs,
                           dropped, eps_d, eps_v, max_distance, max_speed)
         if fail != FAIL_NONE:

@@ -15,6 +15,7 @@ from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse import run_kernels as rk
+from impulsim.methods.impulse.lgs import diverged_error
 from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
 PATHS = ("lgs", "iterative")
@@ -131,6 +132,8 @@ def _fail(method, state, h, work):
     error = SimulationError(f"step {state.step_count} (t = {t_before:.6g} s): the step failed a check "
                             f"(code {int(stats[rk.S_FAIL])}); the state was left at the last good step")
     try:
+        if stats[rk.S_FAIL] == rk.FAIL_DIVERGED:
+            raise diverged_error(state.step_count, t_before, h, info.residual_pos, int(stats[rk.S_LAST_P]))
         method._check_finite(state, state.step_count)
         method._check_divergence(state, before, h, info)
     except SimulationError as exc:
