@@ -17,6 +17,7 @@ import numpy as np
 
 import impulsim as ims
 from impulsim.dynamics import diagnostics
+from impulsim.errors import SimulationError
 from impulsim.experiments import bender as scenes
 from impulsim.experiments.fast_motion import spin_joints
 from impulsim.methods.impulse.lgs_halving import HalvingStepper
@@ -38,9 +39,14 @@ def run(model, state, h, steps, eps=1e-6, halving=False, **opts):
         method = HalvingStepper(method)
     st = state.copy()
     pos, vel, err, sec, sub, cpu = [], [], [], [], [], []
-    for _ in range(steps):
+    run.stopped = None
+    for k in range(steps):
         t, c = time.perf_counter(), time.thread_time()
-        info = method.step(st, h)
+        try:
+            info = method.step(st, h)
+        except SimulationError as e:     # the plain method refuses a step whose correction diverges
+            run.stopped = f"stopped at step {k + 1} of {steps}: {e}"
+            break
         sec.append(time.perf_counter() - t)
         cpu.append(time.thread_time() - c)
         pos.append(info.solves_pos if halving else info.iters_pos)
@@ -80,12 +86,15 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--h", type=float, default=1.0 / 30.0)
     ap.add_argument("--no-mujoco", action="store_true")
-    ap.add_argument("--halving", action="store_true", help="halve steps whose joint correction stalls")
+    ap.add_argument("--halving", action="store_true", help="halve steps whose joint correction stalls or diverges")
     a = ap.parse_args()
     models = [("chain", a.chain)] if a.chain else [("tree", n) for n in a.sizes]
     for kind, n in models:
         model, state = build(kind, n, a.sigma, a.seed)
         pos, vel, err, sec, method, st = run(model, state, a.h, a.steps, halving=a.halving)
+        if run.stopped:
+            print(f"{kind} {n}: sigma {a.sigma} rad/s, h {a.h:.4g} s: {run.stopped}", flush=True)
+            continue
         line = (f"{kind} {n}{' halving' if a.halving else ''}: sigma {a.sigma} rad/s, h {a.h:.4g} s, {a.steps} steps: joint solves/step mean "
                 f"{pos.mean():.2f} max {pos.max()}, substeps/step {run.substeps.mean():.2f} max {run.substeps.max()}, velocity solves/step {vel.mean():.2f}, max joint error "
                 f"{err.max():.2e} m, {1e3 * np.median(sec[WARMUP:]):.3f} ms/step (CPU {1e3 * np.median(run.cpu[WARMUP:]):.3f})")
