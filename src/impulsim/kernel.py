@@ -124,6 +124,29 @@ class _InternalCacheImpl(caching.CompileResultCacheImpl):
         return result
 
 
+
+def _link_only_works() -> bool:
+    """Whether this Numba has the internals that the IR-only copies use (checked once, at import); a Numba
+    that differs compiles the copies its own way, with machine code."""
+    import inspect
+    library = ("_finalize_dynamic_globals", "_verify_declare_only_symbols", "_get_module_for_linking",
+               "_raise_if_finalized", "_optimize_final_module")
+    rebuilt = ["target_context", "libdata", "fndesc", "env", "signature", "objectmode", "lifted", "typeann",
+               "reload_init", "referenced_envs"]
+    try:
+        parameters = list(inspect.signature(compiler.CompileResult._rebuild).parameters)
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return (all(hasattr(JITCodeLibrary, name) for name in library) and parameters == rebuilt
+            and set(compiler.CompileResult._fields) == _RESULT_FIELDS)
+
+
+_RESULT_FIELDS = {"typing_context", "target_context", "entry_point", "typing_error", "type_annotation", "library",
+                  "call_helper", "environment", "metadata", "reload_init", "referenced_envs", "fndesc",
+                  "signature", "objectmode", "lifted"}
+_LINK_ONLY_WORKS = _link_only_works()
+
+
 class _InternalCache(caching.FunctionCache):
     """Numba's on-disk cache, with keys marked so that a wrapper-less version is never loaded where Python
     calls the kernel (it has no Python entry point: calling it would crash the process)."""
@@ -195,7 +218,7 @@ _faster_flag_comparisons()
 
 
 def _make(cls, function, targetoptions, cache):
-    pipeline = _LinkOnlyCompiler if cls is _InternalDispatcher else compiler.Compiler
+    pipeline = _LinkOnlyCompiler if cls is _InternalDispatcher and _LINK_ONLY_WORKS else compiler.Compiler
     dispatcher = cls(py_func=function, locals={}, targetoptions=targetoptions, pipeline_class=pipeline)
     if cache:
         dispatcher.enable_caching()

@@ -8,7 +8,9 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from impulsim import kernel
 from impulsim.kernel import KernelDispatcher, njit
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -117,6 +119,8 @@ def test_a_new_caller_links_the_kernels_it_calls_from_the_cache(tmp_path):
 
 def test_a_copy_that_kernels_call_is_kept_as_ir_only():
     """No machine code is made for the copy (its callers optimize and compile it with themselves)."""
+    if not kernel._LINK_ONLY_WORKS:
+        pytest.skip("this Numba's internals differ: the copies are compiled with machine code")
     inner = njit(_kernel)
 
     @njit
