@@ -46,6 +46,22 @@ def canvas_png(page) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), float)
 
 
+def settled_canvas(page, timeout: float = 15.0, interval: float = 0.4, still: int = 10) -> np.ndarray:
+    """The canvas once it has stopped changing: screenshots ``interval`` s apart until two in a row differ in
+    fewer than ``still`` pixels (a render still arriving, a busy machine's slow first frame), at most
+    ``timeout`` s; the last screenshot either way."""
+    import time
+    last = canvas_png(page)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(interval)
+        now = canvas_png(page)
+        if changed_pixels(now, last) < still:
+            return now
+        last = now
+    return last
+
+
 def changed_pixels(a: np.ndarray, b: np.ndarray) -> int:
     """How many pixels differ noticeably between two screenshots."""
     return int((np.abs(a - b).sum(axis=2) > PIXEL_CHANGE).sum())

@@ -14,7 +14,7 @@ viser = pytest.importorskip("viser", reason="the viewer needs viser (pip install
 playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
 
 from tests.viewer.browser import (PIXEL_CHANGE, canvas_png as _canvas_png, changed_pixels, free_port,
-                                  launch, needs_chromium)
+                                  launch, needs_chromium, settled_canvas)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
@@ -82,16 +82,14 @@ def _click(pg, label):
 
 
 def test_canvas_shows_the_bodies(viewer, page):
-    with_bodies = _canvas_png(page)
+    with_bodies = settled_canvas(page)       # each screenshot once the canvas has stopped changing
     viewer.show_bodies(False)
-    time.sleep(1.0)
-    empty = _canvas_png(page)
+    empty = settled_canvas(page)
     viewer.show_bodies(True)
-    time.sleep(1.0)
     changed = changed_pixels(with_bodies, empty)
     # the bob (r = 5 cm about 2 m from the camera) covers some hundred pixels
     assert changed > 100, "the canvas with the bodies looks like the empty scene"
-    assert changed_pixels(_canvas_png(page), with_bodies) < 0.1 * changed
+    assert changed_pixels(settled_canvas(page), with_bodies) < 0.1 * changed
 
 
 def test_play_pause_and_single_step_advance_by_exactly_one_step(viewer, page):
