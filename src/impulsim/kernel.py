@@ -124,13 +124,18 @@ class _InternalCacheImpl(caching.CompileResultCacheImpl):
         return result
 
 
+_RESULT_FIELDS = {"typing_context", "target_context", "entry_point", "typing_error", "type_annotation", "library",
+                  "call_helper", "environment", "metadata", "reload_init", "referenced_envs", "fndesc",
+                  "signature", "objectmode", "lifted"}
+"""The fields :meth:`_InternalCacheImpl.rebuild` fills (all of Numba's CompileResult, as checked)."""
+
 
 def _link_only_works() -> bool:
     """Whether this Numba has the internals that the IR-only copies use (checked once, at import); a Numba
     that differs compiles the copies its own way, with machine code."""
     import inspect
     library = ("_finalize_dynamic_globals", "_verify_declare_only_symbols", "_get_module_for_linking",
-               "_raise_if_finalized", "_optimize_final_module")
+               "_raise_if_finalized")
     rebuilt = ["target_context", "libdata", "fndesc", "env", "signature", "objectmode", "lifted", "typeann",
                "reload_init", "referenced_envs"]
     try:
@@ -141,9 +146,6 @@ def _link_only_works() -> bool:
             and set(compiler.CompileResult._fields) == _RESULT_FIELDS)
 
 
-_RESULT_FIELDS = {"typing_context", "target_context", "entry_point", "typing_error", "type_annotation", "library",
-                  "call_helper", "environment", "metadata", "reload_init", "referenced_envs", "fndesc",
-                  "signature", "objectmode", "lifted"}
 _LINK_ONLY_WORKS = _link_only_works()
 
 
