@@ -41,4 +41,4 @@ def pytest_sessionstart(session):
 def _parallel_whole_suite(config) -> bool:
     """True for a pytest-xdist run with two or more workers over the default test paths."""
     workers = getattr(config.option, "numprocesses", None)
-    return isinstance(workers, int) and workers >= 2 and not config.args_source == pytest.Config.ArgsSource.ARGS
+    return isinstance(workers, int) and workers >= 2 and config.args_source != pytest.Config.ArgsSource.ARGS
