@@ -19,7 +19,9 @@ def body_levels(rows, count, body_inv_mass, n_bodies, level_out):
     for c in range(count):
         deg[rows.body_a[c] + 1] += 1
         deg[rows.body_b[c] + 1] += 1
-    start = np.cumsum(deg)
+    start = deg                          # prefix sums in place: start[k] = first neighbour slot of body k
+    for k in range(n_bodies):
+        start[k + 1] += start[k]
     fill = start[:-1].copy()
     nbr = np.empty(2 * count, np.int64)
     for c in range(count):
@@ -61,9 +63,20 @@ def body_levels(rows, count, body_inv_mass, n_bodies, level_out):
 
 @njit(cache=True)
 def contact_levels(rows, count, body_level, order_out):
-    """Each contact's level (max of its bodies' levels − 1) and the contacts sorted by it."""
+    """Each contact's level (max of its bodies' levels − 1) and the contacts sorted by it, ties in index
+    order (a stable counting sort: levels are small integers, and it needs no sorting kernel compiled)."""
+    top = 0
     for c in range(count):
         la = body_level[rows.body_a[c]]
         lb = body_level[rows.body_b[c]]
         rows.level[c] = max(0, max(la, lb) - 1)
-    order_out[:count] = np.argsort(rows.level[:count], kind="mergesort")
+        top = max(top, rows.level[c])
+    first = np.zeros(top + 2, np.int64)  # first[l + 1] counts level l, then first[l] = first slot of level l
+    for c in range(count):
+        first[rows.level[c] + 1] += 1
+    for level in range(top + 1):
+        first[level + 1] += first[level]
+    for c in range(count):
+        level = rows.level[c]
+        order_out[first[level]] = c
+        first[level] += 1
