@@ -194,21 +194,33 @@ def _faster_flag_comparisons() -> None:
     dict of all their options (22, each read through a property) on both sides, and hashes them the same
     way (into a value that depends on the option names only). Typing looks templates up hundreds of
     thousands of times in a contact scene's first compile, and those dicts took about a tenth of it. Here
-    flags hash to that same value without building anything, and two flags whose set options are equal
-    compare equal without the dicts (any other pair still goes through Numba's comparison). Applied only to
-    the flags class this was checked against; a Numba that differs is left as it is."""
+    flags hash to that same value without building anything, and two flags compare by the options set on
+    either side only (an option read while unset gives its default, so the others are equal on both sides).
+    Applied only to the flags class this was checked against (options read as ``_values.get(name,
+    default)``); a Numba that differs is left as it is."""
     from numba.core.compiler import Flags
     original_eq = Flags.__eq__
+    options = Flags.options
     names_hash = hash(tuple(sorted(Flags.options)))
     probe = Flags()
     if getattr(Flags, "_impulsim_fast", False) or not isinstance(getattr(probe, "_values", None), dict) \
-            or hash(probe) != names_hash:
+            or hash(probe) != names_hash \
+            or any(getattr(probe, name) is not option.default for name, option in options.items()):
         return
 
     def __eq__(self, other):
-        if type(other) is type(self) and self._values == other._values:
+        if type(other) is not type(self):
+            return original_eq(self, other)
+        mine, theirs = self._values, other._values
+        if mine == theirs:
             return True
-        return original_eq(self, other)
+        # an option set on neither side has its default on both: only the options set on either side decide
+        for name in mine.keys() | theirs.keys():
+            default = options[name].default
+            a, b = mine.get(name, default), theirs.get(name, default)
+            if a is not b and a != b:
+                return False
+        return True
 
     def __hash__(self):
         return names_hash

@@ -186,3 +186,27 @@ def test_a_kernel_kept_out_of_line_stays_so_whoever_compiles_it_first():
     (kept,) = helper.internal.overloads.values()
     assert inner.fndesc.inline            # the caller itself is inlined, as asked
     assert not kept.fndesc.inline         # the helper it compiled on the way is not
+
+
+def test_flag_comparisons_answer_as_numba_does():
+    """Random pairs of compile flags (options set to their default, to other values, or left unset)
+    compare and hash as Numba's own comparison says: the faster comparison changes no answer."""
+    from numba.core.compiler import Flags
+    from numba.core.targetconfig import TargetConfig
+    if not getattr(Flags, "_impulsim_fast", False):
+        pytest.skip("this Numba's flags are left as they are")
+    rng = np.random.default_rng(7)
+    names = ["boundscheck", "forceinline", "no_cpython_wrapper", "nrt", "fastmath", "debuginfo",
+             "no_rewrites", "release_gil"]
+    answers = set()
+    for _ in range(400):
+        pair = [Flags(), Flags()]
+        for flags in pair:
+            for name in rng.choice(names, size=rng.integers(0, 4), replace=False):
+                setattr(flags, name, bool(rng.integers(0, 2)))
+        a, b = pair
+        expected = TargetConfig.__eq__(a, b)
+        assert (a == b) is expected and (b == a) is expected
+        assert hash(a) == TargetConfig.__hash__(a)
+        answers.add(expected)
+    assert answers == {True, False}
