@@ -17,6 +17,7 @@ import numpy as np
 from impulsim.collision.core import BOX, CAPSULE, CYLINDER, ELLIPSOID, HALFSPACE, SPHERE
 from impulsim.collision.vec import KERNEL, dot, row
 from impulsim.kernel import njit
+from impulsim.math.search import lower_bound
 
 GRID_DIM = 1024
 """Cells per axis at most: the scene's box is cut into at most 1024³ cells; cells beyond are merged into
@@ -101,7 +102,7 @@ def may_collide(ba, bb, filt):
     if exclude_keys.shape[0] == 0:
         return True
     key = min(ba, bb) * n_bodies + max(ba, bb)
-    i = np.searchsorted(exclude_keys, key)
+    i = lower_bound(exclude_keys, exclude_keys.shape[0], key)
     return not (i < exclude_keys.shape[0] and exclude_keys[i] == key)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from impulsim.collision.vec import KERNEL
 from impulsim.kernel import njit
 from impulsim.math.vec import v3, dot, scale, add
+from impulsim.math.search import lower_bound
 from impulsim.contact.solve import apply_contact_impulse
 
 
@@ -80,7 +81,7 @@ def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_
         if matched[c] >= 0:
             continue
         key = np.int64(rows.body_a[c]) * n_bodies + rows.body_b[c]
-        lo = np.searchsorted(prev_pair_sorted[:prev_count], key)
+        lo = lower_bound(prev_pair_sorted, prev_count, key)
         best, best_d2 = -1, tol * tol
         j = lo
         while j < prev_count and prev_pair_sorted[j] == key:
