@@ -64,7 +64,7 @@ class ContactRows(NamedTuple):
                                 #     a patch's normal block from dot products (patches.patch_matrix)
     gap_floor: np.ndarray       # [C] least predicted gap the position correction accepts at t0+h [m]: 0, or
                                 #     above a deeper penetration by the recovery speed times h (see
-                                #     stage.ContactStage.set_gap_floors)
+                                #     stage._gap_floors)
 
 
 def make_rows(capacity: int) -> ContactRows:

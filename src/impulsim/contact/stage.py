@@ -225,21 +225,16 @@ class ContactStage:
         self.level_sweeps = 0
         self.visits = 0
         self.cache[0][0] = 0            # the last phase's blocks are not this step's
-        W.make_keys(c.body_a, c.body_b, c.feature_a, c.feature_b, c.count, self.keys)
-        W.match(self.keys, c.count, self.prev_keys_sorted, self.prev_index_sorted, self.prev_count, self.matched)
-        R.load_contacts(G.found_of(c), c.count, G.materials_of(self), state.body_pos, state.body_quat, self.rows)
-        W.match_nearby(self.rows, self.count, m.n_bodies, self.prev_pair_sorted, self.prev_pair_index,
-                       self.prev_local_a, self.prev_local_b, self.prev_count, 10.0 * self.opt.eps_c, self.matched)
+        _load_and_match(G.found_of(c), c.feature_a, c.feature_b, c.count, G.materials_of(self), state.body_pos,
+                        state.body_quat, m.n_bodies, self.prev_keys_sorted, self.prev_index_sorted,
+                        self.prev_pair_sorted, self.prev_pair_index, self.prev_local_a, self.prev_local_b,
+                        self.prev_count, 10.0 * self.opt.eps_c, self.keys, self.rows, self.matched)
         R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, m.body_inv_mass, Iinv)
         self.n_collisions = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
                                        self.opt.eps_vc)    # sticking flags are set again before the positions
-        self.top_level = body_levels(self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level)
-        contact_levels(self.rows, self.count, self.body_level, self.order)
-        # resting contacts top-down: a sweep carries the weight of a stack down to the ground in one pass
-        self.order_down[:self.count] = self.order[:self.count][::-1]
-        self.n_patches_up = group_patches(self.rows, self.order, self.count, *self.patches_up)
-        self.n_patches_down = group_patches(self.rows, self.order_down, self.count, *self.patches_down)
-        _level_ranges(self.rows, self.order, self.patches_up[0], self.n_patches_up, self.top_level, self.level_patches)
+        self.top_level, self.n_patches_up, self.n_patches_down = _order_by_level(
+            self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level, self.order, self.order_down,
+            self.patches_up, self.patches_down, self.level_patches)
         if self.sleep is not None:
             self.sleep.wake(self.rows, self.count, state, m.body_inv_mass)
         self.frozen[:] = self._awake_frozen
@@ -336,44 +331,24 @@ class ContactStage:
     def begin_positions(self, state, Iinv, h) -> int:
         """Turn every contact that is not separating now into a contact joint for this step and seed it
         with last step's impulse (warm start). Returns the number of collisions left after resolution."""
-        n = R.classify(self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc,
-                       self._eps_t(h))
-        _reset_phase(self.rows, self.count, collisions_to_resting=True)
-        self.set_gap_floors(h)
-        W.set_anchors(self.rows, self.count, self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking)
-        self._seed(state, Iinv, self.prev_pos)
-        self._fill_cache(MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
+        speed = self.eps_rc if self.opt.recovery_speed is None else float(self.opt.recovery_speed)
+        n, self.n_seeded = _begin_position_phase(
+            self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc, self._eps_t(h), speed, h,
+            self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking, self._phase_of(state, Iinv),
+            self.prev_pos, MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
         return n
 
-    def set_gap_floors(self, h) -> None:
-        """The least gap each contact may end the step with (rows.gap_floor): 0, or for a contact deeper than
-        recovery_speed·h its start depth less that much (see ContactOptions.recovery_speed)."""
-        floors = self.rows.gap_floor[:self.count]
-        speed = self.eps_rc if self.opt.recovery_speed is None else float(self.opt.recovery_speed)
-        if math.isinf(speed):
-            floors[:] = 0.0
-        else:
-            np.minimum(0.0, self.rows.gap0[:self.count] + speed * h, out=floors)
-
-    def _fill_cache(self, memo_mode):
-        """The blocks of the resting contacts' patches for a phase (geometry, kinds and frozen bodies fixed), and
-        a fresh patch memory in ``memo_mode`` for its sweeps."""
-        memo_reset(self.memo, self.n_patches_down, memo_mode)
-        fill_cache(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down, R.RESTING, ALL_LEVELS,
-                   self.model.body_inv_mass, self.frozen, self.ws, self.cache)
+    def _phase_of(self, state, Iinv) -> tuple:
+        """What seeding a phase and preparing its sweeps takes (see _prepare_phase), less the impulses and the
+        memory's mode."""
+        return (self.opt.warm_start and self.prev_count > 0, self.matched, self.model.body_inv_mass, Iinv,
+                self.frozen, state.body_vel, state.body_omega, self.memo, self.order_down, self.patches_down,
+                self.n_patches_down, self.ws, self.cache)
 
     def _eps_t(self, h):
         """Tangential speed below which a contact counts as sticking: the tolerance, or the speed gravity
         gives in one step, whichever is larger (static friction can stop such a slip within the step)."""
         return max(self.opt.eps_vc, float(np.linalg.norm(self.model.gravity)) * h)
-
-    def _seed(self, state, Iinv, prev):
-        self.n_seeded = 0
-        if not self.opt.warm_start or self.prev_count == 0:
-            return
-        self.n_seeded = W.seed_phase(self.rows, self.count, R.RESTING, self.matched, prev, 1.0)
-        W.apply_seeds(self.rows, self.count, R.RESTING, self.matched, self.model.body_inv_mass, Iinv, self.frozen,
-                      state.body_vel, state.body_omega)
 
     def end_positions(self):
         """Keep this step's position-phase impulses for the next step's warm start."""
@@ -444,12 +419,23 @@ class ContactStage:
 
     def begin_velocities(self, state, Iinv):
         """Contact geometry at t0+h and fresh impulses for the velocity correction."""
-        R.update_geometry(self.rows, self.count, state.body_pos, state.body_quat, self.model.body_inv_mass, Iinv)
-        _reset_phase(self.rows, self.count, collisions_to_resting=False)
-        self.rows.target_n[:self.count] = 0.0
-        self._seed(state, Iinv, self.prev_vel)
-        self._fill_cache(MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP)
-        memo_set_limit(self.memo, self.opt.eps_vc)
+        self.n_seeded = _begin_velocity_phase(self.rows, self.count, state.body_pos, state.body_quat,
+                                              self._phase_of(state, Iinv), self.prev_vel,
+                                              MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP, self.opt.eps_vc)
+
+    def velocity_sweeps(self, state, Iinv, cap, shock) -> tuple[int, float]:
+        """The velocity correction of contacts alone (no joints or limits to alternate with): up to ``cap``
+        sweeps in one compiled loop until the error is within eps_vc, then, if ``shock`` (a number of sweeps,
+        or None) sweeps did not do it, a shock pass. The same sweeps as calling velocity_sweep in a loop;
+        returns (sweeps, error of the last [m/s])."""
+        limit = cap if shock is None else min(cap, max(shock, 1))
+        sweeps, err = velocity_sweeps(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
+                                      R.RESTING, self.model.body_inv_mass, Iinv, self.frozen, state.body_vel,
+                                      state.body_omega, self.opt.eps_vc, ALL_LEVELS, self.ws, self.cache, self.memo,
+                                      limit)
+        if shock is not None and sweeps >= max(shock, 1) and err > self.opt.eps_vc:
+            self.velocity_shock_pass(state, Iinv)
+        return sweeps, err
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
@@ -464,6 +450,99 @@ class ContactStage:
         return velocity_sweep(self.rows, order, *patches, p_lo, p_hi, kind, self.model.body_inv_mass, Iinv,
                               self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc, level_hi, self.ws, cache,
                               memo)
+
+
+@njit(cache=True)          # match_nearby allocates: not KERNEL's _nrt=False
+def _load_and_match(found, feature_a, feature_b, count, materials, body_pos, body_quat, n_bodies, prev_keys_sorted,
+                    prev_index_sorted, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, prev_count,
+                    match_tol,
+                    # outputs
+                    keys, rows, matched):
+    """Load the detector's ``count`` contacts (``found``, ``materials`` as contact.groups) into the rows and
+    match each to last step's contact it continues (see contact.warmstart: by identity, then by nearness
+    within ``match_tol`` [m]). One call from Python for what were four: each call types the 37 arrays of
+    the rows again (several µs)."""
+    W.make_keys(found[0], found[1], feature_a, feature_b, count, keys)
+    W.match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, matched)
+    R.load_contacts(found, count, materials, body_pos, body_quat, rows)
+    W.match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, prev_count,
+                   match_tol, matched)
+
+
+@njit(**KERNEL)
+def _gap_floors(rows, count, speed, h):
+    """The least gap each contact may end the step with (rows.gap_floor): 0, or for a contact deeper than
+    speed·h (the recovery speed [m/s], see ContactOptions.recovery_speed) its start depth less that much."""
+    for c in range(count):
+        if math.isinf(speed):
+            rows.gap_floor[c] = 0.0
+        else:
+            g = rows.gap0[c] + speed * h
+            rows.gap_floor[c] = g if (g < 0.0 or g != g) else 0.0       # as np.minimum(0, g): NaN kept
+
+
+@njit(**KERNEL)
+def _prepare_phase(rows, count, phase, prev_impulse, memo_mode):
+    """Seed the resting contacts with their matches' impulses of the same phase last step (``prev_impulse``)
+    when ``phase`` says warm, and prepare the phase's sweeps: a fresh patch memory in ``memo_mode`` and the
+    blocks of the resting contacts' patches (geometry, kinds and frozen bodies fixed for the phase).
+    ``phase`` as ContactStage._phase_of. Returns the number of seeded contacts."""
+    warm, matched, body_inv_mass, Iinv, frozen, body_vel, body_omega, memo, order_down, patches_down, n_patches, \
+        ws, cache = phase
+    n_seeded = 0
+    if warm:
+        n_seeded = W.seed_phase(rows, count, R.RESTING, matched, prev_impulse, 1.0)
+        W.apply_seeds(rows, count, R.RESTING, matched, body_inv_mass, Iinv, frozen, body_vel, body_omega)
+    memo_reset(memo, n_patches, memo_mode)
+    fill_cache(rows, order_down, patches_down[0], patches_down[1], 0, n_patches, R.RESTING, ALL_LEVELS, body_inv_mass,
+               frozen, ws, cache)
+    return n_seeded
+
+
+@njit(**KERNEL)
+def _begin_position_phase(rows, count, body_vel, body_omega, eps_rc, eps_t, recovery_speed, h, matched,
+                          prev_anchor_a, prev_anchor_b, prev_sticking, phase, prev_impulse, memo_mode):
+    """The position phase's start (ContactStage.begin_positions) in one call from Python: classify the
+    contacts (collisions left, resting contacts sticking below eps_t [m/s]), make every contact not
+    separating a contact joint, set the gap floors and the static-friction anchors, seed and prepare the
+    sweeps (see _prepare_phase). Returns (collisions left, contacts seeded)."""
+    n = R.classify(rows, count, body_vel, body_omega, eps_rc, eps_t)
+    _reset_phase(rows, count, True)
+    _gap_floors(rows, count, recovery_speed, h)
+    W.set_anchors(rows, count, matched, prev_anchor_a, prev_anchor_b, prev_sticking)
+    return n, _prepare_phase(rows, count, phase, prev_impulse, memo_mode)
+
+
+@njit(**KERNEL)
+def _begin_velocity_phase(rows, count, body_pos, body_quat, phase, prev_impulse, memo_mode, eps_vc):
+    """The velocity phase's start (ContactStage.begin_velocities) in one call from Python: contact geometry
+    at t0+h, fresh impulses and no approach targets, seed and prepare the sweeps (see _prepare_phase),
+    patches passed over within eps_vc [m/s]. Returns the number of contacts seeded."""
+    body_inv_mass, Iinv = phase[2], phase[3]
+    R.update_geometry(rows, count, body_pos, body_quat, body_inv_mass, Iinv)
+    _reset_phase(rows, count, False)
+    for c in range(count):
+        rows.target_n[c] = 0.0
+    n_seeded = _prepare_phase(rows, count, phase, prev_impulse, memo_mode)
+    memo_set_limit(phase[7], eps_vc)
+    return n_seeded
+
+
+@njit(cache=True)          # the level sort allocates
+def _order_by_level(rows, count, body_inv_mass, n_bodies,
+                    # outputs
+                    body_level, order, order_down, patches_up, patches_down, level_patches):
+    """The contact levels (contact.graph), the contacts sorted by level bottom-up (``order``) and top-down
+    (``order_down``: a sweep carries the weight of a stack down to the ground in one pass), each split into
+    patches, and the first patch of each level bottom-up. Returns (top level, patches up, patches down)."""
+    top = body_levels(rows, count, body_inv_mass, n_bodies, body_level)
+    contact_levels(rows, count, body_level, order)
+    for i in range(count):
+        order_down[i] = order[count - 1 - i]
+    n_up = group_patches(rows, order, count, patches_up[0], patches_up[1])
+    n_down = group_patches(rows, order_down, count, patches_down[0], patches_down[1])
+    _level_ranges(rows, order, patches_up[0], n_up, top, level_patches)
+    return top, n_up, n_down
 
 
 @njit(**KERNEL)

@@ -206,6 +206,11 @@ class ContactCoupling:
     def _velocities_with_contacts(self, s, info):
         """Joint, contact and limit velocity sweeps at t0+h until none corrects anything."""
         cap = max(self.max_iter_vel, self._max_iter_contact)
+        if self.contacts is not None and self.limits is None and self._lgs is None and self._iter_prims is None:
+            it, res = self.contacts.velocity_sweeps(s, self.Iinv, cap, self._shock)   # contacts alone: one call
+            info.iters_vel, info.residual_vel = it, res
+            info.converged_vel = res <= self._eps_vc
+            return
         it = 0
         res = 0.0
         for it in range(1, cap + 1):
