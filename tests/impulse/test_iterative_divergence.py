@@ -59,8 +59,8 @@ def test_long_chain_step_raises_with_every_array_unchanged():
     exc = caught.value
     # raised while the joints are still nearly closed (before: 2.7 m), long before the cap
     assert 0.0 < exc.residual / DIVERGENCE_FACTOR < 1e-3 and 0 < exc.solves < method.max_iter_pos
-    # the method can go on from the unchanged state: a step a quarter as long keeps the joints closed better
-    # than the diverged attempt had them
+    # the method can go on from the unchanged state: a step a quarter as long ends with the joints closer than
+    # the refused step's free prediction had them (at most residual / DIVERGENCE_FACTOR)
     info = method.step(state, H / 4)
     assert state.step_count == before[2] + 1
     assert np.max(diagnostics.constraint_errors(model, state)) < exc.residual / DIVERGENCE_FACTOR
