@@ -3,7 +3,9 @@
 Joint correction: sweep over all primitives; for each, predict the poses of its two bodies at t0+h as if
 free, and if the error exceeds eps_d apply ONE correcting impulse at t0; repeat until a sweep applies none.
 Velocity correction: the same loop on the velocity constraints at t0+h with tolerance eps_v.
-Both loops stop at an iteration cap (anytime behaviour) and report the residual.
+Both loops stop at an iteration cap (anytime behaviour) and report the residual. A joint correction whose
+errors grow past DIVERGENCE_FACTOR times those of the uncorrected step is no anytime result: it stops and the
+step fails (:func:`correct_positions_checked`), as with the LGS solver.
 """
 import numpy as np
 
@@ -115,15 +117,52 @@ def sweep_positions(listed, first_sweep, prims, bodies, rows, pred, h, scheme, e
 
 
 @njit(cache=True)
-def correct_positions_of(listed, prims, bodies, rows, pred, h, scheme, eps_d, max_iter, max_speed):
+def free_position_error(listed, prims, bodies, pred, h, scheme):
+    """Largest error [m or rad] of the listed position primitives at the free prediction of their bodies over
+    h [s], before any correction. Predicts the dirty bodies into ``pred`` and marks them clean, so the first
+    sweep takes these predictions as they are (the same function of the same inputs: the sweeps' results do
+    not change)."""
+    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, \
+        prim_qrel, _ = prims
+    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, _, body_inertia, body_inv_inertia, \
+        body_inv_mass, body_static = bodies
+    pred_pos, pred_quat, _, _, _, dirty, _ = pred
+    largest = 0.0
+    for i in listed:
+        kind = prim_kind[i]
+        if is_velocity_only(kind):
+            continue
+        A = prim_body_a[i]
+        B = prim_body_b[i]
+        for k in (A, B):
+            if dirty[k]:
+                predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
+                             body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
+                dirty[k] = 0
+        d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                             v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]),
+                             v3(prim_axis_b[i]), prim_target[i], q4(prim_qrel[i]))
+        largest = max(largest, np.sqrt(dot(d, d)))
+    return largest
+
+
+@njit(cache=True)
+def correct_positions_checked(listed, prims, bodies, rows, pred, h, scheme, eps_d, max_iter, max_speed, max_growth):
     """Iterated joint correction over the listed primitives (position rows only): sweeps until one applies
-    no impulse or max_iter sweeps were made. Returns (sweeps, largest error of the last sweep, clamped
-    count)."""
+    no impulse, max_iter sweeps were made, or the correction diverges. Returns (sweeps, largest error of the
+    last sweep, clamped count, diverged).
+
+    Diverged (the caller fails the step) means that a sweep that still applied impulses found an error
+    larger than ``max_growth`` times the largest error of the free prediction before the correction (the
+    rule of the LGS correction, lgs_correct.DIVERGENCE_FACTOR); the sweeps stop there. With ``max_growth``
+    infinite nothing is checked and the free prediction is not measured first."""
     dirty = pred[5]
     dirty[:] = 1
+    start = free_position_error(listed, prims, bodies, pred, h, scheme) if max_growth < np.inf else 0.0
     clamped = 0
     residual = 0.0
     sweeps = 0
+    diverged = False
     for sweep in range(max_iter):
         sweeps = sweep + 1
         residual, corrected, cl = sweep_positions(listed, sweep == 0, prims, bodies, rows, pred, h, scheme, eps_d,
@@ -131,6 +170,19 @@ def correct_positions_of(listed, prims, bodies, rows, pred, h, scheme, eps_d, ma
         clamped += cl
         if not corrected:
             break
+        if residual > max_growth * start:
+            diverged = True
+            break
+    return sweeps, residual, clamped, diverged
+
+
+@njit(cache=True)
+def correct_positions_of(listed, prims, bodies, rows, pred, h, scheme, eps_d, max_iter, max_speed):
+    """Iterated joint correction over the listed primitives without the divergence check (see
+    :func:`correct_positions_checked`; for callers that run a sweep at a time). Returns (sweeps, largest
+    error of the last sweep, clamped count)."""
+    sweeps, residual, clamped, _ = correct_positions_checked(listed, prims, bodies, rows, pred, h, scheme, eps_d,
+                                                             max_iter, max_speed, np.inf)
     return sweeps, residual, clamped
 
 

@@ -33,18 +33,21 @@ LOOP_TREATMENTS = ("drop", "cut")
 
 
 class CorrectionDiverged(SimulationError):
-    """A step's LGS joint correction diverged: its joint errors grew past DIVERGENCE_FACTOR times those of the
-    uncorrected step (see :mod:`lgs_correct`). The state is left as it was before the step. ``solves`` and
-    ``residual`` [m] say where the correction stopped."""
+    """A step's joint correction diverged: its joint errors grew past DIVERGENCE_FACTOR times those of the
+    uncorrected step (LGS solver: see :mod:`lgs_correct`; iterative solver: see
+    :func:`iterative.correct_positions_checked`). The state is left as it was before the step. ``solves``
+    (LGS solves or iterative sweeps) and ``residual`` [m] say where the correction stopped."""
 
     solves: int = 0
     residual: float = 0.0
 
 
-def diverged_error(step, t, h, residual, solves) -> CorrectionDiverged:
-    """The error of a step whose joint correction diverged, with the advice that holds it."""
+def diverged_error(step, t, h, residual, solves, solver: str = "lgs") -> CorrectionDiverged:
+    """The error of a step whose joint correction diverged, with the advice that holds it; ``solver`` is
+    "lgs" (``solves`` counts solves) or "iterative" (``solves`` counts sweeps)."""
+    what, unit = ("LGS", "solves") if solver == "lgs" else ("iterative", "sweeps")
     error = CorrectionDiverged(
-        f"step {step} (t = {t:.6g} s): the LGS joint correction diverged: after {solves} solves the joints "
+        f"step {step} (t = {t:.6g} s): the {what} joint correction diverged: after {solves} {unit} the joints "
         f"are open by {residual:.3g} m, more than {DIVERGENCE_FACTOR:g} times before the correction; the step "
         f"h = {h:g} s is too large for this motion (take a smaller h, or step with "
         f"impulsim.methods.impulse.lgs_halving.HalvingStepper); the state was left at the last good step")

@@ -1,4 +1,5 @@
-"""Step halving for the LGS joint correction under fast motion.
+"""Step halving for the joint correction under fast motion (LGS joints; iterative ones too, see
+:class:`HalvingStepper` for their budget).
 
 The joint correction looks for impulses at t0 that close every joint after a free step of h. When bodies
 turn by a sizeable angle in one step (Bender's 255-body tree with every joint spinning at ~1.6 rad/s,
@@ -34,7 +35,7 @@ so a step starts at the level its predecessor needed instead of paying a failed 
 class HalvingInfo:
     """What one halving step did: the solves of every attempt and the substeps that made the step."""
     solves_pos: int = 0
-    """Joint-correction solves of all attempts, the discarded ones included."""
+    """Joint-correction solves (LGS) or sweeps (iterative) of all attempts, the discarded ones included."""
     solves_vel: int = 0
     substeps: int = 0
     converged_pos: bool = True
@@ -42,12 +43,21 @@ class HalvingInfo:
 
 
 class HalvingStepper:
-    """Steps an impulse-method model (LGS joints) with step halving when the joint correction does not
-    converge within ``budget`` solves. ``step(state, h)`` advances ``state`` by h [s] in place and returns
-    a :class:`HalvingInfo`; on an error the state is left as it was (the method's steps are transactional)."""
+    """Steps an impulse-method model with step halving when the joint correction does not converge within
+    ``budget`` solves or diverges (CorrectionDiverged). ``step(state, h)`` advances ``state`` by h [s] in
+    place and returns a :class:`HalvingInfo`; on an error the state is left as it was (the method's steps
+    are transactional).
 
-    def __init__(self, method, budget: int = SOLVE_BUDGET, max_halvings: int = MAX_HALVINGS,
+    The default budget is SOLVE_BUDGET solves when the model has LGS chains. A method whose joints are all
+    corrected iteratively needs hundreds to thousands of sweeps on a long chain even at a step that converges
+    (Gauss–Seidel gains little a sweep), so a small budget would halve every step: its default budget is the
+    method's own cap (``max_iter_pos``), and a step is halved when its correction diverges or stops at that
+    cap."""
+
+    def __init__(self, method, budget: int | None = None, max_halvings: int = MAX_HALVINGS,
                  retry_after: int = RETRY_AFTER):
+        if budget is None:      # see the class docstring: LGS solves, or the iterative sweeps' own cap
+            budget = SOLVE_BUDGET if getattr(method, "_lgs", True) is not None else method.max_iter_pos
         if budget < 1 or max_halvings < 0 or retry_after < 1:
             raise ValueError(f"budget and retry_after must be >= 1 and max_halvings >= 0 (got {budget}, "
                              f"{retry_after}, {max_halvings})")

@@ -12,9 +12,9 @@ from impulsim.methods.capabilities import Capabilities
 from impulsim.methods.impulse import run_path as compiled_run, schemes
 from impulsim.methods.impulse.contact_step import ContactCoupling, CONTACT_OPTION_NAMES, contact_option_defaults
 from impulsim.methods.impulse.graph import find_chains, joint_prims
-from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
+from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of
 from impulsim.methods.impulse.lgs import LgsSolver, LOOP_TREATMENTS, DEPENDENT_PIVOT, diverged_error
-from impulsim.methods.impulse.lgs_correct import advance_bodies
+from impulsim.methods.impulse.lgs_correct import advance_bodies, DIVERGENCE_FACTOR
 from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
 from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows, compute_rows_of
@@ -246,7 +246,8 @@ class ImpulseMethod(Method, ContactCoupling):
             self._correct_joint_positions(s, h, info)
 
     def _correct_joint_positions(self, s, h, info):
-        """Joint correction of the model's joints alone."""
+        """Joint correction of the model's joints alone; a correction that diverges fails the step
+        (CorrectionDiverged, with either solver)."""
         m = self.model
         iters = clamped = 0
         residual = 0.0
@@ -255,9 +256,12 @@ class ImpulseMethod(Method, ContactCoupling):
             if diverged:
                 raise diverged_error(s.step_count, s.t, h, residual, iters)
         if self._iter_prims is not None:
-            sweeps, res, cl = correct_positions_of(
+            sweeps, res, cl, diverged = correct_positions_checked(
                 self._iter_prims, prims_of(m), bodies_of(m, s, self), rows_of(self), pred_of(self), h,
-                rotation_scheme(self.integrator), self.eps_d, self.max_iter_pos, self.max_correction_speed)
+                rotation_scheme(self.integrator), self.eps_d, self.max_iter_pos, self.max_correction_speed,
+                DIVERGENCE_FACTOR)
+            if diverged:
+                raise diverged_error(s.step_count, s.t, h, res, sweeps, solver="iterative")
             iters, residual, clamped = max(iters, sweeps), max(residual, res), clamped + cl
         info.iters_pos += iters
         info.residual_pos = max(info.residual_pos, residual)

@@ -30,8 +30,8 @@ from impulsim.kernel import njit
 from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.dynamics.forces import plain_loads
 from impulsim.dynamics.loads import add_timed_loads
-from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
-from impulsim.methods.impulse.lgs_correct import advance_bodies
+from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of
+from impulsim.methods.impulse.lgs_correct import advance_bodies, DIVERGENCE_FACTOR
 from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.lgs_step import lgs_corrections
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows_of
@@ -235,8 +235,15 @@ def iterative_run(run, loads, run_work, iter_prims, row_prims, prims, bodies, ro
             plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
         if not same_poses(body_pos, body_quat, rows[5], rows[6]):
             _iterative_rows(row_prims, prims, bodies, rows)
-        sweeps, res, cl = correct_positions_of(iter_prims, prims, bodies, rows, pred, h, scheme, eps_d,
-                                               max_iter_pos, max_speed_corr)
+        sweeps, res, cl, diverged = correct_positions_checked(iter_prims, prims, bodies, rows, pred, h, scheme,
+                                                              eps_d, max_iter_pos, max_speed_corr, DIVERGENCE_FACTOR)
+        if diverged:
+            # as in lgs_run: the step fails as in Method.step, with the state before it in ``backup``
+            stats[S_LAST_P] = sweeps
+            stats[S_LAST_RP] = res
+            stats[S_FAIL] = FAIL_DIVERGED
+            stats[S_T] = t
+            return
         sp = max(0, sweeps)
         rp = res if res > 0.0 else 0.0          # Python's max(0.0, res), as the staged step takes it
         advance_bodies(bodies, pred, h, scheme)

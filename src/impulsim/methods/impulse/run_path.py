@@ -88,7 +88,7 @@ def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
         method._lgs.factorizations += int(stats[rk.S_FACS])
         method._lgs.dropped = int(stats[rk.S_DROPPED])
     if stats[rk.S_FAIL]:
-        _fail(method, state, h, work)
+        _fail(method, path, state, h, work)
     state.t = float(stats[rk.S_T])
     return _run_info(method, stats, done, seconds, path)
 
@@ -120,7 +120,7 @@ def _call(method, path, state, h, n, out, work):
                          forces, (*options, bool(method.velocity_correction)), scheme)
 
 
-def _fail(method, state, h, work):
+def _fail(method, path, state, h, work):
     """The loop stopped after a step that failed a check: raise Method.step's error for it (the same
     checks on the same values) after putting the state and memory of before that step back."""
     stats = work.stats
@@ -133,7 +133,8 @@ def _fail(method, state, h, work):
                             f"(code {int(stats[rk.S_FAIL])}); the state was left at the last good step")
     try:
         if stats[rk.S_FAIL] == rk.FAIL_DIVERGED:
-            raise diverged_error(state.step_count, t_before, h, info.residual_pos, int(stats[rk.S_LAST_P]))
+            raise diverged_error(state.step_count, t_before, h, info.residual_pos, int(stats[rk.S_LAST_P]),
+                                 solver=path)
         method._check_finite(state, state.step_count)
         method._check_divergence(state, before, h, info)
     except SimulationError as exc:
