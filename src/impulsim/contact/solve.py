@@ -346,7 +346,7 @@ def patch_setup(rows, order, patch_start, patch_len, p, active_kind, level_hi, b
     return block_and_rest(rows, idx, m, body_inv_mass, frozen, A, rest, keep)
 
 
-@njit(**KERNEL, called_from_python=True)     # and by kernels: one version (impulsim.kernel)
+@njit(**KERNEL)
 def fill_cache(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, level_hi, body_inv_mass, frozen, ws,
                cache):
     """Find the blocks of patches p_lo … p_hi − 1 (see patch_setup) once for a phase, or one level of a shock
