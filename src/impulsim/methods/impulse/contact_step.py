@@ -40,6 +40,11 @@ class ContactCoupling:
     model has none; with either, the method steps through :meth:`_step_with_contacts`.
     """
 
+    compiled_contact_velocities = True
+    """Whether the velocity correction of contacts alone (no joints or limits) runs in one compiled loop; False
+    calls a contact sweep from Python per iteration, as with joints. The results are the same bit for bit;
+    the compiled loop saves about 3.5 µs a sweep."""
+
     contacts: ContactStage | None = None
     limits: LimitStage | None = None
 
@@ -206,7 +211,8 @@ class ContactCoupling:
     def _velocities_with_contacts(self, s, info):
         """Joint, contact and limit velocity sweeps at t0+h until none corrects anything."""
         cap = max(self.max_iter_vel, self._max_iter_contact)
-        if self.contacts is not None and self.limits is None and self._lgs is None and self._iter_prims is None:
+        if (self.compiled_contact_velocities and self.contacts is not None and self.limits is None
+                and self._lgs is None and self._iter_prims is None):
             it, res = self.contacts.velocity_sweeps(s, self.Iinv, cap, self._shock)   # contacts alone: one call
             info.iters_vel, info.residual_vel = it, res
             info.converged_vel = res <= self._eps_vc
