@@ -241,7 +241,7 @@ def velocity_patch_normals(rows, idx, m, body_inv_mass, body_Iinv, frozen, body_
     return err
 
 
-@njit(**KERNEL)      # Python calls it only where joints share the velocity loop; contacts alone use velocity_sweeps
+@njit(**KERNEL, called_from_python=True)     # and by kernels: one version (impulsim.kernel)
 def velocity_sweep(rows, order, patch_start, patch_len, p_lo, p_hi, active_kind, body_inv_mass, body_Iinv, frozen,
                    body_vel, body_omega, eps_v, level_hi, ws, cache, memo):
     """One pass over the patches p_lo … p_hi − 1 (in ``order``) and their contacts of ``active_kind``, up to
