@@ -68,7 +68,7 @@ def test_pilot_run_passes_curve_2(full_run):
     assert rows.sum() < len(t), r.summary()              # nothing ended the run there
     s = r.trace["s"][rows]
     assert s[-1] > 230.0
-    w, x, y = (r.trace[k][rows] for k in ("qw", "qx", "qy"))
+    x, y = (r.trace[k][rows] for k in ("qx", "qy"))
     tilt = np.degrees(np.arccos(np.clip(1 - 2 * (x * x + y * y), -1, 1)))   # angle of the hull's up axis
     exit_ = (s > 195) & (s < 200)
     assert exit_.any() and tilt[exit_].max() < 20.0
