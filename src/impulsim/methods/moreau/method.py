@@ -86,6 +86,12 @@ class MoreauMethod(Method):
     capabilities = Capabilities(velocity_joints=True, loops=True, kinematic_bodies=True, contacts=("newton",),
                                 limits=True, constraints=True)
 
+    _scratch_attrs = frozenset(("_contacts", "_contact_end"))
+    """This step's contacts and where their rows end: set by ``_assemble`` before ``_step`` reads them, so
+    neither rolled back after a failed step nor checkpointed (see impulsim.methods.memory). Left out of the
+    failed-step snapshot, whose plan of the method's memory is then reused from step to step instead of
+    being made again each step (the detector hands out a new ``Contacts`` every step)."""
+
     def __init__(self, model, *, solver: str = "gauss_seidel", alpha: float = 1.0, joint_alpha: float = 1.8,
                  e_r: float = 1e-6,
                  e_a: float = 1e-4, max_iter: int = 2000, eps_c: float = DEFAULT_EPS_C, gap_close: float = 0.0,

@@ -18,22 +18,27 @@ def _keys(contacts, index):
 
 
 class ContactMemory:
-    """Last step's percussions (Λ_N, Λ_t, Λ_b) per contact key."""
+    """Last step's percussions (Λ_N, Λ_t, Λ_b) per contact key: the first ``n`` rows of ``keys`` (sorted) and
+    ``lam``. The two buffers are written in place and only replaced when they must grow, so a step leaves
+    them where they were (the failed-step snapshot then reuses its plan of the method's memory)."""
 
     def __init__(self):
         self.keys = np.zeros(0, np.dtype((np.void, 32)))
         self.lam = np.zeros((0, 3))
+        self.n = 0
 
     def recall(self, contacts, blk_contact, lam_rows) -> int:
         """Write remembered Λ into ``lam_rows`` [n_blocks, 3] (a view of the contact rows) for the contacts
         ``blk_contact`` seen last step; returns how many were found. The tangent frame of a contact only
         depends on its normal and law, so Λ_t, Λ_b keep their meaning while the normal holds still."""
-        if not len(self.keys) or not len(blk_contact):
+        n = self.n
+        if not n or not len(blk_contact):
             return 0
+        keys = self.keys[:n]
         cur = _keys(contacts, blk_contact)
-        idx = np.searchsorted(self.keys, cur)
-        idx[idx == len(self.keys)] = 0
-        hit = self.keys[idx] == cur
+        idx = np.searchsorted(keys, cur)
+        idx[idx == n] = 0
+        hit = keys[idx] == cur
         lam_rows[hit] = self.lam[idx[hit]]
         return int(hit.sum())
 
@@ -41,5 +46,10 @@ class ContactMemory:
         """Remember this step's Λ of every contact block."""
         keys = _keys(contacts, blk_contact)
         order = np.argsort(keys, kind="stable")
-        self.keys = keys[order]
-        self.lam = lam_rows[order].copy()
+        n = len(keys)
+        if n > len(self.keys):
+            size = max(n, 2 * len(self.keys))
+            self.keys, self.lam = np.zeros(size, self.keys.dtype), np.zeros((size, 3))
+        self.keys[:n] = keys[order]
+        self.lam[:n] = lam_rows[order]
+        self.n = n
