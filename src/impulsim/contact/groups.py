@@ -33,6 +33,11 @@ FOUND = ("body_a", "body_b", "shape_a", "shape_b", "point_a", "point_b", "normal
 """Fields of ``found``: the detector's contacts (collision.Contacts): bodies and shapes, the points on A
 and B [m] and the unit normal from B towards A (world), and the signed distance [m]."""
 
+LAST = ("keys_sorted", "index_sorted", "pair_sorted", "pair_index", "local_a", "local_b", "count")
+"""Fields of ``last``: last step's contacts, as the warm start matches this step's to them (contact.warmstart):
+their identity keys sorted and each one's index, their body-pair keys sorted and each one's index, their
+points in A's and B's body frames [m], and how many there were."""
+
 MATERIALS = ("shape_material", "shape_round_radius", "shape_rolls", "restitution", "static_friction",
              "dynamic_friction", "restitution_rule", "friction_rule")
 """Fields of ``materials``: each shape's material, rounding radius [m] (spheres, capsules) and whether it
@@ -50,6 +55,12 @@ mass [m] and inverse mass along the axis (see contact.limits)."""
 def found_of(c) -> tuple:
     """``found`` of the detector's contacts ``c`` (collision.Contacts)."""
     return (c.body_a, c.body_b, c.shape_a, c.shape_b, c.point_a, c.point_b, c.normal, c.distance)
+
+
+def last_of(stage) -> tuple:
+    """``last`` of a contact stage."""
+    return (stage.prev_keys_sorted, stage.prev_index_sorted, stage.prev_pair_sorted, stage.prev_pair_index,
+            stage.prev_local_a, stage.prev_local_b, stage.prev_count)
 
 
 def materials_of(stage) -> tuple:

@@ -228,10 +228,8 @@ class ContactStage:
         # sticking flags are set again before the positions
         self.n_collisions = _load_and_classify(
             G.found_of(c), c.feature_a, c.feature_b, c.count, G.materials_of(self), state.body_pos,
-            state.body_quat, state.body_vel, state.body_omega, m.body_inv_mass, Iinv, m.n_bodies,
-            self.prev_keys_sorted, self.prev_index_sorted, self.prev_pair_sorted, self.prev_pair_index,
-            self.prev_local_a, self.prev_local_b, self.prev_count, 10.0 * self.opt.eps_c, self.eps_rc,
-            self.opt.eps_vc, self.keys, self.rows, self.matched)
+            state.body_quat, state.body_vel, state.body_omega, m.body_inv_mass, Iinv, m.n_bodies, G.last_of(self),
+            10.0 * self.opt.eps_c, self.eps_rc, self.opt.eps_vc, self.keys, self.rows, self.matched)
         self.top_level, self.n_patches_up, self.n_patches_down = _order_by_level(
             self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level, self.order, self.order_down,
             self.patches_up, self.patches_down, self.level_patches)
@@ -454,15 +452,16 @@ class ContactStage:
 
 @njit(cache=True)          # match_nearby allocates: not KERNEL's _nrt=False
 def _load_and_classify(found, feature_a, feature_b, count, materials, body_pos, body_quat, body_vel, body_omega,
-                       body_inv_mass, Iinv, n_bodies, prev_keys_sorted, prev_index_sorted, prev_pair_sorted,
-                       prev_pair_index, prev_local_a, prev_local_b, prev_count, match_tol, eps_rc, eps_vc,
+                       body_inv_mass, Iinv, n_bodies, last, match_tol, eps_rc, eps_vc,
                        # outputs
                        keys, rows, matched):
     """Load the detector's ``count`` contacts (``found``, ``materials`` as contact.groups) into the rows,
-    match each to last step's contact it continues (see contact.warmstart: by identity, then by nearness
-    within ``match_tol`` [m]), compute their geometry and classify them (contact.rows.classify). Returns the
-    number of collisions. One call from Python for what were six: each call types the 37 arrays of the rows
-    again (about 3.5 µs)."""
+    match each to ``last`` step's contact it continues (contact.groups.LAST; see contact.warmstart: by
+    identity, then by nearness within ``match_tol`` [m]), compute their geometry and classify them
+    (contact.rows.classify). Returns the number of collisions. One call from Python for what were six: each
+    call types the 37 arrays of the rows again (about 3.5 µs)."""
+    prev_keys_sorted, prev_index_sorted, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, \
+        prev_count = last
     W.make_keys(found[0], found[1], feature_a, feature_b, count, keys)
     W.match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, matched)
     R.load_contacts(found, count, materials, body_pos, body_quat, rows)
