@@ -104,6 +104,12 @@ def test_view_command_rejects_bad_input_in_one_line(tmp_path, capsys):
     assert "none.parquet: no such recording" in capsys.readouterr().err
 
 
+def _default_sigint():
+    """Ctrl+C as a terminal user's view sees it: a background job of a non-interactive shell (as a CI runner
+    may start pytest) ignores SIGINT, and the view started here would inherit that and never stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_view_command_serves_the_page(tmp_path):
     pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
     import socket
@@ -113,7 +119,7 @@ def test_view_command_serves_the_page(tmp_path):
         port = sock.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "impulsim.cli", "view", str(EXAMPLES / "pendulum.yaml"),
                              "--port", str(port), "--no-browser"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     try:
         lines = []
         while not any(f"impulsim view: http://127.0.0.1:{port}" in line for line in lines):
