@@ -58,6 +58,24 @@ def projected_norm(P, f, d):
     return np.sqrt(s)
 
 
+@njit(cache=True, forceinline=True)
+def _predicted_error(i, kind, A, B, prims, bodies, pred, h, scheme):
+    """Error of primitive i (of ``kind``, between bodies A and B) at the free prediction of its bodies over h
+    [s]: predicts A, then B, where dirty (marking them clean), as every sweep does. Returns the error vector."""
+    _, _, _, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, _ = prims
+    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, _, body_inertia, body_inv_inertia, \
+        body_inv_mass, body_static = bodies
+    pred_pos, pred_quat, _, _, _, dirty, _ = pred
+    for k in (A, B):
+        if dirty[k]:
+            predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
+                         body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
+            dirty[k] = 0
+    return position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
+                            v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]), v3(prim_axis_b[i]),
+                            prim_target[i], q4(prim_qrel[i]))
+
+
 @njit(cache=True)
 def sweep_positions(listed, first_sweep, prims, bodies, rows, pred, h, scheme, eps_d, max_speed):
     """One sweep over the listed primitives: predict the bodies of each (if dirty) at t0+h, and if its error
@@ -70,12 +88,10 @@ def sweep_positions(listed, first_sweep, prims, bodies, rows, pred, h, scheme, e
     huge impulse. The bodies' velocities are corrected in place; the predictions, dirty flags and step
     tolerances of ``pred`` are updated (groups: see :mod:`groups`).
     """
-    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, prim_qrel, \
-        prim_vel_target = prims
-    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_Iinv, body_inertia, body_inv_inertia, \
-        body_inv_mass, body_static = bodies
+    prim_kind, prim_body_a, prim_body_b = prims[0], prims[1], prims[2]
+    _, _, body_vel, body_omega, _, _, body_Iinv, _, _, body_inv_mass, _ = bodies
     row_ra, row_rb, row_P, row_dim, row_Minv, _, _ = rows
-    pred_pos, pred_quat, _, _, _, dirty, step_tol = pred
+    dirty, step_tol = pred[5], pred[6]
     residual = 0.0
     corrected = False
     clamped = 0
@@ -85,17 +101,7 @@ def sweep_positions(listed, first_sweep, prims, bodies, rows, pred, h, scheme, e
             continue
         A = prim_body_a[i]
         B = prim_body_b[i]
-        if dirty[A]:
-            predict_body(A, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                         body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
-            dirty[A] = 0
-        if dirty[B]:
-            predict_body(B, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                         body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
-            dirty[B] = 0
-        d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
-                             v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]),
-                             v3(prim_axis_b[i]), prim_target[i], q4(prim_qrel[i]))
+        d = _predicted_error(i, kind, A, B, prims, bodies, pred, h, scheme)
         err = np.sqrt(dot(d, d))
         residual = max(residual, err)
         if first_sweep:
@@ -122,26 +128,13 @@ def free_position_error(listed, prims, bodies, pred, h, scheme):
     h [s], before any correction. Predicts the dirty bodies into ``pred`` and marks them clean, so the first
     sweep takes these predictions as they are (the same function of the same inputs: the sweeps' results do
     not change)."""
-    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, prim_target, \
-        prim_qrel, _ = prims
-    body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, _, body_inertia, body_inv_inertia, \
-        body_inv_mass, body_static = bodies
-    pred_pos, pred_quat, _, _, _, dirty, _ = pred
+    prim_kind, prim_body_a, prim_body_b = prims[0], prims[1], prims[2]
     largest = 0.0
     for i in listed:
         kind = prim_kind[i]
         if is_velocity_only(kind):
             continue
-        A = prim_body_a[i]
-        B = prim_body_b[i]
-        for k in (A, B):
-            if dirty[k]:
-                predict_body(k, body_pos, body_quat, body_vel, body_omega, body_acc, body_tau, body_inertia,
-                             body_inv_inertia, body_inv_mass, body_static, h, scheme, pred_pos, pred_quat)
-                dirty[k] = 0
-        d = position_error_t(kind, v3(pred_pos[A]), q4(pred_quat[A]), v3(pred_pos[B]), q4(pred_quat[B]),
-                             v3(prim_anchor_a[i]), v3(prim_anchor_b[i]), v3(prim_axis_a[i]),
-                             v3(prim_axis_b[i]), prim_target[i], q4(prim_qrel[i]))
+        d = _predicted_error(i, kind, prim_body_a[i], prim_body_b[i], prims, bodies, pred, h, scheme)
         largest = max(largest, np.sqrt(dot(d, d)))
     return largest
 

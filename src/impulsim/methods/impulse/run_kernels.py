@@ -148,6 +148,16 @@ def close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, s
     return FAIL_NONE
 
 
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
+def _fail_diverged(stats, solves, residual, t):
+    """Record a step whose joint correction diverged (solves or sweeps, the residual [m], its time [s]); the
+    run then stops as Method.step would, the state before the step in the backup."""
+    stats[S_LAST_P] = solves
+    stats[S_LAST_RP] = residual
+    stats[S_FAIL] = FAIL_DIVERGED
+    stats[S_T] = t
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def lgs_run(run, loads, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme):
     """Up to ``n`` fused all-LGS steps from time ``t`` [s]; totals in ``stats`` (S_* layout). Stops at the
@@ -183,10 +193,7 @@ def lgs_run(run, loads, run_work, chains, struct, prims, bodies, rows, fac, pred
             max_speed_corr, dep_tol, i > 0)
         if diverged:
             # the joint correction diverged (lgs_correct.DIVERGENCE_FACTOR): the step fails as in Method.step
-            stats[S_LAST_P] = sp
-            stats[S_LAST_RP] = rp
-            stats[S_FAIL] = FAIL_DIVERGED
-            stats[S_T] = t
+            _fail_diverged(stats, sp, rp, t)
             return
         fail = close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs,
                           dropped, eps_d, eps_v, max_distance, max_speed)
@@ -239,10 +246,7 @@ def iterative_run(run, loads, run_work, iter_prims, row_prims, prims, bodies, ro
                                                               eps_d, max_iter_pos, max_speed_corr, DIVERGENCE_FACTOR)
         if diverged:
             # as in lgs_run: the step fails as in Method.step, with the state before it in ``backup``
-            stats[S_LAST_P] = sweeps
-            stats[S_LAST_RP] = res
-            stats[S_FAIL] = FAIL_DIVERGED
-            stats[S_T] = t
+            _fail_diverged(stats, sweeps, res, t)
             return
         sp = max(0, sweeps)
         rp = res if res > 0.0 else 0.0          # Python's max(0.0, res), as the staged step takes it
