@@ -89,7 +89,14 @@ def test_canvas_shows_the_bodies(viewer, page):
     changed = changed_pixels(with_bodies, empty)
     # the bob (r = 5 cm about 2 m from the camera) covers some hundred pixels
     assert changed > 100, "the canvas with the bodies looks like the empty scene"
-    assert changed_pixels(settled_canvas(page), with_bodies) < 0.1 * changed
+    # shown again, the canvas returns to the first picture; a frame still on its way (a loaded machine) may
+    # make one settled screenshot differ, so it is taken again until it matches or 15 s have passed
+    deadline = time.monotonic() + 15.0
+    while True:
+        back = changed_pixels(settled_canvas(page), with_bodies)
+        if back < 0.1 * changed or time.monotonic() > deadline:
+            break
+    assert back < 0.1 * changed
 
 
 def test_play_pause_and_single_step_advance_by_exactly_one_step(viewer, page):
