@@ -475,12 +475,10 @@ def _load_and_classify(found, feature_a, feature_b, count, materials, body_pos, 
 def _gap_floors(rows, count, speed, h):
     """The least gap each contact may end the step with (rows.gap_floor): 0, or for a contact deeper than
     speed·h (the recovery speed [m/s], see ContactOptions.recovery_speed) its start depth less that much."""
+    unlimited = math.isinf(speed)
     for c in range(count):
-        if math.isinf(speed):
-            rows.gap_floor[c] = 0.0
-        else:
-            g = rows.gap0[c] + speed * h
-            rows.gap_floor[c] = g if (g < 0.0 or g != g) else 0.0       # as np.minimum(0, g): NaN kept
+        g = 0.0 if unlimited else rows.gap0[c] + speed * h
+        rows.gap_floor[c] = g if (g < 0.0 or g != g) else 0.0       # as np.minimum(0, g): NaN kept
 
 
 @njit(**KERNEL)
