@@ -96,3 +96,44 @@ def test_sigterm_and_sigint_close_the_recording(tmp_path, sig):
     assert not journal.exists() and (out / "final_state.npz").exists()
     steps = table.column("step").to_numpy()
     assert table.num_rows > 10 and np.array_equal(steps, np.arange(table.num_rows))
+
+
+def _interrupt_at_line(code, line_index):
+    """A trace function that raises KeyboardInterrupt (as a Ctrl-C would) at the ``line_index``-th line
+    run inside ``code``."""
+    seen = [0]
+
+    def trace(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event == "line":
+            seen[0] += 1
+            if seen[0] == line_index:
+                raise KeyboardInterrupt
+        return trace
+    return trace
+
+
+@pytest.mark.parametrize("flush_rows", [1, 10**9])       # with and without the journal written every row
+def test_ctrl_c_anywhere_in_record_keeps_the_last_step_true(tmp_path, flush_rows):
+    """Ctrl-C may arrive between any two lines of ``record``; the step the recorder reports last must be the
+    step of its last row either way, or a run ending on Ctrl-C records that step twice (or not at all)."""
+    from impulsim.io import load_scene
+    from impulsim.io.recording import Recorder
+    scene = load_scene(str(ROOT / "examples" / "pendulum.yaml"))
+    sim = scene.simulation()
+    code = Recorder.record.__code__
+    for line_index in range(1, 40):
+        rec = Recorder(scene.model, path=tmp_path / f"r{line_index}-{flush_rows}.parquet", flush_rows=flush_rows)
+        rec.record(sim.state)
+        sim.step()
+        sys.settrace(_interrupt_at_line(code, line_index))
+        try:
+            rec.record(sim.state)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            sys.settrace(None)
+        rec.close()
+        steps = read_recording(rec.path).column("step").to_numpy()
+        assert rec.last_step() == steps[-1], f"Ctrl-C at line {line_index} of record: rows {steps}"

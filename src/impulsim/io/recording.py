@@ -76,7 +76,7 @@ class Recorder:
         self.flush_rows, self.flush_seconds = max(1, int(flush_rows)), float(flush_seconds)
         self._journal = self._sink = None
         self._n_flushed = 0
-        self._last_step = -1
+        self._last_flushed_step = -1
         self._last_flush = time.monotonic()
         self.closed = False
         if self.path is not None:
@@ -107,6 +107,7 @@ class Recorder:
         with _signals_held():            # Ctrl-C or SIGTERM in the middle would leave half a batch
             self._journal.write_batch(self._batch(self._rows))
             self._n_flushed += len(self._rows)
+            self._last_flushed_step = int(self._rows[-1][0])
             self._rows = []
             self._sync()
         self._last_flush = time.monotonic()
@@ -153,8 +154,8 @@ class Recorder:
         if hasattr(state, "state") and hasattr(state, "step"):     # a Simulation, as observers get it
             state = state.state
         with np.errstate(all="ignore"):
-            self._rows.append(self._row(state, info))
-        self._last_step = int(state.step_count)
+            row = self._row(state, info)
+        self._rows.append(row)       # one operation: a Ctrl-C lands before or after it, never half-way
         if self._journal is not None and (len(self._rows) >= self.flush_rows
                                           or time.monotonic() - self._last_flush >= self.flush_seconds):
             self.flush()
@@ -180,8 +181,9 @@ class Recorder:
         return row.astype(np.float64)
 
     def last_step(self) -> int:
-        """Step count of the last recorded row (−1 if none)."""
-        return self._last_step
+        """Step count of the last recorded row (−1 if none), read from the row itself, so that a Ctrl-C
+        arriving right after a row was added cannot make a run record that step twice."""
+        return int(self._rows[-1][0]) if self._rows else self._last_flushed_step
 
     def _batch(self, rows) -> pa.RecordBatch:
         data = np.array(rows, dtype=np.float64).reshape(len(rows), len(self.columns))
