@@ -28,6 +28,8 @@ def fail_without_chromium():
     """Fail the calling test (CI without a Chromium binary)."""
     import pytest
     pytest.fail(f"{NO_CHROMIUM}: CI must run the browser tests (.ci/run installs chromium)")
+
+
 PIXEL_CHANGE = 30
 """Summed RGB difference (of 765) above which a pixel counts as changed (anti-aliasing noise is below)."""
 
@@ -39,10 +41,16 @@ def launch(playwright):
         args=CHROMIUM_ARGS, viewport={"width": 1000, "height": 700})
 
 
+OVERLAYS_HIDDEN = ".mantine-Notifications-root { visibility: hidden !important; }"
+"""Style applied while a canvas screenshot is taken: notifications float over the canvas and come and go
+on their own (viser announces software WebGL a moment after the page has drawn, later on a busy machine),
+so a screenshot of the canvas leaves them out."""
+
+
 def canvas_png(page) -> np.ndarray:
-    """The first canvas of the page as an RGB float array."""
+    """The first canvas of the page as an RGB float array, without the notifications above it."""
     from PIL import Image
-    png = page.locator("canvas").first.screenshot()
+    png = page.locator("canvas").first.screenshot(style=OVERLAYS_HIDDEN)
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), float)
 
 

@@ -77,11 +77,24 @@ def _wait_status(pg, cond, timeout=WAIT):
                          f"(inputs: {_inputs(pg)})")
 
 
+def _where_they_differ(now, first, empty, folder) -> str:
+    """Where a re-shown canvas differs from the first picture: the changed pixels' bounding box and colours,
+    the three screenshots saved for a look."""
+    from PIL import Image
+    diff = np.abs(now - first).sum(axis=2) > PIXEL_CHANGE
+    rows, cols = np.nonzero(diff)
+    for name, im in (("first", first), ("empty", empty), ("again", now)):
+        Image.fromarray(im.astype(np.uint8)).save(folder / f"canvas_{name}.png")
+    return (f"{diff.sum()} pixels differ in rows {rows.min()}-{rows.max()}, columns {cols.min()}-{cols.max()}; "
+            f"mean colour first {first[diff].mean(axis=0).round()}, again {now[diff].mean(axis=0).round()}; "
+            f"screenshots in {folder}")
+
+
 def _click(pg, label):
     pg.get_by_role("button", name=label, exact=True).click()
 
 
-def test_canvas_shows_the_bodies(viewer, page):
+def test_canvas_shows_the_bodies(viewer, page, tmp_path):
     with_bodies = settled_canvas(page)       # each screenshot once the canvas has stopped changing
     viewer.show_bodies(False)
     empty = settled_canvas(page)
@@ -93,10 +106,11 @@ def test_canvas_shows_the_bodies(viewer, page):
     # make one settled screenshot differ, so it is taken again until it matches or 15 s have passed
     deadline = time.monotonic() + 15.0
     while True:
-        back = changed_pixels(settled_canvas(page), with_bodies)
+        now = settled_canvas(page)
+        back = changed_pixels(now, with_bodies)
         if back < 0.1 * changed or time.monotonic() > deadline:
             break
-    assert back < 0.1 * changed
+    assert back < 0.1 * changed, _where_they_differ(now, with_bodies, empty, tmp_path)
 
 
 def test_play_pause_and_single_step_advance_by_exactly_one_step(viewer, page):
