@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from impulsim.io.recording import journal_path, read_recording, recover_recording
+from tests.child_process import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = r"""
@@ -69,18 +70,12 @@ def test_sigkill_loses_at_most_one_flush_interval(tmp_path):
     assert read_recording(out).num_rows == rows
 
 
-def _default_sigint():
-    """A background job of a non-interactive shell (as a CI runner may start pytest) ignores SIGINT, and a
-    child inherits that; the run under test is meant to see Ctrl+C as a terminal user's run does."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_sigterm_and_sigint_close_the_recording(tmp_path, sig):
     out = tmp_path / "run"
     child = subprocess.Popen([sys.executable, "-c", "import sys; from impulsim.cli import main; sys.exit(main())",
                               "run", str(ROOT / "examples" / "pendulum.yaml"), "-d", "1e5", "-q", "-o", str(out)],
-                             env=_env(), preexec_fn=_default_sigint)
+                             env=_env(), preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 300
         journal = journal_path(out / "recording.parquet")

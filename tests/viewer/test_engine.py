@@ -13,6 +13,8 @@ from impulsim.dynamics import diagnostics
 from impulsim.io import load_scene
 from impulsim.viewer.engine import SimulationThread, apply_impulse
 
+from tests.child_process import default_sigint
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -104,12 +106,6 @@ def test_view_command_rejects_bad_input_in_one_line(tmp_path, capsys):
     assert "none.parquet: no such recording" in capsys.readouterr().err
 
 
-def _default_sigint():
-    """Ctrl+C as a terminal user's view sees it: a background job of a non-interactive shell (as a CI runner
-    may start pytest) ignores SIGINT, and the view started here would inherit that and never stop."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_view_command_serves_the_page(tmp_path):
     pytest.importorskip("viser", reason="the viewer needs viser (pip install 'impulsim[viewer]')")
     import socket
@@ -119,7 +115,7 @@ def test_view_command_serves_the_page(tmp_path):
         port = sock.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "impulsim.cli", "view", str(EXAMPLES / "pendulum.yaml"),
                              "--port", str(port), "--no-browser"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         lines = []
         while not any(f"impulsim view: http://127.0.0.1:{port}" in line for line in lines):
