@@ -104,15 +104,33 @@ JOINT_HELPERS = ("add_ball", "add_distance", "add_hinge", "add_slider", "add_cyl
                  "add_fixed", "add_velocity_joint")
 
 
-@pytest.mark.parametrize("name", [n for n in dir(ims.ModelBuilder) if n.startswith("add_") and n != "add_joint"])
-def test_every_builder_helper_has_explicit_documented_parameters(name):
-    method = getattr(ims.ModelBuilder, name)
+BUILDER_METHODS = [(cls, n) for cls in (ims.ModelBuilder, ims.MassPointBuilder) for n in dir(cls)
+                   if n.startswith("add_")]
+
+
+@pytest.mark.parametrize("cls, name", BUILDER_METHODS, ids=[f"{c.__name__}.{n}" for c, n in BUILDER_METHODS])
+def test_every_builder_method_has_explicit_annotated_documented_parameters(cls, name):
+    """Every parameter is named, typed and described: an editor can complete it and a typo fails at once."""
+    method = getattr(cls, name)
     params = inspect.signature(method).parameters
-    assert not any(p.kind == p.VAR_KEYWORD for p in params.values()), f"{name} hides its parameters in **kw"
+    for p in params.values():
+        assert p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL), f"{name} hides its parameters in {p}"
+        if p.name != "self":
+            assert p.annotation is not p.empty, f"{cls.__name__}.{name}: parameter {p.name} has no type"
     doc = inspect.getdoc(method) or ""
     for p in params:
         if p not in ("self", "where", "name", "body_a", "body_b", "joint"):
             assert p in doc, f"{name}: parameter {p} is not in the docstring"
+
+
+@pytest.mark.parametrize("add", [lambda b: b.add_joint("hinge", "j", "world", "rod", axes=(1, 0, 0)),
+                                 lambda b: b.add_hinge("j", "world", "rod", axes=(1, 0, 0))])
+def test_an_unknown_builder_keyword_is_a_type_error_that_names_it(add):
+    b = ims.ModelBuilder()
+    b.add_body("rod", mass=1.0, inertia=(1.0, 1.0, 1.0))
+    with pytest.raises(TypeError, match="'axes'"):
+        add(b)
+    assert b.joints == []
 
 
 def test_joint_helpers_build_the_same_model_as_add_joint():
