@@ -36,6 +36,19 @@ def test_version(capsys):
     assert capsys.readouterr().out.startswith(f"impulsim {ims.__version__} (Python ")
 
 
+def test_python_dash_m_runs_the_command_line_and_passes_on_its_exit_code(tmp_path):
+    """``python -m impulsim`` is the console script where the script is not on PATH."""
+    done = subprocess.run([sys.executable, "-m", "impulsim", "--version"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"impulsim {ims.__version__} (Python "), done.stdout
+    missing = tmp_path / "missing.yaml"
+    done = subprocess.run([sys.executable, "-m", "impulsim", "check", str(missing)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"impulsim: error: {missing}: no such scene file"
+
+
 def test_run_help_lists_every_scene_method_with_a_summary():
     text = build_parser()._subparsers._group_actions[0].choices["run"].format_help()
     for name in METHODS:
