@@ -185,7 +185,25 @@ def test_recording_units_and_recorder_as_observer(tmp_path):
 
 
 def test_one_progress_bar_helper():
+    """Runs and sweeps show the same bar (delay, refresh, removal): only impulsim/progress.py makes one."""
+    src = ROOT / "src" / "impulsim"
+    makers = [str(p.relative_to(src)) for p in src.rglob("*.py") if "tqdm" in p.read_text()]
+    assert makers == ["progress.py"]
     import impulsim.io.runner as runner
     import impulsim.simulation as simulation
-    text = inspect.getsource(runner) + inspect.getsource(simulation)
-    assert "tqdm(" not in text and "progress_bar" in text
+    import impulsim.sweep.runner as sweep
+    for module in (runner, simulation, sweep):
+        assert "progress_bar(" in inspect.getsource(module), module.__name__
+
+
+def test_the_sweep_bar_counts_cases(monkeypatch):
+    import impulsim.sweep.runner as sweep
+    bars = []
+    monkeypatch.setattr(sweep, "progress_bar", lambda *a, **kw: bars.append((a, kw)) or None)
+    assert sweep._bar(7, False) is None and bars == []
+    sweep._bar(7, True)
+    assert bars == [((7, "sweep"), {"unit": "case"})]
+    from impulsim.progress import progress_bar
+    bar = progress_bar(7, "sweep", unit="case")
+    assert (bar.total, bar.unit, bar.desc) == (7, "case", "sweep")
+    bar.close()
