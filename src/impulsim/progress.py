@@ -1,16 +1,16 @@
-"""Console helpers: the progress bar of long runs (``Simulation.run(progress=True)``, ``impulsim run``) and a
-quiet stdout for libraries that print."""
+"""Console helpers: the progress bar of long runs (``Simulation.run(progress=True)``, ``impulsim run``,
+sweeps) and a quiet stdout for libraries that print."""
 from __future__ import annotations
 
 import contextlib
 import io
 
 
-def progress_bar(total: int, desc: str = ""):
-    """A tqdm bar over ``total`` steps on stderr; it appears only after a second, so short runs show none,
-    and it is removed when closed."""
+def progress_bar(total: int, desc: str = "", unit: str = "step"):
+    """A tqdm bar over ``total`` items on stderr, counted in ``unit`` ("step", "case"); it appears only
+    after a second, so short runs show none, and it is removed when closed."""
     from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit="step", mininterval=0.5, delay=1.0, leave=False)
+    return tqdm(total=total, desc=desc, unit=unit, mininterval=0.5, delay=1.0, leave=False)
 
 
 @contextlib.contextmanager

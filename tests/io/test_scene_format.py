@@ -259,6 +259,7 @@ def test_scene_keys_cover_the_builder_arguments():
     assert args("add_spring") - {"body_a", "body_b"} | {"bodies"} == set(SPRING_READERS)
     frame = {f.name for f in fields(JointSpec)} - {"name", "kind", "body_a", "body_b", "where"}
     assert frame == set(JOINT_READERS)
+    assert args("add_joint") - {"kind", "name", "body_a", "body_b"} == set(JOINT_READERS)
     from impulsim.model.specs import Material
     assert set(MATERIAL_KEYS) == {f.name for f in fields(Material)} - {"name"}
 

@@ -128,7 +128,7 @@ def bender(quick: bool = False, plot_path: str = "bench_lgs_scaling.png") -> lis
     records = chain(quick) + tree(quick) + loops(quick)
     if plot_path:
         plot_scaling(records, plot_path)
-        print(f"plot written to {os.path.abspath(plot_path)}")
+        print(f"plot written to {plot_path}")
     return records + cold_start(empty_cache=not quick)
 
 

@@ -17,6 +17,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from impulsim.errors import ModelError
+from impulsim.geometry.shapes import Shape
 from impulsim.model.kinds import JointKind, Coordinate, ServoMode
 from impulsim.model.specs import (BodySpec, JointSpec, LimitSpec, LoadSpec, MotorSpec, ServoSpec, SpringSpec,
                                   Material)
@@ -26,10 +27,14 @@ WORLD = "world"
 Vec3 = Sequence[float]
 """Three numbers (x, y, z): a tuple, a list or a numpy array."""
 
+Quat = Sequence[float]
+"""Four numbers (w, x, y, z): a rotation quaternion, scalar first."""
 
-def _given(**kw) -> dict:
-    """The keyword arguments that were given (not None): the joint's defaults apply to the others."""
-    return {k: v for k, v in kw.items() if v is not None}
+Inertia = Sequence[float] | Sequence[Sequence[float]]
+"""Three principal moments of inertia or a 3×3 inertia tensor [kg m²]."""
+
+Setpoints = Sequence[Sequence[float]] | float
+"""(time [s], value) pairs, or one number: a constant set-point."""
 
 
 def _vec(v, what, n=3):
@@ -44,7 +49,8 @@ def _vec(v, what, n=3):
 class ModelBuilder:
     """Collects a scene description; :meth:`build` validates it and returns ``(Model, State)``."""
 
-    def __init__(self, name: str = "scene", gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, name: str = "scene", gravity: Vec3 = (0.0, 0.0, -9.81)):
+        """An empty scene called ``name`` with ``gravity`` [m/s²] in the world frame."""
         self.name = name
         self.gravity = _vec(gravity, "gravity")
         self.bodies: list[BodySpec] = []
@@ -78,10 +84,10 @@ class ModelBuilder:
         self.materials[name] = mat
         return name
 
-    def add_body(self, name: str, *, shapes: Iterable = (), mass: Optional[float] = None,
-                 inertia=None, com=None, density: Optional[float] = None,
-                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
-                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
+    def add_body(self, name: str, *, shapes: Iterable[Shape] = (), mass: Optional[float] = None,
+                 inertia: Optional[Inertia] = None, com: Optional[Vec3] = None, density: Optional[float] = None,
+                 position: Vec3 = (0.0, 0.0, 0.0), orientation: Quat = (1.0, 0.0, 0.0, 0.0),
+                 velocity: Vec3 = (0.0, 0.0, 0.0), angular_velocity: Vec3 = (0.0, 0.0, 0.0),
                  static: bool = False, kinematic: bool = False, material: Optional[str] = None,
                  collision_group: int = 1, collision_mask: int = -1, point: bool = False,
                  where: str = "") -> str:
@@ -121,12 +127,19 @@ class ModelBuilder:
             point=bool(point)))
         return name
 
-    def add_point(self, name: str, *, mass: float, position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0),
-                  where: str = "") -> str:
+    def add_point(self, name: str, *, mass: float, position: Vec3 = (0.0, 0.0, 0.0),
+                  velocity: Vec3 = (0.0, 0.0, 0.0), where: str = "") -> str:
         """Add a point mass of ``mass`` [kg] at ``position`` [m] with ``velocity`` [m/s] (world frame).
 
         A point has no rotational inertia and no extent: joints attach at the point itself, and only
         methods that step point masses (``masspoint``) accept it.
+
+        Args:
+            name: the point's name (unique; ``"world"`` is taken).
+            mass: mass [kg].
+            position: where the point starts [m], world frame.
+            velocity: its initial velocity [m/s], world frame.
+            where: source location for error messages (scene files set it).
         """
         return self.add_body(name, mass=mass, position=position, velocity=velocity, point=True, where=where)
 
@@ -140,24 +153,42 @@ class ModelBuilder:
         self.collision_rules.append((body_a, body_b, False))
 
     # joints ---------------------------------------------------------------------------------------
-    def add_joint(self, kind: JointKind | str, name: str, body_a: str, body_b: str, *, where: str = "",
-                  **frame) -> str:
+    def add_joint(self, kind: JointKind | str, name: str, body_a: str, body_b: str, *,
+                  anchor: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None,
+                  anchor_b: Optional[Vec3] = None, axis: Optional[Vec3] = None, axis_a: Optional[Vec3] = None,
+                  axis_b: Optional[Vec3] = None, length: Optional[float] = None,
+                  velocity: Optional[Vec3] = None, angular_velocity: Optional[Vec3] = None,
+                  where: str = "") -> str:
         """Add a joint of any kind between ``body_a`` and ``body_b`` (``"world"`` for the ground).
 
-        Keyword arguments: anchor, anchor_a, anchor_b, axis, axis_a, axis_b, length (distance joints),
-        velocity / angular_velocity (velocity joints: prescribed B-minus-A relative velocity, world).
+        The helpers below (:meth:`add_hinge`, …) are this method with their kind and only the parameters
+        that kind uses; this one serves code that picks the kind at run time (scene files, loaders).
+        Parameters left at None take the kind's defaults.
+
+        Args:
+            kind: a :class:`JointKind` or its name (``"hinge"``, ``"point_on_plane"``, …).
+            name: the joint's name (unique).
+            body_a, body_b: the two bodies' names; ``"world"`` for the ground.
+            anchor: the joint point [m], world frame, at the initial pose.
+            anchor_a, anchor_b: the joint point [m] in A's and in B's user frame (instead of ``anchor``).
+            axis: the joint axis (any length, not zero), world frame, at the initial pose.
+            axis_a, axis_b: the joint axis in A's and in B's user frame (instead of ``axis``).
+            length: distance and thread joints: the distance [m] (default: the initial distance).
+            velocity: velocity joints: prescribed velocity of B's point minus A's [m/s], world frame.
+            angular_velocity: velocity joints: prescribed angular velocity of B minus A [rad/s], world.
+            where: source location for error messages (scene files set it).
+
+        Returns the name.
         """
         kind = _joint_kind(kind, name)
         label = f'joints[{len(self.joints)}] "{name}"'
-        spec = JointSpec(name=name, kind=kind, body_a=body_a, body_b=body_b, where=where)
-        for key, value in frame.items():
-            if not hasattr(spec, key) or key in ("name", "kind", "body_a", "body_b", "where"):
-                raise ModelError(f"{label}: unknown joint parameter {key!r}")
-            if key == "length":
-                setattr(spec, key, None if value is None else float(value))
-            else:
-                setattr(spec, key, _vec(value, f"{label}: {key}"))
-        self.joints.append(spec)
+        self.joints.append(JointSpec(
+            name=name, kind=kind, body_a=body_a, body_b=body_b,
+            anchor=_vec(anchor, f"{label}: anchor"), anchor_a=_vec(anchor_a, f"{label}: anchor_a"),
+            anchor_b=_vec(anchor_b, f"{label}: anchor_b"), axis=_vec(axis, f"{label}: axis"),
+            axis_a=_vec(axis_a, f"{label}: axis_a"), axis_b=_vec(axis_b, f"{label}: axis_b"),
+            length=None if length is None else float(length), velocity=_vec(velocity, f"{label}: velocity"),
+            angular_velocity=_vec(angular_velocity, f"{label}: angular_velocity"), where=where))
         return name
 
     # Each joint kind below takes its frame as keywords, either once in world coordinates at the initial
@@ -177,7 +208,7 @@ class ModelBuilder:
         Returns the name.
         """
         return self.add_joint(JointKind.BALL, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b))
+                              anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b)
 
     def add_distance(self, name: str, body_a: str, body_b: str, *, anchor_a: Optional[Vec3] = None,
                      anchor_b: Optional[Vec3] = None, anchor: Optional[Vec3] = None,
@@ -191,7 +222,7 @@ class ModelBuilder:
             where: source location for error messages.
         """
         return self.add_joint(JointKind.DISTANCE, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, length=length))
+                              anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, length=length)
 
     def add_hinge(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
                   axis: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None,
@@ -208,8 +239,8 @@ class ModelBuilder:
         [rad], counted from the initial pose.
         """
         return self.add_joint(JointKind.HINGE, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
-                                       axis_a=axis_a, axis_b=axis_b))
+                              anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                              axis_a=axis_a, axis_b=axis_b)
 
     def add_slider(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
                    axis: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None,
@@ -226,8 +257,8 @@ class ModelBuilder:
         The joint coordinate is B's displacement along the axis relative to A [m] from the initial pose.
         """
         return self.add_joint(JointKind.SLIDER, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
-                                       axis_a=axis_a, axis_b=axis_b))
+                              anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                              axis_a=axis_a, axis_b=axis_b)
 
     def add_cylindrical(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
                         axis: Optional[Vec3] = None, anchor_a: Optional[Vec3] = None,
@@ -244,8 +275,8 @@ class ModelBuilder:
         Two joint coordinates: the angle [rad] and the position [m] along the axis.
         """
         return self.add_joint(JointKind.CYLINDRICAL, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
-                                       axis_a=axis_a, axis_b=axis_b))
+                              anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                              axis_a=axis_a, axis_b=axis_b)
 
     def add_universal(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
                       axis_a: Optional[Vec3] = None, axis_b: Optional[Vec3] = None,
@@ -261,8 +292,8 @@ class ModelBuilder:
             where: source location for error messages.
         """
         return self.add_joint(JointKind.UNIVERSAL, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
-                                       axis_a=axis_a, axis_b=axis_b))
+                              anchor=anchor, axis=axis, anchor_a=anchor_a, anchor_b=anchor_b,
+                              axis_a=axis_a, axis_b=axis_b)
 
     def add_fixed(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
                   anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None, where: str = "") -> str:
@@ -274,7 +305,7 @@ class ModelBuilder:
             where: source location for error messages.
         """
         return self.add_joint(JointKind.FIXED, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b))
+                              anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b)
 
     def add_thread(self, name: str, body_a: str, body_b: str, *, anchor_a: Optional[Vec3] = None,
                    anchor_b: Optional[Vec3] = None, anchor: Optional[Vec3] = None,
@@ -288,7 +319,7 @@ class ModelBuilder:
             where: source location for error messages.
         """
         return self.add_joint(JointKind.THREAD, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, length=length))
+                              anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, length=length)
 
     def add_velocity_joint(self, name: str, body_a: str, body_b: str, *, anchor: Optional[Vec3] = None,
                            anchor_a: Optional[Vec3] = None, anchor_b: Optional[Vec3] = None,
@@ -305,8 +336,8 @@ class ModelBuilder:
         Only velocities are kept, never positions: the viewer's mouse grab is built from it.
         """
         return self.add_joint(JointKind.VELOCITY, name, body_a, body_b, where=where,
-                              **_given(anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, velocity=velocity,
-                                       angular_velocity=angular_velocity))
+                              anchor=anchor, anchor_a=anchor_a, anchor_b=anchor_b, velocity=velocity,
+                              angular_velocity=angular_velocity)
 
     # actuators ------------------------------------------------------------------------------------
     def add_motor(self, name: str, joint: str, effort: float = 0.0, coordinate: str = "auto",
@@ -317,12 +348,13 @@ class ModelBuilder:
             joint: the joint's name (hinge, slider or cylindrical).
             effort: the constant torque [N m] (rotations) or force [N] (translations).
             coordinate: "angle" or "position" for a cylindrical joint; "auto" picks the joint's only one.
+            where: source location for error messages (scene files set it).
         """
         self.motors.append(MotorSpec(name, joint, _coordinate(coordinate), float(effort), where))
         return name
 
     def add_servo(self, name: str, joint: str, mode: str = "angle", *, kp: float, ki: float = 0.0,
-                  kd: float = 0.0, limit: float = np.inf, setpoints=((0.0, 0.0),),
+                  kd: float = 0.0, limit: float = np.inf, setpoints: Setpoints = ((0.0, 0.0),),
                   interpolate: bool = False, where: str = "") -> str:
         """A PID servo on a joint's angle, position, angular_velocity or velocity.
 
@@ -337,7 +369,9 @@ class ModelBuilder:
             kp, ki, kd: the gains, effort per error [N m/rad, N/m, …], per integrated error and per error
                 rate.
             limit: the largest effort magnitude [N m or N].
+            setpoints: (time [s], value) pairs, value in the unit of ``mode``, or one constant value.
             interpolate: interpolate linearly between set-points instead of holding each.
+            where: source location for error messages (scene files set it).
         """
         if np.ndim(setpoints) == 0:
             setpoints = ((0.0, setpoints),)
@@ -361,14 +395,15 @@ class ModelBuilder:
             joint: the joint's name; lower, upper: the bounds [rad or m] (±inf: none).
             restitution: 0 (the stop absorbs the impact) … 1 (elastic).
             coordinate: "angle" or "position" for cylindrical joints, "auto" otherwise.
+            where: source location for error messages (scene files set it).
         """
         self.limits.append(LimitSpec(name, joint, _coordinate(coordinate), float(lower), float(upper),
                                      float(restitution), where))
         return name
 
     def add_spring(self, name: str, body_a: str, body_b: str, *, stiffness: float, damping: float = 0.0,
-                   rest_length: Optional[float] = None, anchor_a=None, anchor_b=None,
-                   where: str = "") -> str:
+                   rest_length: Optional[float] = None, anchor_a: Optional[Vec3] = None,
+                   anchor_b: Optional[Vec3] = None, where: str = "") -> str:
         """A spring-damper between body points (user frames; default: the centres of the user frames).
 
         Force on A: (D (|d| − l) + c ḋ) d̂ with d = b − a; the opposite force acts on B.
@@ -376,18 +411,30 @@ class ModelBuilder:
         Args:
             stiffness: D [N/m]; damping: c [N s/m].
             rest_length: l [m] (default: the initial distance).
+            body_a, body_b: the two bodies' names; ``"world"`` for the ground.
             anchor_a, anchor_b: the attachment points [m] in A's and B's user frames.
+            where: source location for error messages (scene files set it).
         """
         self.springs.append(SpringSpec(name, body_a, body_b, _vec(anchor_a, "spring anchor_a"),
                                        _vec(anchor_b, "spring anchor_b"), float(stiffness),
                                        float(damping), rest_length, where))
         return name
 
-    def add_load(self, body: str, *, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0), start: float = 0.0,
-                 end: float = np.inf, where: str = "") -> int:
+    def add_load(self, body: str, *, force: Vec3 = (0.0, 0.0, 0.0), torque: Vec3 = (0.0, 0.0, 0.0),
+                 start: float = 0.0, end: float = np.inf, where: str = "") -> int:
         """A force [N] at the centre of mass and a torque [N m] (world frame) on ``body`` while
         start ≤ t < end [s]. A step applies the mean over its interval, so the impulse is exact even when
-        the window does not line up with the steps. Returns the load's index."""
+        the window does not line up with the steps.
+
+        Args:
+            body: the body's name.
+            force: the force [N] at the body's centre of mass, world frame.
+            torque: the torque [N m], world frame.
+            start, end: the time window [s]; ``end`` may be inf (the load never stops).
+            where: source location for error messages (scene files set it).
+
+        Returns the load's index.
+        """
         label = f"{where}: loads[{len(self.loads)}]" if where else f"loads[{len(self.loads)}]"
         t0, t1 = float(start), float(end)
         if not np.isfinite(t0):

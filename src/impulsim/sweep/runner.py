@@ -16,6 +16,7 @@ import pyarrow as pa
 import yaml
 
 from impulsim.errors import ImpulsimError
+from impulsim.progress import progress_bar
 from impulsim.sweep.cases import build_case, read_document, set_path
 from impulsim.sweep.design import Parameter, make_design, parameter_from, parse_parameter, DesignError
 from impulsim.sweep.metrics import DEFAULT_METRICS, StepStats, check_metric, evaluate
@@ -483,10 +484,8 @@ def _has_bokeh() -> bool:
 
 
 def _bar(n, enabled):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-    return tqdm(total=n, unit="case", leave=False)
+    """The progress bar over the ``n`` cases to run, or None without ``progress``."""
+    return progress_bar(n, "sweep", unit="case") if enabled else None
 
 
 def read_sweep(out: str | os.PathLike) -> pa.Table:

@@ -24,7 +24,7 @@ import numpy as np
 
 from impulsim.errors import ModelError
 from impulsim.methods.masspoint.system import point_system
-from impulsim.model.builder import WORLD, ModelBuilder
+from impulsim.model.builder import WORLD, ModelBuilder, Vec3
 from impulsim.model.kinds import JointKind
 
 
@@ -32,11 +32,13 @@ class MassPointBuilder:
     """Collects points, links, threads, rails and kicks into ``self.builder``; :meth:`build` returns
     ``(Model, State)``."""
 
-    def __init__(self, name: str = "masspoints", gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, name: str = "masspoints", gravity: Vec3 = (0.0, 0.0, -9.81)):
+        """An empty system called ``name`` with ``gravity`` [m/s²] in the world frame."""
         self.builder = ModelBuilder(name, gravity=gravity)
 
-    def add_point(self, name: str, position, *, mass: Optional[float] = None, velocity=(0.0, 0.0, 0.0),
-                  fixed: bool = False, line=None, plane=None) -> str:
+    def add_point(self, name: str, position: Vec3, *, mass: Optional[float] = None,
+                  velocity: Vec3 = (0.0, 0.0, 0.0), fixed: bool = False, line: Optional[Vec3] = None,
+                  plane: Optional[Vec3] = None) -> str:
         """A point mass at ``position`` [m] with ``velocity`` [m/s] (world frame).
 
         ``fixed=True`` makes it a suspension point (a static body; ``mass`` is unused). ``line=direction``
@@ -73,7 +75,7 @@ class MassPointBuilder:
             raise ModelError(f'rigid body "{name}": needs at least two points, got {names!r}')
         return [self.add_distance(a, b, name=f"{name}:{a}-{b}") for a, b in itertools.combinations(names, 2)]
 
-    def add_kick(self, point: str, force, *, start: float = 0.0, duration: float = math.inf) -> int:
+    def add_kick(self, point: str, force: Vec3, *, start: float = 0.0, duration: float = math.inf) -> int:
         """External force Fex [N] on ``point`` from ``start`` for ``duration`` [s] (world frame), a timed
         load: each step applies its mean over the step, so the impulse is exact."""
         if not float(duration) > 0.0:
