@@ -19,8 +19,10 @@ from impulsim.contact.limits import LimitStage
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.methods.base import StepInfo, StageTimer
-from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of
+from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of, free_position_error
 from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
+from impulsim.methods.impulse.lgs import diverged_error
+from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR
 
 
 
@@ -185,20 +187,27 @@ class ContactCoupling:
 
     def _positions_with_contacts(self, s, h, info):
         """Joint sweeps, contact-joint sweeps and limit sweeps alternate until none corrects anything; with
-        shock propagation the contacts get their level-by-level pass after ``shock_propagation`` sweeps."""
-        self.dirty[:] = 1
+        shock propagation the contacts get their level-by-level pass after ``shock_propagation`` sweeps.
+        A correction that diverges fails the step (see :meth:`_diverging`)."""
         free = self._free()
         bodies, pred = bodies_of(self.model, s, self), pred_of(self)
+        start = self._free_joint_error(s, h)
+        self.dirty[:] = 1
         cap = max(self.max_iter_pos, self._max_iter_contact)
         res = 0.0
         it = 0
         for it in range(1, cap + 1):
-            res, clamped = self._joint_position_pass(s, h)
+            joints, clamped = self._joint_position_pass(s, h)
             info.clamped = max(info.clamped, clamped)
+            res = joints
             for stage in (self.contacts, self.limits):
                 if stage is not None:
                     err, _ = stage.position_sweep(bodies, pred, free, h, self.eps_d)
                     res = max(res, err)
+                    if it == 1:
+                        start = max(start, err)
+            if self._diverging(joints, start, it):
+                raise diverged_error(s.step_count, s.t, h, joints, it, solver="coupled")
             if res <= self.eps_d:
                 break
             if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):
@@ -207,6 +216,25 @@ class ContactCoupling:
                 break
         info.iters_pos, info.residual_pos = it, res
         info.converged_pos = res <= self.eps_d
+
+    def _free_joint_error(self, s, h) -> float:
+        """Largest joint error [m or rad] at the free prediction of every body over h, before any correction
+        (predicts into the method's predictions; the passes predict afresh)."""
+        m = self.model
+        listed = self.__dict__.get("_all_prims")
+        if listed is None:
+            listed = self.__dict__["_all_prims"] = np.arange(m.n_prims, dtype=np.int64)
+        self.dirty[:] = 1
+        return free_position_error(listed, prims_of(m), bodies_of(m, s, self), pred_of(self), h,
+                                   rotation_scheme(self.integrator))
+
+    def _diverging(self, joints: float, start: float, it: int) -> bool:
+        """Whether pass ``it`` of the coupled correction finds the joints open by more than DIVERGENCE_FACTOR
+        times what the step started with: the joints' error at the free prediction, or the contacts' and
+        limits' errors of the first pass (their impulses may open the joints by about that much), at least
+        eps_d. The rule of the joint correction alone (lgs_correct); a converging pass gains, it does not grow
+        tenfold."""
+        return it > 1 and joints > DIVERGENCE_FACTOR * max(start, self.eps_d)
 
     def _velocities_with_contacts(self, s, info):
         """Joint, contact and limit velocity sweeps at t0+h until none corrects anything."""

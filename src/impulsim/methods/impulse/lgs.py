@@ -44,10 +44,12 @@ class CorrectionDiverged(SimulationError):
 
 def diverged_error(step, t, h, residual, solves, solver: str = "lgs") -> CorrectionDiverged:
     """The error of a step whose joint correction diverged, with the advice that holds it; ``solver`` is
-    "lgs" (``solves`` counts solves) or "iterative" (``solves`` counts sweeps)."""
-    what, unit = ("LGS", "solves") if solver == "lgs" else ("iterative", "sweeps")
+    "lgs" (``solves`` counts solves), "iterative" (``solves`` counts sweeps) or "coupled" (joints corrected
+    together with contacts and limits; ``solves`` counts their alternating passes)."""
+    what, unit = {"lgs": ("LGS joint correction", "solves"), "iterative": ("iterative joint correction", "sweeps"),
+                  "coupled": ("joint correction with contacts and limits", "passes")}[solver]
     error = CorrectionDiverged(
-        f"step {step} (t = {t:.6g} s): the {what} joint correction diverged: after {solves} {unit} the joints "
+        f"step {step} (t = {t:.6g} s): the {what} diverged: after {solves} {unit} the joints "
         f"are open by {residual:.3g} m, more than {DIVERGENCE_FACTOR:g} times before the correction; the step "
         f"h = {h:g} s is too large for this motion (take a smaller h, or step with "
         f"impulsim.methods.impulse.lgs_halving.HalvingStepper); the state was left at the last good step")
