@@ -17,6 +17,11 @@ Subcommands::
 SCENE and MODEL may also be a URDF (.urdf) or MJCF (.xml, .mjcf) file (see docs/formats.md).
 
 Errors print one line (``impulsim: error: ...``) and exit with code 2; ``--debug`` shows the traceback.
+
+While kernels compile (the first use of a scene's kernels on an empty cache), every command writes one line
+to stderr when stderr is a terminal: what is compiling, that it happens once, and how far it got (see
+:mod:`impulsim.compiling`). ``-q`` silences it; ``IMPULSIM_COMPILE_MESSAGES=1`` writes one line per burst
+off a terminal too, ``0`` never.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Optional
 
 from impulsim import cli_extras
+from impulsim.compiling import compile_messages, default_reporter
 from impulsim.errors import ImpulsimError
 from impulsim.methods.catalog import check_scene_method, method_epilog, method_help
 
@@ -246,13 +252,10 @@ def cmd_run(args) -> int:
     recorder = Recorder(scene.model, _metadata(scene, sim, method, options, h, every, args),
                         path=out / "recording.parquet")
     progress = not args.quiet and sys.stderr.isatty()    # a bar only where a terminal shows it
-    compiles = _compile_messages(args, sim)
-    try:
-        result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name,
-                            after_steps=None if compiles is None else compiles.finish)
-    finally:
-        if compiles is not None:
-            compiles.uninstall()
+    # the compile message (main) ends after the steps that compiled, not a second later; an after-step
+    # callback would keep the run out of compiled loops
+    result = runner.run(sim, duration, recorder, every, progress=progress, desc=scene.name,
+                        after_steps=default_reporter().finish)
     recorder.close()
     checkpoint = save_checkpoint(sim.state, out / "final_state.npz", sim.method, scene.model)
     written = [out / "recording.parquet", checkpoint]
@@ -382,15 +385,6 @@ def _nonnegative(value: float, flag: str) -> float:
     return value
 
 
-def _compile_messages(args, sim):
-    """On a terminal and unless -q: a live line on stderr while kernels compile, ended after the steps
-    (the runner calls its ``finish``; an after-step callback would keep the run out of compiled loops)."""
-    if args.quiet or not sys.stderr.isatty():
-        return None
-    from impulsim.warmup import CompileReporter
-    return CompileReporter().install()
-
-
 def _error(message: str) -> None:
     print(f"impulsim: error: {' '.join(str(message).split())}", file=sys.stderr)
 
@@ -399,6 +393,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of the ``impulsim`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
     args.debug = getattr(args, "debug", False)
+    # every command says when kernels compile, by the library's rule (a live line when stderr is a
+    # terminal, impulsim.compiling); -q silences it for this command
+    quiet = bool(getattr(args, "quiet", False))
+    previous = compile_messages(False) if quiet else None
     try:
         return args.func(args)
     except (ImpulsimError, OSError, ValueError, KeyError) as exc:
@@ -414,6 +412,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
         return EXIT_ERROR
+    finally:
+        default_reporter().finish()
+        if quiet:
+            compile_messages(previous)
 
 
 if __name__ == "__main__":

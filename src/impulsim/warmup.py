@@ -1,192 +1,32 @@
-"""Compiling the Numba kernels ahead of use, and telling the user while they compile.
+"""Compiling the Numba kernels ahead of use (``impulsim warmup``).
 
 The hot loops are Numba kernels compiled on first use and kept in Numba's on-disk cache, one directory per
 version of the sources (:mod:`impulsim.kernel_cache`). The first step of a scene on an empty cache therefore waits for
 the kernels it needs to compile, once per installation; later runs load them from the cache in well under
 a second.
 
-Two tools around that:
+While kernels compile, a one-line message on stderr says what is compiling, that it happens once, and how
+far it got. That message is :mod:`impulsim.compiling`'s (re-exported here: :class:`CompileReporter`,
+:func:`report_compiles`, :func:`compile_messages`): ``import impulsim`` installs it for the whole process,
+and it speaks when stderr is a terminal or the code runs in IPython/Jupyter, for library use and every
+``impulsim`` command alike (``-q`` silences a command; ``impulsim.compile_messages(False)`` or
+``IMPULSIM_COMPILE_MESSAGES=0`` a program, ``True`` or ``1`` turn it on elsewhere too).
 
-* :class:`CompileReporter` writes one line to stderr while kernels compile (what is compiling and how far it
-  got), for the command line: ``impulsim run`` turns it on unless ``-q``. Library use stays silent unless a
-  program asks for it (``with report_compiles(): ...``).
-* :func:`warm_up` (``impulsim warmup``) compiles ahead what the scenes of each group need, by stepping small
-  scenes that take the same code paths as a scene file run with ``impulsim run``, so that later first steps
-  only load from the cache.
+:func:`warm_up` (``impulsim warmup``) compiles ahead what the scenes of each group need, by stepping small
+scenes that take the same code paths as a scene file run with ``impulsim run``, so that later first steps
+only load from the cache. Its own reporter prefixes each line with the task (and silences the process-wide
+one meanwhile).
 """
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional, TextIO
 
+from impulsim.compiling import (ONCE, SHOW_AFTER, CompileReporter, compile_messages,  # noqa: F401
+                                kernel_group, report_compiles)
 from impulsim.errors import ImpulsimError
-
-ONCE = "once; cached for later runs"
-"""What every compile message says about the wait."""
-
-SHOW_AFTER = 1.0
-"""Seconds of compiling before a message appears: shorter waits stay silent."""
-
-
-def kernel_group(module: str) -> str:
-    """A short name for the part of impulsim a kernel's module belongs to (``impulsim.contact.stage`` ->
-    ``contact``, ``impulsim.methods.featherstone.aba`` -> ``featherstone method``); other modules give
-    ``""``."""
-    parts = module.split(".")
-    if parts[0] != "impulsim" or len(parts) < 2:
-        return ""
-    if parts[1] == "methods" and len(parts) > 2:
-        return f"{parts[2]} method"
-    return parts[1]
-
-
-class CompileReporter:
-    """Listens to Numba's compile events and writes what compiles to ``stream``.
-
-    A *burst* is the compiling between two quiet moments (in a run: within one step). On a terminal
-    (``live``) the line is redrawn while the burst lasts, e.g. ``compiling contact kernels (once; cached
-    for later runs) … 12 done, 8 s``, and ends with the burst's total; elsewhere only the total is
-    written, one line per burst. Bursts shorter than :data:`SHOW_AFTER` write nothing. Call
-    :meth:`finish` when a burst may be over (``attach`` does so after every step of a simulation).
-    """
-
-    def __init__(self, stream: Optional[TextIO] = None, live: Optional[bool] = None,
-                 show_after: float = SHOW_AFTER, prefix: str = ""):
-        self.stream = sys.stderr if stream is None else stream
-        self.live = _isatty(self.stream) if live is None else bool(live)
-        self.show_after = float(show_after)
-        self.prefix = prefix
-        self.total_kernels = 0
-        """impulsim kernels (each signature counts) compiled while installed."""
-        self.total_seconds = 0.0
-        """Seconds spent in bursts while installed."""
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._start: Optional[float] = None
-        self._kernels = 0
-        self._group = ""
-        self._shown = False
-        self._listener = None
-        self._ticker: Optional[threading.Thread] = None
-        self._stop = threading.Event()
-
-    # installing -----------------------------------------------------------------------------------
-    def install(self) -> "CompileReporter":
-        from numba.core import event
-
-        reporter = self
-
-        class _Listener(event.Listener):
-            def on_start(self, ev):
-                reporter._on_start(ev.data["dispatcher"])
-
-            def on_end(self, ev):
-                reporter._on_end(ev.data["dispatcher"])
-
-        if self._listener is None:
-            self._listener = _Listener()
-            event.register("numba:compile", self._listener)
-        return self
-
-    def uninstall(self) -> None:
-        from numba.core import event
-        self.finish()
-        if self._listener is not None:
-            event.unregister("numba:compile", self._listener)
-            self._listener = None
-
-    def __enter__(self) -> "CompileReporter":
-        return self.install()
-
-    def __exit__(self, *exc) -> None:
-        self.uninstall()
-
-    def attach(self, sim) -> None:
-        """End a burst after every step of ``sim`` (a :class:`~impulsim.simulation.Simulation`)."""
-        sim.after_step.append(lambda _sim, _info: self.finish())
-
-    # events ---------------------------------------------------------------------------------------
-    def _on_start(self, dispatcher) -> None:
-        with self._lock:
-            if self._start is None:
-                self._start = time.perf_counter()
-                self._kernels = 0
-                self._shown = False
-                self._stop.clear()
-                if self.live:
-                    self._ticker = threading.Thread(target=self._tick, daemon=True)
-                    self._ticker.start()
-            if self._depth == 0:
-                group = kernel_group(getattr(dispatcher.py_func, "__module__", "") or "")
-                if group:
-                    self._group = group
-            self._depth += 1
-
-    def _on_end(self, dispatcher) -> None:
-        with self._lock:
-            self._depth = max(0, self._depth - 1)
-            if kernel_group(getattr(dispatcher.py_func, "__module__", "") or ""):
-                self._kernels += 1
-                self.total_kernels += 1
-            if self.live:
-                self._draw()
-
-    def _tick(self) -> None:
-        while not self._stop.wait(0.5):
-            with self._lock:
-                if self._start is None:
-                    return
-                self._draw()
-
-    def _elapsed(self) -> float:
-        return time.perf_counter() - self._start if self._start is not None else 0.0
-
-    def _draw(self) -> None:
-        if self._start is None or self._elapsed() < self.show_after:
-            return
-        what = f"{self._group} kernels" if self._group else "kernels"
-        line = f"{self.prefix}compiling {what} ({ONCE}) … {self._kernels} done, {self._elapsed():.0f} s"
-        self._write("\r" + line + "\033[K")
-        self._shown = True
-
-    def finish(self) -> None:
-        """End the current burst (if any): write its total where it took long enough to be noticed."""
-        with self._lock:
-            if self._start is None or self._depth > 0:
-                return
-            seconds = self._elapsed()
-            self._stop.set()
-            self.total_seconds += seconds
-            if seconds >= self.show_after and self._kernels:
-                line = f"{self.prefix}compiled {self._kernels} kernels in {seconds:.1f} s ({ONCE})"
-                self._write(("\r" + line + "\033[K\n") if self.live else line + "\n")
-            elif self._shown:
-                self._write("\r\033[K")
-            self._start = None
-            self._group = ""
-
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):     # a closed pipe must not break a simulation
-            pass
-
-
-def report_compiles(stream: Optional[TextIO] = None, live: Optional[bool] = None,
-                    show_after: float = SHOW_AFTER) -> CompileReporter:
-    """A :class:`CompileReporter` to use as a context manager around code that may compile kernels."""
-    return CompileReporter(stream, live, show_after)
-
-
-def _isatty(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 # ---------------------------------------------------------------------------------------------- warm-up
@@ -329,15 +169,17 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
 
 def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = None) -> float:
     """``impulsim warmup``: compile ahead with one line per task (and a live line while compiling on a
-    terminal); returns the seconds taken. A task that fails says so in its line, the others still run, and
-    then an :class:`ImpulsimError` names the failed ones."""
+    terminal; ``quiet``: no line at all); returns the seconds taken. A task that fails says so in its line,
+    the others still run, and then an :class:`ImpulsimError` names the failed ones."""
     stream = sys.stderr if stream is None else stream
     tasks = warmup_tasks(groups)
     start = time.perf_counter()
     failed = []
     reporter = None if quiet else CompileReporter(stream)
     if reporter is not None:
-        reporter.install()
+        reporter.install()           # the process-wide reporter is silent while this one listens
+    else:
+        previous = compile_messages(False)
     try:
         for i, task in enumerate(tasks, 1):
             if reporter is not None:
@@ -359,6 +201,8 @@ def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = 
     finally:
         if reporter is not None:
             reporter.uninstall()
+        else:
+            compile_messages(previous)
     seconds = time.perf_counter() - start
     if failed:
         raise ImpulsimError(f"warm-up: {len(failed)} of {len(tasks)} tasks failed ({'; '.join(failed)})")

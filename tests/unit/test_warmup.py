@@ -12,6 +12,7 @@ import pytest
 from numba import njit
 from numba.core import event
 
+from impulsim import compiling as C
 from impulsim import warmup as W
 from impulsim.cli import main
 
@@ -58,16 +59,22 @@ def test_short_bursts_say_nothing():
     assert out.getvalue() == "" and rep.total_kernels == 1
 
 
-def test_on_a_terminal_the_line_is_redrawn_and_ended():
+def test_on_a_terminal_the_line_is_redrawn_erased_between_kernels_and_ended():
     out = _Tty()
+    inner = _fresh_kernel("impulsim.contact.inner")
+
+    def outer(x):
+        return inner(x) + 1.0
+    outer.__module__ = "impulsim.contact.fake"
     with W.CompileReporter(out, show_after=0.0) as rep:
-        _fresh_kernel("impulsim.contact.fake")(np.float64(1.0))
+        assert njit(outer)(np.float64(1.0)) == 4.0       # compiles inner inside outer's compile
+        assert out.getvalue().endswith("\r\033[K")       # no kernel compiling: the line is erased
         rep.finish()
     text = out.getvalue()
-    assert text.startswith("\rcompiling contact kernels (once; cached for later runs) … ")
+    assert text.startswith("\rcompiling contact kernels (once; cached for later runs) … 0 done, ")
     assert "… 1 done, " in text
     last = text.split("\r")[-1]
-    assert last.startswith("compiled 1 kernels in ") and last.endswith(f" s ({W.ONCE})\033[K\n")
+    assert last.startswith("compiled 2 kernels in ") and last.endswith(f" s ({W.ONCE})\033[K\n")
 
 
 def test_kernels_outside_impulsim_are_not_counted_and_uninstall_stops_listening():
@@ -79,10 +86,24 @@ def test_kernels_outside_impulsim_are_not_counted_and_uninstall_stops_listening(
     assert rep.total_kernels == 0 and out.getvalue() == ""
 
 
-def test_library_use_installs_no_listener():
-    import impulsim  # noqa: F401
+_COUNT_LISTENERS = ("import impulsim; from numba.core import event; "
+                    "print(sum(type(ls).__module__ == 'impulsim.compiling' "
+                    "for ls in event._registered.get('numba:compile', [])))")
+
+
+def test_library_use_installs_one_listener_that_is_silent_off_a_terminal(monkeypatch, capsys):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p))
+    fresh = subprocess.run([sys.executable, "-c", _COUNT_LISTENERS], env=env, capture_output=True, text=True,
+                           timeout=300)
+    assert fresh.stdout.strip() == "1", fresh.stderr                 # import impulsim installs it
+    assert C.install_default() is C.default_reporter()        # installed once, whoever asks again
     listeners = event._registered.get("numba:compile", [])
-    assert not [ls for ls in listeners if type(ls).__qualname__.startswith("CompileReporter")]
+    assert len([ls for ls in listeners if type(ls).__qualname__.startswith("CompileReporter")]) == 1
+    monkeypatch.delenv("IMPULSIM_COMPILE_MESSAGES", raising=False)
+    monkeypatch.setattr(C.default_reporter(), "show_after", 0.0)
+    _fresh_kernel()(np.float64(1.0))            # pytest's stderr is no terminal
+    C.default_reporter().finish()
+    assert capsys.readouterr().err == ""
 
 
 def test_warmup_groups_are_checked():
