@@ -272,14 +272,18 @@ def _warm_up(scene, method, options, h, say) -> None:
 
 
 def _timed_warm_up(action, say) -> None:
-    """Run ``action`` once; a failure is left for the cases to report, a compile of over 1 s is said."""
+    """Run ``action`` once; a failure is left for the cases to report. A compile of over 1 s is said here
+    unless the process's compile line (:mod:`impulsim.compiling`) has just said it."""
+    from impulsim.compiling import default_reporter
     start = time.perf_counter()
     try:
         action()
     except Exception:            # the cases will report it
         return
+    finally:
+        default_reporter().finish()
     seconds = time.perf_counter() - start
-    if seconds > 1.0:
+    if seconds > 1.0 and not default_reporter().wanted():
         say(f"compiled the kernels once in {seconds:.1f} s (cached for the workers)")
 
 
