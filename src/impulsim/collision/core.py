@@ -124,11 +124,11 @@ def make_workspace(max_verts: int, max_faces: int, max_edges: int, max_tris: int
 
 
 NOT_COMPILED = "collision: a shape kind the workspace was made without (make_workspace's kinds) met another shape"
+"""What a guarded kernel raises if it meets a kind its workspace was made without (a bug in the caller)."""
 
 BASIC_KINDS = frozenset((SPHERE, BOX, CAPSULE, HALFSPACE))
 """Shape kinds whose pairs need neither GJK + EPA for curved shapes nor the cylinder, hull or triangle
 features (``all_kinds`` None)."""
-"""What a guarded kernel raises if it meets a kind its workspace was made without (a bug in the caller)."""
 
 
 def guarded(fn, absent):

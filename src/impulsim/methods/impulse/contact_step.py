@@ -221,6 +221,8 @@ class ContactCoupling:
         """Largest joint error [m or rad] at the free prediction of every body over h, before any correction
         (predicts into the method's predictions; the passes predict afresh)."""
         m = self.model
+        if m.n_prims == 0:
+            return 0.0          # no joints (and nothing to compile for a scene of contacts alone)
         listed = self.__dict__.get("_all_prims")
         if listed is None:
             listed = self.__dict__["_all_prims"] = np.arange(m.n_prims, dtype=np.int64)
