@@ -150,7 +150,7 @@ def overhead(steps=100000):
         finally:
             run_path.rk.lgs_run = kernel
         # lgs_standard_step's arguments from lgs_run's (its groups, forces and settings)
-        _, _, _, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme = captured["args"]
+        _, _, _, _, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme = captured["args"]
         args = (chains, struct, prims, bodies, rows, fac, pred, *forces, settings[0], scheme, *settings[1:])
         bare(10, *args)
         c0 = time.process_time()
