@@ -4,8 +4,10 @@ The compiled loop (see :mod:`run_kernels`) covers the standard scheme without co
 Wagner's extra constraints, with either all chains solved by LGS (the kernels of the fused step) or all joints
 corrected iteratively; user forces, timed loads, springs, motors and PID servos are included (the servos'
 memory in the state is put back with the bodies when a step fails). Everything else runs as calls of
-``step``. A model with force elements takes a loop of its own (``run_kernels.lgs_run_elements``,
-``iterative_run_elements``), compiled apart from the plain one.
+``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms) ``Simulation.run`` takes 8.0 µs a step
+(iterative) and 3.9 µs (LGS) in the loop against 52 and 55 µs stepped in Python (CPU time, medians;
+benchmarks/force_elements_run.py, docs/performance.md). A model with force elements takes a loop of its own
+(``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled apart from the plain one.
 """
 from __future__ import annotations
 
