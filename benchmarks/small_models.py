@@ -3,7 +3,8 @@ loop) and MuJoCo (Euler) on the same model from the same state, measured in one 
 
     PYTHONPATH=src python benchmarks/small_models.py            # the table (about a minute)
     PYTHONPATH=src python benchmarks/small_models.py --quick    # fewer rounds
-    PYTHONPATH=src python benchmarks/small_models.py --cold     # compile seconds of the run loops
+    PYTHONPATH=src python benchmarks/small_models.py --cold     # compile seconds of the run loops (and a
+                                                                # servo arm's, with force elements)
     PYTHONPATH=src python benchmarks/small_models.py --overhead # run against the bare step kernel
 
 Models: Bender's ball-joint chain of 10 links (h = 10 ms), a triple pendulum of hinged rods and a heavy top
@@ -94,37 +95,44 @@ def table(rounds):
 
 
 COLD = """
+import sys
 import time
 import impulsim as ims
 from impulsim.bench import orders
+from impulsim.io import load_scene
 from impulsim.methods.impulse import run_path
 run_path.COMPILE_PAYS_STEPS = 0      # a short run compiles its loop (else it steps in Python until cached)
-for solver in ("lgs", "iterative"):
-    model, state = orders.triple_pendulum()
-    method = ims.make_method("impulse", model, solver=solver, contacts=False)
-    t0, c0 = time.perf_counter(), time.process_time()
-    method.step(state, 1e-3)
-    t1, c1 = time.perf_counter(), time.process_time()
-    method.run(state, 1e-3, 10)
-    t2, c2 = time.perf_counter(), time.process_time()
-    print(solver, t1 - t0, c1 - c0, t2 - t1, c2 - c1)
+servo_arm = load_scene(sys.argv[1])
+for name, build in (("triple_pendulum", orders.triple_pendulum), ("servo_arm", lambda: (servo_arm.model,
+                                                                                        servo_arm.state.copy()))):
+    for solver in ("lgs", "iterative"):
+        model, state = build()
+        method = ims.make_method("impulse", model, solver=solver, contacts=False)
+        t0, c0 = time.perf_counter(), time.process_time()
+        method.step(state, 1e-3)
+        t1, c1 = time.perf_counter(), time.process_time()
+        method.run(state, 1e-3, 10)
+        t2, c2 = time.perf_counter(), time.process_time()
+        print(name, solver, t1 - t0, c1 - c0, t2 - t1, c2 - c1)
 """
 
 
 def cold():
     """Seconds of the first step and of the first run after it, in a fresh process with an empty cache (the
     run's seconds are the compile cost its loop adds) and then with that cache filled; wall and CPU time
-    (on a busy machine the CPU time is the steadier figure)."""
+    (on a busy machine the CPU time is the steadier figure). The triple pendulum takes the plain loops, the
+    servo arm (examples/servo_arm.yaml, two PID servos) the loops with the force elements' loads."""
+    scene = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "servo_arm.yaml")
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         for label in ("empty cache", "filled cache"):
-            out = subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-c", COLD, scene], env=env, capture_output=True, text=True,
                                  check=True).stdout
             for line in out.split("\n"):
                 if line:
-                    solver, step_wall, step_cpu, run_wall, run_cpu = line.split()
-                    print(f"{label}: {solver}: first step {float(step_wall):.2f} s ({float(step_cpu):.2f} s cpu), "
-                          f"first run after it {float(run_wall):.2f} s ({float(run_cpu):.2f} s cpu)")
+                    model, solver, step_wall, step_cpu, run_wall, run_cpu = line.split()
+                    print(f"{label}: {model} {solver}: first step {float(step_wall):.2f} s ({float(step_cpu):.2f} s "
+                          f"cpu), first run after it {float(run_wall):.2f} s ({float(run_cpu):.2f} s cpu)")
 
 
 def overhead(steps=100000):
@@ -150,7 +158,7 @@ def overhead(steps=100000):
         finally:
             run_path.rk.lgs_run = kernel
         # lgs_standard_step's arguments from lgs_run's (its groups, forces and settings)
-        _, _, _, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme = captured["args"]
+        _, _, _, _, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme = captured["args"]
         args = (chains, struct, prims, bodies, rows, fac, pred, *forces, settings[0], scheme, *settings[1:])
         bare(10, *args)
         c0 = time.process_time()

@@ -40,15 +40,75 @@ def _joint(b, rng, kind, name, parent, child, anchor, q_parent, q_child):
         b.add_joint(kind, name, parent, child, anchor=anchor, axis=axis)
 
 
-def random_model(seed, n_bodies, kinds=TREE_KINDS, loops=0, loop_kind="ball", gravity=(0.0, 0.0, -9.81)):
-    """A random tree of ``n_bodies`` boxes hanging from the world, plus ``loops`` loop-closing joints of
-    ``loop_kind`` between random pairs of bodies. Velocities are random (they violate the joints)."""
+def random_model(seed, n_bodies, kinds=TREE_KINDS, loops=0, loop_kind="ball", gravity=(0.0, 0.0, -9.81),
+                 elements=None, chain=False):
+    """A random tree of ``n_bodies`` boxes hanging from the world (a chain, each body on the one before, with
+    ``chain``), plus ``loops`` loop-closing joints of ``loop_kind`` between random pairs of bodies.
+    Velocities are random (they violate the joints). ``elements``: a dict of :func:`add_force_elements`'s
+    counts to add springs, motors, servos and timed loads (drawn after everything else, so the bodies and
+    joints are those of the same seed without)."""
+    b = random_builder(seed, n_bodies, kinds, loops, loop_kind, gravity, chain)
+    if elements is not None:
+        add_force_elements(b, np.random.default_rng(seed + 1_000_003), **elements)
+    return b.build()
+
+
+SERVO_MODES = {"hinge": ("angle", "angular_velocity"), "slider": ("position", "velocity"),
+               "cylindrical": ("angle", "position", "angular_velocity", "velocity"),
+               "point_on_line": ("position", "velocity")}
+"""The servo modes each joint kind of the random models can take (the coordinates it measures)."""
+
+
+def add_force_elements(b, rng, springs=0, motors=0, servos=0, loads=0, duration=0.3):
+    """Add random force elements to the random tree of builder ``b``: ``springs`` spring-dampers between
+    random bodies (or the world) at random anchors; ``motors`` motors and ``servos`` PID servos on random
+    joints that have an axis coordinate (a cylindrical joint's coordinate drawn), the servos' modes taken in
+    turn (angle, position, angular velocity, velocity) on joints that measure them, so that four servos on
+    a model with both coordinates have every mode, with 1 to 4
+    set-points over ``duration`` [s] (a repeated time among them), held or interpolated, some efforts
+    limited; ``loads`` timed loads whose windows do not line up with the steps."""
+    names = [body.name for body in b.bodies]
+    driven = [j for j in b.joints if j.kind.name.lower() in SERVO_MODES]
+    for i in range(springs):
+        a, c = rng.choice(["world"] + names, size=2, replace=False)
+        b.add_spring(f"spring{i}", str(a), str(c), stiffness=float(rng.uniform(5.0, 300.0)),
+                     damping=float(rng.choice([0.0, rng.uniform(0.0, 4.0)])),
+                     rest_length=float(rng.uniform(0.2, 1.0)), anchor_a=0.1 * rng.normal(size=3),
+                     anchor_b=0.1 * rng.normal(size=3))
+    for i in range(motors):
+        joint = driven[int(rng.integers(len(driven)))]
+        coordinate = str(rng.choice(["angle", "position"])) if joint.kind.name == "CYLINDRICAL" else "auto"
+        b.add_motor(f"motor{i}", joint.name, effort=float(rng.normal(0.0, 2.0)), coordinate=coordinate)
+    every_mode = ("angle", "position", "angular_velocity", "velocity")
+    for i in range(servos):
+        mode = every_mode[i % 4]
+        able = [j for j in driven if mode in SERVO_MODES[j.kind.name.lower()]] or driven
+        joint = able[int(rng.integers(len(able)))]
+        mode = mode if mode in SERVO_MODES[joint.kind.name.lower()] else SERVO_MODES[joint.kind.name.lower()][0]
+        times = np.sort(rng.uniform(0.0, duration, int(rng.integers(1, 5))))
+        if len(times) > 2:
+            times[2] = times[1]                              # a jump: two set-points at one time
+        values = rng.normal(0.0, 0.5, len(times))
+        limit = float(rng.choice([np.inf, rng.uniform(1.0, 20.0)]))
+        b.add_servo(f"servo{i}", joint.name, mode, kp=float(rng.uniform(5.0, 60.0)), ki=float(rng.uniform(0.0, 40.0)),
+                    kd=float(rng.uniform(0.0, 2.0)), limit=limit, setpoints=list(zip(times, values)),
+                    interpolate=bool(rng.integers(2)))
+    for _ in range(loads):
+        start = float(rng.uniform(0.0, duration / 2))
+        b.add_load(str(rng.choice(names)), force=rng.normal(0.0, 20.0, 3), torque=rng.normal(0.0, 2.0, 3),
+                   start=start, end=start + float(rng.uniform(0.01, duration)))
+
+
+def random_builder(seed, n_bodies, kinds=TREE_KINDS, loops=0, loop_kind="ball", gravity=(0.0, 0.0, -9.81),
+                   chain=False):
+    """The builder of :func:`random_model` before it is built."""
     rng = np.random.default_rng(seed)
     b = ims.ModelBuilder(f"random {seed}", gravity=gravity)
     centres = [np.zeros(3)]
     quats = [np.array([1.0, 0.0, 0.0, 0.0])]
     for k in range(n_bodies):
         parent = int(rng.integers(0, k + 1))            # 0 is the world
+        parent = k if chain else parent                  # (drawn all the same: the same draws follow)
         centre = centres[parent] + 0.6 * _unit(rng)
         centres.append(centre)
         quats.append(_quat(rng))
@@ -62,7 +122,7 @@ def random_model(seed, n_bodies, kinds=TREE_KINDS, loops=0, loop_kind="ball", gr
         i, j = sorted(int(v) for v in rng.choice(n_bodies, size=2, replace=False))
         _joint(b, rng, loop_kind, f"loop{l}", f"b{i}", f"b{j}", 0.5 * (centres[i + 1] + centres[j + 1]),
                quats[i + 1], quats[j + 1])
-    return b.build()
+    return b
 
 
 def four_bar(tilt=0.3, seed=0):

@@ -81,7 +81,7 @@ def test_error_message_names_step_time_step_size_and_remedy():
 def test_compiled_run_fails_at_the_same_step_with_the_same_error(monkeypatch):
     """Method.run in its compiled loop (taken here however short the run) stops at the same step with the same
     error as single steps, the state at the last good step in both."""
-    monkeypatch.setattr(run_path, "loop_ready", lambda path, n: True)
+    monkeypatch.setattr(run_path, "loop_ready", lambda path, n, elements=False: True)
     _, a, method = started_chain()
     assert method.run_path == "iterative"
     before = every_array(a)
@@ -106,7 +106,7 @@ def test_converging_chain_never_raises_over_two_seconds(monkeypatch):
         info = method.step(state, H)
         assert info.converged_pos and info.residual_pos <= EPS
         assert np.max(diagnostics.constraint_errors(model, state)) <= EPS
-    monkeypatch.setattr(run_path, "loop_ready", lambda path, n: True)
+    monkeypatch.setattr(run_path, "loop_ready", lambda path, n, elements=False: True)
     info = method.run(state, H, 100)
     assert info.converged_pos and info.steps == 100 and info.residual_pos <= EPS
     assert np.max(diagnostics.constraint_errors(model, state)) <= EPS

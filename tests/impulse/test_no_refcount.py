@@ -20,7 +20,9 @@ from tests.impulse.random_models import random_model
 from impulsim.experiments import bender as scenes
 
 run_path.COMPILE_PAYS_STEPS = 0
-cases = [(lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
+elements = dict(springs=2, motors=1, servos=4, loads=1)
+cases = [(lambda: random_model(21, 6, kinds=("hinge", "slider", "cylindrical"), elements=elements), dict(solver="lgs")),
+         (lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
          (lambda: random_model(14, 6, kinds=("ball", "hinge")), dict(solver="lgs", integrator="rk45")),
          (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler")),
          (lambda: random_model(13, 8), dict(solver="iterative"))]     # its loop counts (its sweeps allocate)
@@ -62,3 +64,5 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "assemble"} <= names
     # ... and none of the functions compiled their way returns an array
     assert [r for r in rows if r[3] == "True"] == []
+    # the loads of springs, motors and servos allocate: the loops call them compiled with the counts
+    assert not names & {"element_loads", "add_springs", "add_motors_and_servos", "to_accelerations"}

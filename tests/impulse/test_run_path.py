@@ -13,6 +13,7 @@ from impulsim.methods import RunInfo
 from tests.impulse.random_models import random_model
 
 MOTION = ("body_pos", "body_quat", "body_vel", "body_omega")
+SERVO_MEMORY = ("servo_integral", "servo_prev_error", "servo_effort")
 
 
 @pytest.fixture(autouse=True)
@@ -116,6 +117,77 @@ def _chain_with_loads():
     return b.build()
 
 
+ELEMENT_KINDS = ("hinge", "slider", "cylindrical", "ball", "universal")
+ELEMENT_CASES = [
+    # name, seed, bodies, chain, elements, h [s], velocity scale, options
+    ("chain_all_lgs", 21, 6, True, dict(springs=3, motors=2, servos=6, loads=2), 0.004, 1.0, dict(solver="lgs")),
+    ("tree_all_lgs_fast", 22, 10, False, dict(springs=4, motors=3, servos=8, loads=1), 0.002, 6.0,
+     dict(solver="lgs")),
+    ("tree_servos_lgs_euler", 23, 8, False, dict(servos=5), 0.003, 3.0, dict(solver="lgs", integrator="euler")),
+    ("chain_springs_iterative_fast", 24, 8, True, dict(springs=5, loads=2), 0.002, 4.0, dict(solver="iterative")),
+    ("tree_all_iterative_fast", 25, 9, False, dict(springs=2, motors=2, servos=7, loads=1), 0.002, 6.0,
+     dict(solver="iterative")),
+    ("chain_motors_iterative_rk45", 26, 5, True, dict(motors=3), 0.004, 1.0,
+     dict(solver="iterative", integrator="rk45")),
+]
+
+
+def assert_same_servo_memory(a, b):
+    for name in SERVO_MEMORY:
+        assert np.array_equal(getattr(a, name), getattr(b, name), equal_nan=True), name
+
+
+@pytest.mark.parametrize("seed, n, chain, elements, h, scale, options", [c[1:] for c in ELEMENT_CASES],
+                         ids=[c[0] for c in ELEMENT_CASES])
+def test_run_with_springs_motors_and_servos_is_compiled_and_equals_steps(seed, n, chain, elements, h, scale,
+                                                                           options):
+    # springs, motors, PID servos (every mode, set-points held and interpolated, a jump) and timed loads: the
+    # compiled loop computes each step's loads with compute_loads's kernels in its order at the step's start
+    # time, so the states and the servos' memory equal those of single steps to the last bit
+    model, state = random_model(seed, n, kinds=ELEMENT_KINDS, elements=elements, chain=chain)
+    if chain:
+        assert model.joint_body_a.tolist() == list(range(n))      # each body hangs on the one before
+    if elements.get("servos", 0) >= 4:
+        assert set(model.servo_mode.tolist()) == {0, 1, 2, 3}
+    a, sa, b, sb = pair(model, fast(state, scale, seed), **options)
+    assert b.run_path == options["solver"]
+    if options["solver"] == "lgs":
+        assert not a._fused        # with force elements step is the staged scheme: the loop must equal it
+    iters = np.zeros((40, 2), np.int64)
+    for chunk in (1, 7, 40, 3):
+        steps = [a.step(sa, h) for _ in range(chunk)]
+        run = b.run(sb, h, chunk, iters=iters[:chunk])
+        assert f"{b.run_path}_run" in run.timings             # the compiled loop took the steps
+        assert_same_state(sa, sb)
+        assert_same_servo_memory(sa, sb)
+        assert_same_memory(a, b)
+        assert step_info_tuple(run.last) == step_info_tuple(steps[-1])
+        assert iters[:chunk].tolist() == [[i.iters_pos, i.iters_vel] for i in steps]
+        a.step(sa, h)
+        b.step(sb, h)
+        assert_same_state(sa, sb)
+        assert_same_servo_memory(sa, sb)
+    assert a.factorizations == b.factorizations
+    assert np.array_equal(sa.motor_effort, sb.motor_effort) and np.array_equal(sa.motor_effort, state.motor_effort)
+    if model.n_servos:
+        assert np.isfinite(sb.servo_prev_error).all() and np.abs(sb.servo_effort).max() > 0   # they acted
+    assert np.all(sb.body_force == 0.0) and np.all(sb.body_torque == 0.0)   # the loads are not added to them
+
+
+def test_simulation_run_of_the_servo_arm_takes_the_compiled_loop_with_the_same_states():
+    from impulsim.io import load_scene
+    scene = load_scene(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "servo_arm.yaml"))
+    for solver in ("iterative", "lgs"):
+        fast_sim, slow_sim = scene.simulation(solver=solver), scene.simulation(solver=solver)
+        slow_sim.after_step.append(lambda sim, info: None)       # a callback: step by step
+        assert fast_sim.method.run_path == solver
+        fast_sim.run(0.6, every=50, observer=lambda sim, info: None)     # past the first set-point change
+        slow_sim.run(0.6)
+        assert_same_state(fast_sim.state, slow_sim.state)
+        assert_same_servo_memory(fast_sim.state, slow_sim.state)
+        assert fast_sim.state.servo_effort.any()
+
+
 def test_run_info_aggregates_the_steps():
     model, state = scenes.tree(5)
     # capped at 20 sweeps, some steps stop above the tolerance and some converge
@@ -170,6 +242,51 @@ def test_failed_step_inside_a_run_is_rolled_back_like_a_failed_step(solver):
         a.step(sa, 0.01)
     b.run(sb, 0.01, 5)
     assert_same_state(sa, sb)
+
+
+def _servo_rocket():
+    """A sled on a slider along x driven by a velocity servo towards 1e9 m/s (no effort limit: ~1e6 N) and
+    tied to the world by a spring, beside a hinged arm held by an angle servo: at h = 10 ms the sled leaves
+    MAX_SPEED behind after about ten steps, with the servos' memory changing every step."""
+    b = ims.ModelBuilder("servo rocket")
+    b.add_body("sled", shapes=[ims.Box(size=(0.2, 0.2, 0.2))], mass=1.0, position=(0, 0, 0))
+    b.add_slider("rail", "world", "sled", anchor=(0, 0, 0), axis=(1, 0, 0))
+    b.add_servo("push", "rail", "velocity", kp=1e-3, ki=1e-5, setpoints=[(0.0, 1e9)])
+    b.add_spring("tether", "world", "sled", stiffness=50.0, damping=1.0, rest_length=0.5)
+    b.add_body("arm", shapes=[ims.Box(size=(0.05, 0.05, 0.5))], mass=1.0, position=(0, 2.0, -0.25))
+    b.add_hinge("shoulder", "world", "arm", anchor=(0, 2.0, 0), axis=(1, 0, 0))
+    b.add_servo("hold", "shoulder", "angle", kp=20.0, ki=5.0, kd=1.0, limit=5.0,
+                setpoints=[(0.0, 0.0), (0.02, 0.5)], interpolate=True)
+    return b.build()
+
+
+@pytest.mark.parametrize("solver", ["lgs", "iterative"])
+def test_failed_step_inside_a_run_puts_the_servo_memory_back(solver):
+    # the failing step had advanced both servos' memory in the loop: it is put back with the bodies, as a
+    # failed single step leaves the state as it was
+    model, state = _servo_rocket()
+    a, sa, b, sb = pair(model, state, solver=solver)
+    assert b.run_path == solver
+    with pytest.raises(SimulationError) as by_step:
+        for _ in range(50):
+            a.step(sa, 0.01)
+    with pytest.raises(SimulationError) as by_run:
+        b.run(sb, 0.01, 50)
+    assert str(by_run.value) == str(by_step.value) and "diverged" in str(by_run.value)
+    assert 5 <= sb.step_count < 50
+    assert_same_state(sa, sb)
+    assert_same_servo_memory(sa, sb)
+    assert_same_memory(a, b)
+    assert np.isfinite(sb.servo_prev_error).all() and sb.servo_integral.all()
+    # both go on identically from there, the sled stopped and its servo's memory cleared
+    for s in (sa, sb):
+        s.servo_integral[0] = s.servo_prev_error[0] = 0.0
+        s.body_vel[1] = 0.0
+    for _ in range(5):
+        a.step(sa, 0.01)
+    b.run(sb, 0.01, 5)
+    assert_same_state(sa, sb)
+    assert_same_servo_memory(sa, sb)
 
 
 def test_non_finite_step_inside_a_run_names_the_body_and_restores():

@@ -54,7 +54,8 @@ class ImpulseMethod(Method, ContactCoupling):
     fused : run the step of an all-LGS model without contacts, limits, springs, motors or servos as one
         compiled kernel (default True; same results, less call overhead). False keeps the staged step,
         whose StepInfo.timings has the time of every stage; the fused step reports "lgs_step" only. It also
-        keeps :meth:`run` in Python (calls of ``step``) instead of its compiled loop (see ``run_path``).
+        keeps :meth:`run` in Python (calls of ``step``) instead of its compiled loop (see ``run_path``;
+        the loop takes springs, motors and servos too).
     constraints : Wagner's extra constraints (PointToFunction, PointToPath, VelocityToFunction, EqualVelocity
         of :mod:`impulsim.methods.extra_constraints`), kept by impulses like joints with a moving target
         (see :mod:`impulsim.methods.impulse.wagner`); the run then steps in Python (any scheme; with
@@ -128,12 +129,18 @@ class ImpulseMethod(Method, ContactCoupling):
         self._run_fused = bool(fused)
 
     def _fusable(self) -> bool:
-        """Whether the step is the fixed kernel sequence of lgs_step: LGS only, standard scheme with the
-        velocity correction, no force elements, no contacts or limits."""
+        """Whether the step is the fixed kernel sequence of lgs_step: an all-LGS standard step (see
+        :meth:`_all_lgs_standard`) without force elements."""
         m = self.model
+        return self._all_lgs_standard() and not (m.n_springs or m.n_motors or m.n_servos)
+
+    def _all_lgs_standard(self) -> bool:
+        """Whether the step is, after its loads, the kernel sequence of ``lgs_step.lgs_corrections``: LGS
+        only (no loop cuts or velocity-only rows corrected one by one), standard scheme with the velocity
+        correction, no contacts, limits or extra constraints. The compiled run loop takes such steps with
+        any loads, force elements included (run_path.compiled_path)."""
         return (self._lgs is not None and self._iter_prims is None and self._row_prims is None
                 and self.scheme == "standard" and self.velocity_correction
-                and not (m.n_springs or m.n_motors or m.n_servos)
                 and self.contacts is None and self.limits is None and self._wagner is None)
 
     def _alloc(self, m):
@@ -194,12 +201,13 @@ class ImpulseMethod(Method, ContactCoupling):
     def run_path(self) -> str:
         """How :meth:`run` steps this model: "lgs" or "iterative" (compiled loops, see
         :mod:`impulsim.methods.impulse.run_path`), or "python" (calls of :meth:`step`: contacts, limits,
-        force elements, higher-order schemes, mixed solvers, ``fused=False``)."""
+        higher-order schemes, mixed solvers, extra constraints, ``fused=False``)."""
         return compiled_run.compiled_path(self) or "python"
 
     def _run_steps(self, state, h, n, iters):
         path = compiled_run.compiled_path(self)
-        if path is None or n < 1 or not compiled_run.loop_ready(path, n):
+        if path is None or n < 1 or not compiled_run.loop_ready(path, n,
+                                                                elements=compiled_run.has_elements(self.model)):
             return super()._run_steps(state, h, n, iters)
         return compiled_run.run_compiled(self, path, state, h, n, iters)
 

@@ -5,30 +5,34 @@ method's memory, the state copy it works on, the StepInfo, the finite and diverg
 unboxing of ~80 arrays. On a triple pendulum that is ~25 µs against ~2 µs of arithmetic. Here the loop over
 the steps runs inside compiled code and repeats, per step, exactly what :meth:`Method.step` does:
 
-* timed loads added to a copy of the user's forces at the step's start time;
+* the loads of ``forces.compute_loads`` on the state at the step's start time t: timed loads added to a copy of
+  the user's forces, then springs, motors and PID servos (whose memory in the state advances), the same
+  kernels in the same order;
 * the step itself: the fused all-LGS step (``lgs_step.lgs_standard_step``) or the staged iterative step, the
   very kernels the Python path calls, in the same order with the same arguments (bit-identical results);
 * the checks of ``Method.step``: every position, orientation and velocity finite, both residuals finite,
   no body beyond ``max_distance`` [m] or faster than ``max_speed`` [m/s].
 
 Before each step the poses, velocities and the method's memory (predictions, dirty flags) are copied into
-``backup`` rows (:func:`backup_or_restore`); a step that fails a check stops the loop with its results in place, so the caller can name the
-cause exactly as ``Method.step`` would, then put ``backup`` back: the state is that of the last good step.
+``backup`` rows (:func:`backup_or_restore`), and the servos' memory into ``servo_backup`` rows
+(:func:`element_loads`); a step that fails a check stops the loop with its results in place, so the caller
+can name the cause exactly as ``Method.step`` would, then put both backups back: the state is that of the
+last good step.
 
 On a small model the arithmetic of a step is a few µs, so what the loop adds around it counts: every compiled
 call that takes arrays pays for their reference counts (atomic operations, ~80 ns for a call with a dozen
 arrays on the machines measured), more than the backup copy or the checks themselves. The loop therefore
 makes few calls per step: the backup is one pass over the bodies, the checks and the totals one call
-(:func:`close_step`), the loads are computed once per run when no timed load changes them (they depend on
-the user's forces, which a run holds fixed), and after the first step the rows and factorization are known
-to be those of the current poses (the previous step built them last and moved nothing after), so their key
-is not compared. The values are those of the single steps, bit for bit.
+(:func:`close_step`), the loads are computed once per run when neither a timed load nor a force element
+changes them (they depend on the user's forces, which a run holds fixed), and after the first step the rows
+and factorization are known to be those of the current poses (the previous step built them last and moved
+nothing after), so their key is not compared. The values are those of the single steps, bit for bit.
 """
 import numpy as np
 
 from impulsim.kernel import njit
-from impulsim.methods.impulse.jit import NO_REFCOUNT
-from impulsim.dynamics.forces import plain_loads
+from impulsim.methods.impulse.jit import COUNTED, NO_REFCOUNT
+from impulsim.dynamics.forces import add_motors_and_servos, add_springs, plain_loads, to_accelerations
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of
 from impulsim.methods.impulse.lgs_correct import advance_bodies, DIVERGENCE_FACTOR
@@ -97,6 +101,38 @@ def _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w):
         add_timed_loads(load_body, load_force, load_torque, load_start, load_end, t, h, force_w, torque_w)
 
 
+@njit(cache=True, **COUNTED)
+def element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup):
+    """The loads of a step of a model with springs, motors or servos, as ``forces.compute_loads`` computes
+    them on Method.step's copy of the state: the user's forces and torques plus the timed loads over
+    [t, t+h) [s] (``loads``), then the springs', the motors' and the servos' (``elements``, see
+    dynamics.groups), then a = g + F/m into the ``acc`` of ``bodies`` and the torques [N m] into its ``tau``;
+    ``force_w`` holds the forces [N]. The servos' memory advances in place; its values before the step are
+    saved first into the rows of ``servo_backup`` (integral, previous error, effort), to put back if the step
+    fails.
+
+    Compiled with reference counts (jit.COUNTED), though the run loops are not: the spring and servo kernels
+    build small vectors."""
+    springs, motors, servos, servo_memory, joints = elements
+    body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
+    servo_integral, servo_prev_error, servo_effort = servo_memory
+    for k in range(servo_integral.shape[0]):
+        servo_backup[k, 0] = servo_integral[k]
+        servo_backup[k, 1] = servo_prev_error[k]
+        servo_backup[k, 2] = servo_effort[k]
+    _step_forces(body_force, body_torque, loads, t, h, force_w, tau)
+    spring_body_a, spring_body_b, spring_anchor_a, spring_anchor_b, spring_stiffness, spring_damping, \
+        spring_rest_length = springs
+    if spring_body_a.shape[0]:
+        add_springs(spring_body_a, spring_body_b, spring_anchor_a, spring_anchor_b, spring_stiffness,
+                    spring_damping, spring_rest_length, body_pos, body_quat, body_vel, body_omega, body_inv_mass,
+                    force_w, tau)
+    if motors[0].shape[0] or servos[0].shape[0]:
+        add_motors_and_servos(t, h, motors, servos, servo_memory, joints, (body_pos, body_quat, body_vel, body_omega),
+                              body_inv_mass, force_w, tau)
+    to_accelerations(gravity, body_inv_mass, force_w, acc)
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs, dropped,
                eps_d, eps_v, max_distance, max_speed):
@@ -159,16 +195,17 @@ def _fail_diverged(stats, solves, residual, t):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def lgs_run(run, loads, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme):
+def lgs_run(run, loads, elements, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme):
     """Up to ``n`` fused all-LGS steps from time ``t`` [s]; totals in ``stats`` (S_* layout). Stops at the
     first step that fails a check, leaving its results in place and the state before it in ``backup``.
 
     ``run`` = (n, t, max_distance [m], max_speed [m/s], stats, iters_out); ``loads`` the model's timed loads
-    (body, force, torque, start, end); ``run_work`` the loop's buffers (backup rows, backup flags, the step's
-    forces and torques); ``forces`` = (gravity, the user's body forces, body torques); ``settings`` = (h [s],
-    eps_d, eps_v, max_iter_pos, max_iter_vel, max correction speed, dependent pivot tolerance); ``scheme``
-    the rotation scheme; the other groups are those of :func:`lgs_standard_step` (see :mod:`groups`), whose
-    state is advanced in place.
+    (body, force, torque, start, end); ``elements`` None for a model without springs, motors and servos, else
+    the ``elements`` group of dynamics.groups (see :func:`lgs_run_elements`); ``run_work`` the loop's buffers
+    (backup rows, backup flags, the step's forces and torques, servo backup rows); ``forces`` = (gravity, the
+    user's body forces, body torques); ``settings`` = (h [s], eps_d, eps_v, max_iter_pos, max_iter_vel, max
+    correction speed, dependent pivot tolerance); ``scheme`` the rotation scheme; the other groups are those
+    of :func:`lgs_standard_step` (see :mod:`groups`), whose state is advanced in place.
 
     The scheme is an argument of its own, not a member of ``settings``: Numba types a tuple of numbers and
     arrays on its fast path, but a tuple holding the scheme object through Python's typing of every member,
@@ -176,16 +213,19 @@ def lgs_run(run, loads, run_work, chains, struct, prims, bodies, rows, fac, pred
     n, t, max_distance, max_speed, stats, iters_out = run
     gravity, body_force, body_torque = forces
     h, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, dep_tol = settings
-    backup, backup_flags, force_w, torque_w = run_work
+    backup, backup_flags, force_w, torque_w, servo_backup = run_work
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
     pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
-    if not timed:
-        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
+    if elements is None:
+        if not timed:
+            plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
         backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
                           pred_valid, dirty, backup, backup_flags, True)
-        if timed:
+        if elements is not None:
+            element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
+        elif timed:
             _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
             plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
         sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_corrections(
@@ -205,6 +245,19 @@ def lgs_run(run, loads, run_work, chains, struct, prims, bodies, rows, fac, pred
     stats[S_T] = t
 
 
+@njit(cache=True, **NO_REFCOUNT)
+def lgs_run_elements(run, loads, elements, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings,
+                     scheme):
+    """:func:`lgs_run` of a model with springs, motors or servos (``elements`` their group, not None).
+
+    A kernel of its own, so that its compiled version and its entry in Numba's cache are its own: compiled
+    into the one loop, the force elements' loads had taken the triple pendulum's first run from 4.7 to 12.1 s
+    of CPU (empty cache), which a model without them should not pay, and ``run_path.loop_ready`` asks
+    whether this very loop is compiled. It is ``lgs_run``'s body compiled with ``elements`` a tuple: the
+    branches on ``elements is None`` are decided when each version compiles."""
+    lgs_run(run, loads, elements, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme)
+
+
 @njit(cache=True)
 def _iterative_rows(row_prims, prims, bodies, rows):
     """ImpulseMethod._update_rows of a model without LGS chains: rows at the current poses, and their key."""
@@ -220,7 +273,8 @@ def _iterative_rows(row_prims, prims, bodies, rows):
 
 
 @njit(cache=True)
-def iterative_run(run, loads, run_work, iter_prims, row_prims, prims, bodies, rows, pred, forces, settings, scheme):
+def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, bodies, rows, pred, forces, settings,
+                  scheme):
     """Up to ``n`` standard steps of a model whose joints are all corrected iteratively (the staged path of
     schemes.standard with the iterative solver, kernel by kernel); as :func:`lgs_run` otherwise, with
     ``settings`` = (h [s], eps_d, eps_v, max_iter_pos, max_iter_vel, max correction speed, whether velocities
@@ -228,16 +282,19 @@ def iterative_run(run, loads, run_work, iter_prims, row_prims, prims, bodies, ro
     n, t, max_distance, max_speed, stats, iters_out = run
     gravity, body_force, body_torque = forces
     h, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, velocity_correction = settings
-    backup, backup_flags, force_w, torque_w = run_work
+    backup, backup_flags, force_w, torque_w, servo_backup = run_work
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
     pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
-    if not timed:
-        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
+    if elements is None:
+        if not timed:
+            plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
         backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
                           pred_valid, dirty, backup, backup_flags, True)
-        if timed:
+        if elements is not None:
+            element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
+        elif timed:
             _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
             plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
         if not same_poses(body_pos, body_quat, rows[5], rows[6]):
@@ -266,3 +323,12 @@ def iterative_run(run, loads, run_work, iter_prims, row_prims, prims, bodies, ro
             return
         t += h
     stats[S_T] = t
+
+
+@njit(cache=True)
+def iterative_run_elements(run, loads, elements, run_work, iter_prims, row_prims, prims, bodies, rows, pred, forces,
+                           settings, scheme):
+    """:func:`iterative_run` of a model with springs, motors or servos (``elements`` their group, not None):
+    a kernel of its own for the reasons of :func:`lgs_run_elements`."""
+    iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, bodies, rows, pred, forces, settings,
+                  scheme)

@@ -1,8 +1,13 @@
 """``ImpulseMethod.run`` in compiled code: which models take it, and the Python side of one compiled loop.
 
-The compiled loop (see :mod:`run_kernels`) covers the standard scheme without contacts, joint limits,
-springs, motors, servos or Wagner's extra constraints, with either all chains solved by LGS (the fused step) or all joints corrected
-iteratively; timed loads and user forces are included. Everything else runs as calls of ``step``.
+The compiled loop (see :mod:`run_kernels`) covers the standard scheme without contacts, joint limits or
+Wagner's extra constraints, with either all chains solved by LGS (the kernels of the fused step) or all joints
+corrected iteratively; user forces, timed loads, springs, motors and PID servos are included (the servos'
+memory in the state is put back with the bodies when a step fails). Everything else runs as calls of
+``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms) ``Simulation.run`` takes 8.0 µs a step
+(iterative) and 3.9 µs (LGS) in the loop against 52 and 55 µs stepped in Python (CPU time, medians;
+benchmarks/force_elements_run.py, docs/performance.md). A model with force elements takes a loop of its own
+(``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled apart from the plain one.
 """
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from impulsim.dynamics.groups import elements_of
 from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
@@ -32,31 +38,47 @@ def compiled_path(method) -> str | None:
     m = method.model
     if method.contacts is not None or method.limits is not None or method.scheme != "standard":
         return None
-    if m.n_springs or m.n_motors or m.n_servos or not getattr(method, "_run_fused", True):
+    if not getattr(method, "_run_fused", True):
         return None
     if getattr(method, "_wagner", None) is not None:
         return None          # Wagner's extra constraints are corrected in Python (see wagner.py)
     thickness = method._thickness()
     if thickness is not None and np.isfinite(thickness).any():
         return None          # the per-body travel check of Method.step is not in the compiled loop
-    if method._fused:
-        return "lgs"
+    if method._all_lgs_standard():
+        return "lgs"      # with force elements the single step is staged: the loop gives the same bits
     if method._lgs is None and method._iter_prims is not None:
         return "iterative"
     return None
 
 
-def loop_ready(path: str, n: int) -> bool:
-    """Whether ``n`` steps should go through the compiled loop ``path`` (see COMPILE_PAYS_STEPS)."""
-    return n >= COMPILE_PAYS_STEPS or loop_compiled(rk.lgs_run if path == "lgs" else rk.iterative_run)
+def has_elements(model) -> bool:
+    """Whether ``model`` has springs, motors or servos: its run takes the loop with their loads
+    (``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled apart from the plain one."""
+    return bool(model.n_springs or model.n_motors or model.n_servos)
+
+
+def _loop(path: str, elements: bool):
+    """The compiled loop of ``path`` ("lgs" or "iterative"), with force elements or without."""
+    if path == "lgs":
+        return rk.lgs_run_elements if elements else rk.lgs_run
+    return rk.iterative_run_elements if elements else rk.iterative_run
+
+
+def loop_ready(path: str, n: int, *, elements: bool = False) -> bool:
+    """Whether ``n`` steps should go through the compiled loop ``path`` (with force ``elements`` or without;
+    see COMPILE_PAYS_STEPS)."""
+    return n >= COMPILE_PAYS_STEPS or loop_compiled(_loop(path, elements))
 
 
 class _Work:
-    """Buffers of one compiled loop: the state and memory before the current step, the step's forces."""
+    """Buffers of one compiled loop: the state and memory before the current step (bodies, the servos'
+    integral, previous error and effort), the step's forces."""
 
-    def __init__(self, n_bodies: int):
+    def __init__(self, n_bodies: int, n_servos: int):
         self.backup = np.zeros((n_bodies, rk.B_WIDTH))
         self.backup_flags = np.zeros((n_bodies, 2), np.int8)
+        self.servo_backup = np.zeros((n_servos, 3))
         self.force = np.zeros((n_bodies, 3))
         self.torque = np.zeros((n_bodies, 3))
         self.stats = np.zeros(rk.N_STATS)
@@ -95,8 +117,9 @@ def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
 
 def _work(method, state) -> _Work:
     work = method.__dict__.get("_run_work")
-    if work is None or work.backup.shape[0] != state.body_pos.shape[0]:
-        work = method.__dict__["_run_work"] = _Work(state.body_pos.shape[0])
+    shape = (state.body_pos.shape[0], state.servo_integral.shape[0])
+    if work is None or (work.backup.shape[0], work.servo_backup.shape[0]) != shape:
+        work = method.__dict__["_run_work"] = _Work(*shape)
     return work
 
 
@@ -104,25 +127,28 @@ def _call(method, path, state, h, n, out, work):
     m, s = method.model, state
     run = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out)
     loads = (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end)
-    run_work = (work.backup, work.backup_flags, work.force, work.torque)
+    elements = elements_of(m, s) if has_elements(m) else None
+    run_work = (work.backup, work.backup_flags, work.force, work.torque, work.servo_backup)
     prims, bodies, rows, pred = prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method)
     forces = (m.gravity, s.body_force, s.body_torque)
     # the scheme apart from the numbers: a tuple holding it is typed through Python on every call (lgs_run)
     scheme = rotation_scheme(method.integrator)
     options = (float(h), float(method.eps_d), float(method.eps_v), int(method.max_iter_pos),
                int(method.max_iter_vel), float(method.max_correction_speed))
+    loop = _loop(path, elements is not None)
     if path == "lgs":
         lgs = method._lgs
-        rk.lgs_run(run, loads, run_work, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred,
-                   forces, (*options, float(lgs.dependent_pivot)), scheme)
+        loop(run, loads, elements, run_work, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred,
+             forces, (*options, float(lgs.dependent_pivot)), scheme)
     else:
-        rk.iterative_run(run, loads, run_work, method._iter_prims, method._row_prims, prims, bodies, rows, pred,
-                         forces, (*options, bool(method.velocity_correction)), scheme)
+        loop(run, loads, elements, run_work, method._iter_prims, method._row_prims, prims, bodies, rows, pred, forces,
+             (*options, bool(method.velocity_correction)), scheme)
 
 
 def _fail(method, path, state, h, work):
     """The loop stopped after a step that failed a check: raise Method.step's error for it (the same
-    checks on the same values) after putting the state and memory of before that step back."""
+    checks on the same values) after putting the state (bodies and servo memory) and the method's memory of
+    before that step back."""
     stats = work.stats
     t_before = float(stats[rk.S_T])
     b_pos = work.backup[:, rk.B_POS:rk.B_POS + 3]
@@ -143,6 +169,10 @@ def _fail(method, path, state, h, work):
         rk.backup_or_restore(state.body_pos, state.body_quat, state.body_vel, state.body_omega, method.pred_pos,
                              method.pred_quat, method.pred_vel, method.pred_omega, method.pred_valid, method.dirty,
                              work.backup, work.backup_flags, False)
+        if work.servo_backup.shape[0]:
+            state.servo_integral[:] = work.servo_backup[:, 0]
+            state.servo_prev_error[:] = work.servo_backup[:, 1]
+            state.servo_effort[:] = work.servo_backup[:, 2]
         state.t = t_before
     raise error
 
