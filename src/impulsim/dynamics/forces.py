@@ -6,41 +6,47 @@ Outputs are per-body linear accelerations [m/s²] and world torques [N m].
 import numpy as np
 
 from impulsim.kernel import njit
-from impulsim.math.quaternion import quat_rotate
+from impulsim.math.vec import add, cross, q4, qrot, scale, sub, v3
 from impulsim.dynamics import groups as G
 from impulsim.dynamics.coordinates import coordinate_value
 
 
 @njit(cache=True)
 def _apply_force_at(k, force, point, body_pos, body_inv_mass, force_out, torque_out):
-    """Add a world force [N] acting at a world point [m] to body k."""
+    """Add a world force [N] (a 3-tuple) acting at a world point [m] (a 3-tuple) to body k."""
     if body_inv_mass[k] == 0.0:
         return
-    force_out[k] += force
-    torque_out[k] += np.cross(point - body_pos[k], force)
+    r = sub(point, v3(body_pos[k]))
+    t = cross(r, force)
+    for i in range(3):
+        force_out[k, i] += force[i]
+        torque_out[k, i] += t[i]
 
 
 @njit(cache=True)
 def add_springs(spring_body_a, spring_body_b, spring_anchor_a, spring_anchor_b, spring_stiffness,
                 spring_damping, spring_rest_length, body_pos, body_quat, body_vel, body_omega, body_inv_mass,
                 force_out, torque_out):
-    """Spring-dampers: force on A = (D (|d| − l) + c ḋ) d̂, d = b − a; opposite on B."""
+    """Spring-dampers: force on A = (D (|d| − l) + c ḋ) d̂, d = b − a; opposite on B.
+
+    Written on tuples (impulsim.math.vec), not small arrays: the same arithmetic, without the allocations
+    and the array-shape checks whose error messages made this kernel take seconds to compile."""
     for s in range(spring_body_a.shape[0]):
         a = spring_body_a[s]
         b = spring_body_b[s]
-        pa = body_pos[a] + quat_rotate(body_quat[a], spring_anchor_a[s])
-        pb = body_pos[b] + quat_rotate(body_quat[b], spring_anchor_b[s])
-        d = pb - pa
+        pa = add(v3(body_pos[a]), qrot(q4(body_quat[a]), v3(spring_anchor_a[s])))
+        pb = add(v3(body_pos[b]), qrot(q4(body_quat[b]), v3(spring_anchor_b[s])))
+        d = sub(pb, pa)
         length = np.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2)
         if length < 1e-12:
             continue
-        n = d / length
-        ua = body_vel[a] + np.cross(body_omega[a], pa - body_pos[a])
-        ub = body_vel[b] + np.cross(body_omega[b], pb - body_pos[b])
+        n = (d[0] / length, d[1] / length, d[2] / length)
+        ua = add(v3(body_vel[a]), cross(v3(body_omega[a]), sub(pa, v3(body_pos[a]))))
+        ub = add(v3(body_vel[b]), cross(v3(body_omega[b]), sub(pb, v3(body_pos[b]))))
         rate = (ub[0] - ua[0]) * n[0] + (ub[1] - ua[1]) * n[1] + (ub[2] - ua[2]) * n[2]
-        f = (spring_stiffness[s] * (length - spring_rest_length[s]) + spring_damping[s] * rate) * n
+        f = scale(n, spring_stiffness[s] * (length - spring_rest_length[s]) + spring_damping[s] * rate)
         _apply_force_at(a, f, pa, body_pos, body_inv_mass, force_out, torque_out)
-        _apply_force_at(b, -f, pb, body_pos, body_inv_mass, force_out, torque_out)
+        _apply_force_at(b, (-f[0], -f[1], -f[2]), pb, body_pos, body_inv_mass, force_out, torque_out)
 
 
 @njit(cache=True)
@@ -49,16 +55,18 @@ def apply_joint_effort(j, coord, effort, joint_body_a, joint_body_b, joint_ancho
     """Torque (coord 0) or force (coord 1) ``effort`` along joint j's axis: + on B, − on A."""
     a = joint_body_a[j]
     b = joint_body_b[j]
-    x = quat_rotate(body_quat[a], joint_axis_a[j])
+    x = qrot(q4(body_quat[a]), v3(joint_axis_a[j]))
     if coord == 0:
         if body_inv_mass[b] != 0.0:
-            torque_out[b] += effort * x
+            for i in range(3):
+                torque_out[b, i] += effort * x[i]
         if body_inv_mass[a] != 0.0:
-            torque_out[a] -= effort * x
+            for i in range(3):
+                torque_out[a, i] -= effort * x[i]
         return
-    pb = body_pos[b] + quat_rotate(body_quat[b], joint_anchor_b[j])
-    _apply_force_at(b, effort * x, pb, body_pos, body_inv_mass, force_out, torque_out)
-    _apply_force_at(a, -effort * x, pb, body_pos, body_inv_mass, force_out, torque_out)
+    pb = add(v3(body_pos[b]), qrot(q4(body_quat[b]), v3(joint_anchor_b[j])))
+    _apply_force_at(b, scale(x, effort), pb, body_pos, body_inv_mass, force_out, torque_out)
+    _apply_force_at(a, scale(x, -effort), pb, body_pos, body_inv_mass, force_out, torque_out)
 
 
 @njit(cache=True)
@@ -144,10 +152,9 @@ def add_motors_and_servos(t, h, motors, servos, servo_memory, joints, motion, bo
 def to_accelerations(gravity, body_inv_mass, force, acc_out):
     """a = g + F/m for dynamic bodies, 0 for static and kinematic ones."""
     for k in range(force.shape[0]):
-        if body_inv_mass[k] == 0.0:
-            acc_out[k] = 0.0
-        else:
-            acc_out[k] = gravity + force[k] * body_inv_mass[k]
+        w = body_inv_mass[k]
+        for i in range(3):
+            acc_out[k, i] = 0.0 if w == 0.0 else gravity[i] + force[k, i] * w
 
 
 @njit(cache=True)
