@@ -220,19 +220,26 @@ def _slider_rocket(force):
     return model, state
 
 
+def _both_fail(a, sa, b, sb, n=50, h=0.01):
+    """Up to n steps of method a one at a time and one run of n steps of method b, each until it fails;
+    the two error messages (each must fail)."""
+    with pytest.raises(SimulationError) as by_step:
+        for _ in range(n):
+            a.step(sa, h)
+    with pytest.raises(SimulationError) as by_run:
+        b.run(sb, h, n)
+    return str(by_step.value), str(by_run.value)
+
+
 @pytest.mark.parametrize("solver", ["lgs", "iterative"])
 def test_failed_step_inside_a_run_is_rolled_back_like_a_failed_step(solver):
     # 1e6 N on 1 kg at h = 10 ms: +1e4 m/s a step, past the 1e5 m/s divergence limit at step 11 (index 10)
     model, state = _slider_rocket(1e6)
     a, sa, b, sb = pair(model, state, solver=solver)
     assert b.run_path == solver
-    with pytest.raises(SimulationError) as by_step:
-        for _ in range(50):
-            a.step(sa, 0.01)
-    with pytest.raises(SimulationError) as by_run:
-        b.run(sb, 0.01, 50)
-    assert str(by_run.value) == str(by_step.value)
-    assert "step 10 " in str(by_run.value) and "diverged" in str(by_run.value)
+    by_step, by_run = _both_fail(a, sa, b, sb)
+    assert by_run == by_step
+    assert "step 10 " in by_run and "diverged" in by_run
     assert sb.step_count == 10 and abs(sb.body_vel[1, 0] - 1e5) < 1.0        # the last good step
     assert_same_state(sa, sb)
     assert_same_memory(a, b)
@@ -267,12 +274,8 @@ def test_failed_step_inside_a_run_puts_the_servo_memory_back(solver):
     model, state = _servo_rocket()
     a, sa, b, sb = pair(model, state, solver=solver)
     assert b.run_path == solver
-    with pytest.raises(SimulationError) as by_step:
-        for _ in range(50):
-            a.step(sa, 0.01)
-    with pytest.raises(SimulationError) as by_run:
-        b.run(sb, 0.01, 50)
-    assert str(by_run.value) == str(by_step.value) and "diverged" in str(by_run.value)
+    by_step, by_run = _both_fail(a, sa, b, sb)
+    assert by_run == by_step and "diverged" in by_run
     assert 5 <= sb.step_count < 50
     assert_same_state(sa, sb)
     assert_same_servo_memory(sa, sb)
