@@ -22,6 +22,7 @@ NO_REFCOUNT = {"_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {}
 """Extra ``njit`` options of the impulse kernels that allocate nothing (see the module docstring)."""
 
 COUNTED = {"_nrt": True} if NO_REFCOUNT else {}
-"""Extra ``njit`` options of a kernel that allocates (the loads of springs and servos build small vectors)
-but is called by an uncounted one: set explicitly, reference counting is not taken over from the caller, so
-the kernel and what it calls compile with the counts whichever kernel compiles them first."""
+"""Extra ``njit`` options of a kernel called by an uncounted one that calls kernels shared with counted code
+(the loads of springs, motors and servos; they allocate nothing today, but nothing keeps them so): set
+explicitly, reference counting is not taken over from the caller, so the kernel and what it calls compile
+with the counts whichever kernel compiles them first."""

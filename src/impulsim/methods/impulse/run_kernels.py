@@ -111,8 +111,8 @@ def element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodie
     saved first into the rows of ``servo_backup`` (integral, previous error, effort), to put back if the step
     fails.
 
-    Compiled with reference counts (jit.COUNTED), though the run loops are not: the spring and servo kernels
-    build small vectors."""
+    Compiled with reference counts (jit.COUNTED), though the run loops are not: the force kernels it calls
+    are shared with every method's loads, and kept safe for any of them to allocate (today none does)."""
     springs, motors, servos, servo_memory, joints = elements
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
     servo_integral, servo_prev_error, servo_effort = servo_memory
