@@ -169,10 +169,15 @@ def plain_loads(gravity, body_inv_mass, body_force, body_torque,
             tau_out[k, i] = body_torque[k, i]
 
 
+def has_force_elements(model) -> bool:
+    """Whether ``model`` has springs, motors or servos: loads beyond gravity and the user's forces."""
+    return bool(model.n_springs or model.n_motors or model.n_servos)
+
+
 def compute_loads(model, state, h, acc_out, torque_out):
     """Stage "forces": fill acc_out [m/s²] and torque_out [N m] (world) for the coming step. Without
     springs, motors and servos the loads are gravity and the user's forces and torques: one kernel."""
-    if not (model.n_springs or model.n_motors or model.n_servos):
+    if not has_force_elements(model):
         plain_loads(model.gravity, model.body_inv_mass, state.body_force, state.body_torque, acc_out, torque_out)
         return
     force = state.body_force.copy()

@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 
+from impulsim.dynamics.forces import has_force_elements
 from impulsim.dynamics.integrate import Integrator, rotation_scheme
 from impulsim.errors import ModelError, UnsupportedFeatureError
 from impulsim.methods.base import Method, StepInfo, StageTimer
@@ -131,8 +132,7 @@ class ImpulseMethod(Method, ContactCoupling):
     def _fusable(self) -> bool:
         """Whether the step is the fixed kernel sequence of lgs_step: an all-LGS standard step (see
         :meth:`_all_lgs_standard`) without force elements."""
-        m = self.model
-        return self._all_lgs_standard() and not (m.n_springs or m.n_motors or m.n_servos)
+        return self._all_lgs_standard() and not has_force_elements(self.model)
 
     def _all_lgs_standard(self) -> bool:
         """Whether the step is, after its loads, the kernel sequence of ``lgs_step.lgs_corrections``: LGS
@@ -206,8 +206,7 @@ class ImpulseMethod(Method, ContactCoupling):
 
     def _run_steps(self, state, h, n, iters):
         path = compiled_run.compiled_path(self)
-        if path is None or n < 1 or not compiled_run.loop_ready(path, n,
-                                                                elements=compiled_run.has_elements(self.model)):
+        if path is None or n < 1 or not compiled_run.loop_ready(path, n, elements=has_force_elements(self.model)):
             return super()._run_steps(state, h, n, iters)
         return compiled_run.run_compiled(self, path, state, h, n, iters)
 

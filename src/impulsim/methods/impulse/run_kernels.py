@@ -217,9 +217,8 @@ def lgs_run(run, loads, elements, run_work, chains, struct, prims, bodies, rows,
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
     pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
-    if elements is None:
-        if not timed:
-            plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
+    if elements is None and not timed:
+        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
         backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
                           pred_valid, dirty, backup, backup_flags, True)
@@ -286,9 +285,8 @@ def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, 
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
     pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
-    if elements is None:
-        if not timed:
-            plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
+    if elements is None and not timed:
+        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
         backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
                           pred_valid, dirty, backup, backup_flags, True)

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from impulsim.dynamics.forces import has_force_elements
 from impulsim.dynamics.groups import elements_of
 from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
@@ -52,14 +53,9 @@ def compiled_path(method) -> str | None:
     return None
 
 
-def has_elements(model) -> bool:
-    """Whether ``model`` has springs, motors or servos: its run takes the loop with their loads
-    (``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled apart from the plain one."""
-    return bool(model.n_springs or model.n_motors or model.n_servos)
-
-
 def _loop(path: str, elements: bool):
-    """The compiled loop of ``path`` ("lgs" or "iterative"), with force elements or without."""
+    """The compiled loop of ``path`` ("lgs" or "iterative"), with force elements or without (a model with
+    springs, motors or servos, ``forces.has_force_elements``, takes its own loop, compiled apart)."""
     if path == "lgs":
         return rk.lgs_run_elements if elements else rk.lgs_run
     return rk.iterative_run_elements if elements else rk.iterative_run
@@ -127,7 +123,7 @@ def _call(method, path, state, h, n, out, work):
     m, s = method.model, state
     run = (n, float(s.t), MAX_DISTANCE, MAX_SPEED, work.stats, out)
     loads = (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end)
-    elements = elements_of(m, s) if has_elements(m) else None
+    elements = elements_of(m, s) if has_force_elements(m) else None
     run_work = (work.backup, work.backup_flags, work.force, work.torque, work.servo_backup)
     prims, bodies, rows, pred = prims_of(m), bodies_of(m, s, method), rows_of(method), pred_of(method)
     forces = (m.gravity, s.body_force, s.body_torque)
