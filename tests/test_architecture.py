@@ -10,7 +10,7 @@ SRC = ROOT / "src" / "impulsim"
 PAGE = ROOT / "docs" / "architecture.md"
 
 # the tiers of docs/architecture.md; "impulsim" is the facade, src/impulsim/__init__.py
-TIERS = {"kernel_cache": 0, "kernel": -1, "compiling": 0, "errors": 0, "limits": 0, "progress": 0, "math": 0, "geometry": 1, "model": 2, "collision": 2, "dynamics": 3, "contact": 4,
+TIERS = {"kernel_cache": 0, "kernel": -1, "compiling": 0, "errors": 0, "limits": 0, "progress": 0, "math": 0, "geometry": 1, "forked_compile": 1, "model": 2, "collision": 2, "dynamics": 3, "contact": 4,
          "methods": 5, "simulation": 6, "impulsim": 7, "experiments": 8, "io": 8, "editing": 9, "bench": 10,
          "viewer": 10, "sweep": 10, "warmup": 10, "apps": 11, "cli_extras": 12, "cli": 13, "__main__": 14}
 # upward imports the page declares: ModelBuilder.from_urdf / from_mjcf are thin lazy entry points into io

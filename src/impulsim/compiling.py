@@ -38,6 +38,7 @@ file); while one is installed the process-wide reporter stays silent, so nothing
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import sys
 import threading
@@ -314,6 +315,38 @@ class CompileReporter:
                 elif self.quiet_after is not None and time.perf_counter() - self._last >= self.quiet_after:
                     self._end()
                     return
+
+    # compiling done by another process for this one -----------------------------------------------
+    @contextlib.contextmanager
+    def compiling_elsewhere(self, group: str):
+        """Show the wait for kernels that another process compiles for this one (a forked copy, see
+        impulsim.forked_compile) as this process's own compiling of ``group`` kernels: the line stays up
+        and counts the seconds while the block runs. :meth:`add_kernels` then counts what it compiled."""
+        with self._lock:
+            shown = not self._skip and (self._start is not None or self.wanted())
+            if shown:
+                if self._start is None:
+                    self._begin()
+                self._group = group
+                self._depth += 1
+                if self._style:
+                    self._draw()
+        try:
+            yield
+        finally:
+            if shown:
+                with self._lock:
+                    self._depth = max(0, self._depth - 1)
+                    self._last = time.perf_counter()
+                    if self._depth == 0 and self._style == "terminal":
+                        self._erase()
+
+    def add_kernels(self, n: int) -> None:
+        """Count ``n`` kernels compiled elsewhere for this process into the current burst's total."""
+        with self._lock:
+            if self._start is not None:
+                self._kernels += int(n)
+            self.total_kernels += int(n)
 
     # the line -------------------------------------------------------------------------------------
     def _draw(self) -> None:

@@ -8,9 +8,17 @@ import io
 
 def progress_bar(total: int, desc: str = "", unit: str = "step"):
     """A tqdm bar over ``total`` items on stderr, counted in ``unit`` ("step", "case"); it appears only
-    after a second, so short runs show none, and it is removed when closed."""
+    after a second, so short runs show none, and it is removed when closed.
+
+    The bar runs without tqdm's monitor thread (its only use is to redraw bars whose updates come rarely):
+    a process with a second thread cannot safely fork, and the first contact step forks to compile on two
+    cores (impulsim.forked_compile)."""
     from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit=unit, mininterval=0.5, delay=1.0, leave=False)
+
+    class _Bar(tqdm):
+        monitor_interval = 0
+
+    return _Bar(total=total, desc=desc, unit=unit, mininterval=0.5, delay=1.0, leave=False)
 
 
 @contextlib.contextmanager

@@ -16,6 +16,8 @@ import numpy as np
 from impulsim.contact import ContactStage, ContactOptions
 from impulsim.contact.default import model_has_contacts
 from impulsim.contact.limits import LimitStage
+from impulsim.contact.rehearsal import rehearsal_contacts, rehearsal_pair
+from impulsim import forked_compile
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.methods.base import StepInfo, StageTimer
@@ -91,6 +93,8 @@ class ContactCoupling:
     def _step_with_contacts(self, s, h, info: StepInfo):
         """One step of Bender's Fig. 5.2 pipeline; time is advanced by the caller."""
         m = self.model
+        if not self._compile_checked:
+            self._compile_side_by_side(s, h)
         timer = StageTimer(info.timings)
         compute_loads(m, s, h, self.acc, self.tau)
         timer.lap("forces")
@@ -129,6 +133,47 @@ class ContactCoupling:
             info.shock_sweeps = self.contacts.level_sweeps
             info.patch_visits = self.contacts.visits
         timer.lap("velocity_correction")
+
+    _compile_checked = False
+
+    def _compile_side_by_side(self, s, h):
+        """On the first contact step with the contact kernels not yet compiled (an empty cache): fork a copy
+        that compiles the contact resolution by stepping with made-up contacts (contact.rehearsal) while
+        this process compiles the detection; the contact stage waits for the copy after detecting (see
+        impulsim.forked_compile)."""
+        self._compile_checked = True
+        stage = self.contacts
+        if stage is None or forked_compile.why_not() is not None:
+            return
+        from impulsim.collision.pairs import narrow_phase
+        from impulsim.contact.stage import _load_and_classify
+        if forked_compile.setting() != "always" and not (
+                forked_compile.uncompiled(narrow_phase) and forked_compile.uncompiled(_load_and_classify)):
+            return
+        pair = rehearsal_pair(self.model)
+        if pair is None:
+            return
+        rehearsal = s.copy()
+
+        def rehearse():
+            stage.detector.detect = lambda state, region=True: rehearsal_contacts(
+                self.model, state, pair, stage.detector.eps_c, len(stage.detector.buffers.distance))
+            self._scratch = None
+            for _ in range(2):          # the second step also compiles the warm start from the first
+                self.step(rehearsal, h)
+
+        stage.pending_compile = forked_compile.ForkedCompile.start(rehearse)
+        if stage.count == 0:
+            self._head_start(s.copy(), h)
+
+    def _head_start(self, s, h):
+        """Compile here, before the detection, the kernels that start the position phase and take the free
+        step: the forked copy's step finds them in the cache when it gets there, and the two processes take
+        about as long. No contact is loaded yet (count 0), so the calls change nothing but ``s``, a copy."""
+        m = self.model
+        self.contacts.begin_positions(s, self.Iinv, h)
+        free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
+                      m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, rotation_scheme(self.integrator))
 
     def _begin_unilaterals(self, s, info):
         """Detect and classify contacts and limits at t0 (StepInfo counts both)."""

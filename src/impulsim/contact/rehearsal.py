@@ -1,0 +1,61 @@
+"""Made-up contacts that take a contact step through its resolution without detecting anything.
+
+On an empty kernel cache the first contact step compiles its detection kernels and its resolution kernels
+one after the other. A forked copy of the process (:mod:`impulsim.forked_compile`) compiles the resolution
+side meanwhile, by stepping the same model with these contacts in place of the detector's: one patch of four
+points under a dynamic body, pressed a little into a shape of another body and approaching it, so that the
+step classifies a collision, resolves it, corrects the penetration with friction and corrects the velocities.
+The kernels are the same whatever the contacts are; only the copy's steps use these made-up ones.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from impulsim.collision.contacts import Contacts, make_buffers
+
+APPROACH_SPEED = 1.0
+"""Speed [m/s] at which the made-up contacts' body approaches the other: above any collision threshold."""
+PATCH_HALF_WIDTH = 0.01
+"""Half the side [m] of the square of the four made-up contact points."""
+
+
+def rehearsal_pair(model) -> Optional[tuple[int, int]]:
+    """Two shapes of the model on different bodies, the first on a body that moves (dynamic), the second
+    preferably on a fixed body; None when the model has no such pair."""
+    body = model.shape_body
+    fixed = (model.body_static + model.body_kinematic) > 0
+    moving = [s for s in range(len(body)) if not fixed[body[s]]]
+    if not moving:
+        return None
+    a = moving[0]
+    others = [s for s in range(len(body)) if body[s] != body[a]]
+    if not others:
+        return None
+    resting = [s for s in others if fixed[body[s]]]
+    return a, (resting or others)[0]
+
+
+def rehearsal_contacts(model, state, pair: tuple[int, int], eps_c: float, capacity: int) -> Contacts:
+    """Four contact points under the first shape's body (world frame), normal +z from the second shape's body
+    towards the first, each pressed eps_c/2 [m] in; the first body is set to approach at APPROACH_SPEED
+    (``state`` is the copy's own and is changed)."""
+    sa, sb = pair
+    ba, bb = int(model.shape_body[sa]), int(model.shape_body[sb])
+    normal = np.array([0.0, 0.0, 1.0])
+    depth = 0.5 * eps_c
+    buffers = make_buffers(max(4, capacity))
+    centre = state.body_pos[ba]
+    for i, (dx, dy) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1))):
+        point_a = centre + PATCH_HALF_WIDTH * np.array([dx, dy, 0.0])
+        buffers.body_a[i], buffers.body_b[i] = ba, bb
+        buffers.shape_a[i], buffers.shape_b[i] = sa, sb
+        buffers.point_a[i] = point_a
+        buffers.point_b[i] = point_a + depth * normal
+        buffers.normal[i] = normal
+        buffers.distance[i] = -depth
+        buffers.feature_a[i], buffers.feature_b[i] = i + 1, 0
+        buffers.pair[i] = 0
+    state.body_vel[ba] = state.body_vel[bb] - APPROACH_SPEED * normal
+    return Contacts(buffers, 4, 1)
