@@ -4,6 +4,7 @@
     python benchmarks/cold_start.py demo boxes -n 1      # some scenes, one repetition
     python benchmarks/cold_start.py --profile boxes      # one cold run, compile time per kernel
     python benchmarks/cold_start.py boxes --against ../old-checkout   # paired with another source tree
+    python benchmarks/cold_start.py boxes wall --fork-pairs -n 3     # two cores against one, alternated
 
 ``--against DIR`` compares this source tree with the one in DIR (a checkout of another version): each
 repetition runs both cold first steps at the same time, one process per core, so that both meet the same
@@ -16,6 +17,13 @@ process with that directory ("warm": the kernels are loaded from the cache). The
 process: importing impulsim, building the model and method, and the first step (where the kernels compile or
 load); "(cpu)" is the process's CPU time in that step, less disturbed by other work on a shared
 machine than the wall-clock time. The cache directory is removed afterwards; the source tree's own cache is not touched.
+
+``--fork-pairs`` runs each cold first step twice, one after the other: as it runs by default (a contact
+scene's first step forks a copy that compiles the contact resolution on the second core, see
+impulsim.forked_compile) and with ``IMPULSIM_PARALLEL_COMPILE=0`` (one core), and prints the wall-clock
+seconds of both, their ratio, and the CPU seconds (the copy's included).
+
+The CPU seconds of a first step count those of a forked copy too (reaped children).
 
 Scenes: demo (examples/double_pendulum.yaml), pendulum (examples/pendulum.yaml), boxes
 (examples/falling_boxes.yaml), tree255 (Bender's 255-body tree, LGS, 1e-6), wall (the contact wall of
@@ -100,9 +108,9 @@ def child(name: str, profile: bool) -> dict:
     t1 = time.perf_counter()
     times = _CompileTimes() if profile else None
     step = STEPPERS[name]()
-    t2, c2 = time.perf_counter(), time.process_time()
+    t2, c2 = time.perf_counter(), _cpu_with_children()
     step()
-    t3, c3 = time.perf_counter(), time.process_time()
+    t3, c3 = time.perf_counter(), _cpu_with_children()
     step()
     t4 = time.perf_counter()
     out = dict(scene=name, import_s=t1 - t0, build_s=t2 - t1, first_s=t3 - t2, second_s=t4 - t3,
@@ -113,6 +121,12 @@ def child(name: str, profile: bool) -> dict:
         out["llvm"] = _llvm_seconds()
         out["signatures"] = _signatures()
     return out
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its reaped children (a forked compiling copy)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _signatures() -> dict:
@@ -143,10 +157,14 @@ def _llvm_seconds() -> dict:
 
 
 # --------------------------------------------------------------------------------------- parent process
-def start_child(name: str, cache_dir: str, profile: bool = False, root: Path = ROOT) -> subprocess.Popen:
-    """The child process measuring scene ``name`` with the sources of ``root`` and the cache ``cache_dir``."""
+def start_child(name: str, cache_dir: str, profile: bool = False, root: Path = ROOT,
+                fork: bool = True) -> subprocess.Popen:
+    """The child process measuring scene ``name`` with the sources of ``root`` and the cache ``cache_dir``
+    (``fork`` False: on one core, IMPULSIM_PARALLEL_COMPILE=0)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=os.pathsep.join(
         p for p in (str(root / "src"), os.environ.get("PYTHONPATH", "")) if p))
+    if not fork:
+        env["IMPULSIM_PARALLEL_COMPILE"] = "0"
     cmd = [sys.executable, __file__, "--child", name] + (["--profile"] if profile else [])
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root)
 
@@ -183,6 +201,27 @@ def measure_against(name: str, other: Path, reps: int) -> list:
     return pairs
 
 
+def measure_fork_pairs(name: str, reps: int) -> list:
+    """Cold first steps on two cores (the default) and on one, one after the other, per repetition."""
+    pairs = []
+    for i in range(reps):
+        runs = []
+        for fork in (True, False):
+            cache = tempfile.mkdtemp(prefix="impulsim-cold-")
+            try:
+                runs.append(finish_child(name, start_child(name, cache, fork=fork)))
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+        two, one = runs
+        pairs.append((two["first_s"], one["first_s"], two["first_cpu_s"], one["first_cpu_s"]))
+        print(f"{name:10s} {two['first_s']:9.2f} {one['first_s']:9.2f} {two['first_s'] / one['first_s']:7.3f} "
+              f"{two['first_cpu_s']:9.2f} {one['first_cpu_s']:9.2f}   (load {os.getloadavg()[0]:.1f})", flush=True)
+    ratio = statistics.median(p[0] / p[1] for p in pairs)
+    print(f"{name:10s} median ratio {ratio:.3f} over {reps} pairs (median wall {statistics.median(p[0] for p in pairs):.1f} "
+          f"against {statistics.median(p[1] for p in pairs):.1f} s)", flush=True)
+    return pairs
+
+
 def measure(name: str, reps: int) -> dict:
     cold, warm = [], []
     for _ in range(reps):
@@ -209,6 +248,8 @@ def main(argv=None) -> None:
                    help="with --profile: the argument types of every kernel compiled more than once")
     p.add_argument("--json", help="also write the measurements here")
     p.add_argument("--against", metavar="DIR", help="pair each cold run with one of the source tree in DIR")
+    p.add_argument("--fork-pairs", action="store_true",
+                   help="each cold first step on two cores (the default) and on one, alternated")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -218,7 +259,12 @@ def main(argv=None) -> None:
         if name not in STEPPERS:
             raise SystemExit(f"unknown scene {name!r} (use {', '.join(SCENES)})")
     rows = []
-    if args.against:
+    if args.fork_pairs:
+        print(f"{'scene':10s} {'two wall':>9s} {'one wall':>9s} {'ratio':>7s} {'two cpu':>9s} {'one cpu':>9s}"
+              f"   (cold first step, s; cpu includes the forked copy)")
+        for name in args.scenes:
+            rows.append(dict(scene=name, pairs=measure_fork_pairs(name, args.reps)))
+    elif args.against:
         other = Path(args.against).resolve()
         if not (other / "src" / "impulsim").is_dir():
             raise SystemExit(f"--against {args.against}: no src/impulsim there")

@@ -95,3 +95,25 @@ def test_setting_reads_the_switch(monkeypatch):
     for value, expected in (("0", "off"), ("off", "off"), ("1", "on"), ("", "on"), ("always", "always")):
         monkeypatch.setenv(F.ENV, value)
         assert F.setting() == expected
+
+
+def test_the_viewer_steps_a_throwaway_copy_first_only_on_an_empty_cache_with_contacts(monkeypatch):
+    from types import SimpleNamespace
+
+    from impulsim import forked_compile as F
+    from impulsim.viewer.app import compile_before_threads
+    made = []
+
+    def make_sim(state, h, method, contacts=True):
+        sim = SimpleNamespace(method=SimpleNamespace(contacts=object() if contacts else None), steps=0)
+        sim.step = lambda: setattr(sim, "steps", sim.steps + 1)
+        made.append(sim)
+        return sim
+
+    monkeypatch.setattr(F, "why_not", lambda: None)
+    monkeypatch.setattr(F, "uncompiled", lambda kernel: True)
+    assert compile_before_threads(make_sim, 0.01, "impulse") and made[-1].steps == 1
+    assert not compile_before_threads(lambda *a: make_sim(*a, contacts=False), 0.01, "impulse")
+    monkeypatch.setattr(F, "uncompiled", lambda kernel: False)
+    n = len(made)
+    assert not compile_before_threads(make_sim, 0.01, "impulse") and len(made) == n   # compiled: nothing made

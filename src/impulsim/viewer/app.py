@@ -50,6 +50,7 @@ class Viewer:
         import viser
 
         self.model, self.host = model, host
+        compile_before_threads(make_sim, h, method)
         self.engine = SimulationThread(make_sim, h, method, builder=builder, options=options)
         self.server = viser.ViserServer(host=host, port=port, label=title, verbose=False)
         self.guard = OriginGuard(self.server)
@@ -477,6 +478,26 @@ def view_scene(path: str, *, port: int = 8080, open_browser: bool = True, h: Opt
         import webbrowser
         webbrowser.open(viewer.url)
     return viewer
+
+
+def compile_before_threads(make_sim, h: float, method: str) -> bool:
+    """On an empty kernel cache, take the first step of a throwaway copy of the simulation now, before the
+    viewer's threads start: a contact scene's first step then compiles on two cores (see
+    impulsim.forked_compile, which does not fork beside other threads), half the wait of compiling in the
+    simulation thread after Play. Returns whether it stepped. A step that fails here is left for the viewer's
+    own simulation to report, where its first step fails the same way."""
+    from impulsim import forked_compile
+    from impulsim.collision.pairs import narrow_phase
+    if forked_compile.why_not() is not None or not forked_compile.uncompiled(narrow_phase):
+        return False
+    sim = make_sim(None, h, method)
+    if getattr(sim.method, "contacts", None) is None:
+        return False
+    try:
+        sim.step()
+    except Exception:               # noqa: BLE001 - reported by the viewer's simulation (see above)
+        pass
+    return True
 
 
 def page_url(host: str, port: int) -> str:
