@@ -258,3 +258,16 @@ def test_a_forked_child_does_not_inherit_a_burst_under_way(process_reporter, mon
     os.close(read)
     process_reporter.finish()
     assert err.getvalue().startswith("compiled 1 kernels in ")
+
+
+def test_a_wait_for_compiling_elsewhere_shows_as_compiling_and_counts_its_kernels(process_reporter, monkeypatch):
+    err = _Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    _fresh_kernel("impulsim.collision.fake")(np.float64(1.0))        # this process's own compiling ...
+    with process_reporter.compiling_elsewhere("contact"):           # ... then the wait for a forked copy's
+        time.sleep(0.7)
+    process_reporter.add_kernels(5)
+    process_reporter.finish()
+    text = err.getvalue()
+    assert "compiling contact kernels (once; cached for later runs) … 1 done" in text   # the line stayed up
+    assert text.split("\r")[-1].startswith("compiled 6 kernels in ")                    # 1 here + 5 there
