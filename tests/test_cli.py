@@ -157,3 +157,31 @@ def test_failed_step_keeps_the_outputs_up_to_the_last_good_step(tmp_path, capsys
     with np.load(out / "final_state.npz") as final:
         assert np.isfinite(final["body_pos"]).all()
         assert int(final["step_count"]) == steps[-1] < 100
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminals as on Linux")
+def test_a_command_on_a_terminal_leaves_no_stray_escape_code(tmp_path):
+    """Numba's error colours (colorama) wrote a reset code to the terminal at the exit of every command."""
+    import os
+    import pty
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    main_fd, sub_fd = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(root / "src"))
+    env.pop("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", None)
+    proc = subprocess.Popen([sys.executable, "-m", "impulsim", "run", str(root / "examples" / "pendulum.yaml"),
+                             "--duration", "0.01", "-o", str(tmp_path / "out"), "-q"],
+                            stdin=sub_fd, stdout=sub_fd, stderr=sub_fd, env=env, cwd=tmp_path)
+    os.close(sub_fd)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:             # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=300) == 0, seen.decode(errors="replace")[-2000:]
+    os.close(main_fd)
+    assert b"\x1b[0m" not in seen, seen[-200:]

@@ -27,7 +27,12 @@ import shutil
 import time
 from pathlib import Path
 
-import numba
+# Numba colours its error messages with colorama, which it sets up while importing its list support (a
+# compile or a cache load may do that); colorama then writes a reset code to every terminal at exit, a stray
+# "\x1b[0m" after each impulsim command. Plain messages unless the user asked otherwise (read by Numba on import).
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+
+import numba  # noqa: E402
 
 PACKAGE = Path(__file__).resolve().parent
 KEEP = 3
