@@ -222,7 +222,7 @@ def test_contacts_are_published_only_when_switched_on():
 
     engine = SimulationThread(make_sim, 1e-3, "impulse").start()
     try:
-        engine.send("step", 1, wait=True)
+        engine.send("step", 1, wait=True, timeout=COMPILE_TIMEOUT)   # compiles on an empty cache
         assert engine.snapshot().contact_points is None
         engine.send("contacts", True, wait=True, timeout=COMPILE_TIMEOUT)
         snap = engine.snapshot()
