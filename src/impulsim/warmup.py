@@ -57,6 +57,26 @@ settings: {h: 0.001, duration: 1}
 bodies:
   - {name: upper_arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.25]}
   - {name: forearm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.75]}
+  - {name: weight, mass: 1.0, inertia: [0.001, 0.001, 0.001], position: [1, 0, -0.5]}
+joints:
+  - {name: shoulder, type: hinge, bodies: [world, upper_arm], anchor: [0, 0, 0], axis: [1, 0, 0]}
+  - {name: elbow, type: hinge, bodies: [upper_arm, forearm], anchor: [0, 0, -0.5], axis: [1, 0, 0]}
+servos:
+  - {name: shoulder_servo, joint: shoulder, mode: angle, kp: 200, ki: 300, kd: 15, limit: 60,
+     setpoints: [[0, 0.0], [0.5, 1.2]]}
+springs:
+  - {name: spring, bodies: [world, weight], anchor_a: [1, 0, 0], anchor_b: [0, 0, 0], stiffness: 100,
+     damping: 1, rest_length: 0.5}
+"""
+"""An arm with a servo and a weight on a spring. The weight has no shape, so that nothing collides: a model with
+force elements and without contacts runs in the compiled loops with force elements (run_path), which are
+what this scene is for (contacts are the contact group's)."""
+
+_JOINTS_AND_CONTACTS = """
+settings: {h: 0.001, duration: 1}
+bodies:
+  - {name: upper_arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.25]}
+  - {name: forearm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.75]}
   - {name: weight, shapes: [sphere: {radius: 0.05}], mass: 1.0, position: [1, 0, -0.5]}
 joints:
   - {name: shoulder, type: hinge, bodies: [world, upper_arm], anchor: [0, 0, 0], axis: [1, 0, 0]}
@@ -68,6 +88,8 @@ springs:
   - {name: spring, bodies: [world, weight], anchor_a: [1, 0, 0], anchor_b: [0, 0, 0], stiffness: 100,
      damping: 1, rest_length: 0.5}
 """
+"""The same arm with a sphere for the weight, which may then hit the arm: a scene with joints, force elements and
+contacts, whose iterative joint correction takes the joints of a contact island (kernels of their own)."""
 
 _CONTACTS = """
 settings: {h: 0.002, duration: 1, eps_d: 1.0e-5, eps_v: 1.0e-5, eps_vc: 1.0e-3, shock_propagation: 20}
@@ -102,12 +124,16 @@ def _tasks() -> list[WarmupTask]:
         WarmupTask("impulse method, iterative solver", "impulse", _DOUBLE_PENDULUM),
         WarmupTask("impulse method, LGS solver", "impulse", _DOUBLE_PENDULUM, options=(("solver", "lgs"),)),
         WarmupTask("impulse method, servos and springs", "impulse", _FORCE_ELEMENTS),
+        # a model with force elements runs a loop of its own per solver (run_path._loop): LGS's too
+        WarmupTask("impulse method, servos and springs, LGS solver", "impulse", _FORCE_ELEMENTS,
+                   options=(("solver", "lgs"),)),
         # the rotation scheme is compiled into the kernels (dynamics.integrate.rotation_scheme): RK4 above
         WarmupTask("impulse method, Euler rotation", "impulse", _DOUBLE_PENDULUM, options=(("integrator", "euler"),)),
         WarmupTask("impulse method, Cash-Karp rotation", "impulse", _DOUBLE_PENDULUM,
                    options=(("integrator", "rk45"),)),
         WarmupTask("impulse method with contacts", "contact", _CONTACTS, steps=5),
         WarmupTask("impulse method with contacts (boxes, spheres, capsules)", "contact", _BASIC_CONTACTS, steps=5),
+        WarmupTask("impulse method with contacts and joints", "contact", _JOINTS_AND_CONTACTS),
         WarmupTask("Featherstone method", "featherstone", _DOUBLE_PENDULUM, method="featherstone"),
         WarmupTask("Lagrange method", "lagrange", _DOUBLE_PENDULUM, method="lagrange"),
         WarmupTask("Moreau method", "moreau", _DOUBLE_PENDULUM, method="moreau"),

@@ -152,3 +152,16 @@ def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path):
                            timeout=3600)
     assert later.returncode == 0, later.stderr
     assert json.loads(later.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_impulse_tasks_take_every_compiled_run_loop():
+    """Each of the impulse method's compiled run loops (LGS, iterative; with force elements and without,
+    run_path._loop) is taken by one impulse task, so that the warm-up compiles it."""
+    from impulsim.dynamics.forces import has_force_elements
+    from impulsim.io import scene_from_string
+    from impulsim.methods.impulse import run_path
+    loops = set()
+    for task in W.warmup_tasks(["impulse"]):
+        method = scene_from_string(task.scene).simulation(method=task.method, **dict(task.options)).method
+        loops.add((run_path.compiled_path(method), has_force_elements(method.model)))
+    assert {(path, elements) for path in run_path.PATHS for elements in (False, True)} <= loops
