@@ -72,22 +72,9 @@ springs:
 force elements and without contacts runs in the compiled loops with force elements (run_path), which are
 what this scene is for (contacts are the contact group's)."""
 
-_JOINTS_AND_CONTACTS = """
-settings: {h: 0.001, duration: 1}
-bodies:
-  - {name: upper_arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.25]}
-  - {name: forearm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 0, -0.75]}
-  - {name: weight, shapes: [sphere: {radius: 0.05}], mass: 1.0, position: [1, 0, -0.5]}
-joints:
-  - {name: shoulder, type: hinge, bodies: [world, upper_arm], anchor: [0, 0, 0], axis: [1, 0, 0]}
-  - {name: elbow, type: hinge, bodies: [upper_arm, forearm], anchor: [0, 0, -0.5], axis: [1, 0, 0]}
-servos:
-  - {name: shoulder_servo, joint: shoulder, mode: angle, kp: 200, ki: 300, kd: 15, limit: 60,
-     setpoints: [[0, 0.0], [0.5, 1.2]]}
-springs:
-  - {name: spring, bodies: [world, weight], anchor_a: [1, 0, 0], anchor_b: [0, 0, 0], stiffness: 100,
-     damping: 1, rest_length: 0.5}
-"""
+_SHAPELESS_WEIGHT = "{name: weight, mass: 1.0, inertia: [0.001, 0.001, 0.001], position: [1, 0, -0.5]}"
+_JOINTS_AND_CONTACTS = _FORCE_ELEMENTS.replace(
+    _SHAPELESS_WEIGHT, "{name: weight, shapes: [sphere: {radius: 0.05}], mass: 1.0, position: [1, 0, -0.5]}")
 """The same arm with a sphere for the weight, which may then hit the arm: a scene with joints, force elements and
 contacts, whose iterative joint correction takes the joints of a contact island (kernels of their own)."""
 
