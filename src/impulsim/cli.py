@@ -12,7 +12,8 @@ Subcommands::
     impulsim sweep SCENE --param ... run a scene over a design of parameter values on Dask
     impulsim export gltf|html SCENE RECORDING OUT   export a recording (glTF binary, HTML replay page)
     impulsim methods [--markdown]    what each method honours (the capability matrix)
-    impulsim warmup [GROUP ...]      compile the kernels ahead into Numba's cache (once per installation)
+    impulsim warmup [GROUP ...]      compile the kernels ahead into Numba's cache (once per installation;
+                                     in a process per core side by side, --jobs N)
 
 SCENE and MODEL may also be a URDF (.urdf) or MJCF (.xml, .mjcf) file (see docs/formats.md).
 
@@ -213,6 +214,9 @@ def _add_warmup(sub, common) -> None:
     p.add_argument("groups", nargs="*", metavar="GROUP",
                    help=f"what to compile: {', '.join(WARMUP_GROUPS)} (default: all)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="compile in N processes side by side, the groups dealt out among them (default: one per "
+                        "usable core, at most one per group; 1: all in this process, one task after another)")
     p.set_defaults(func=cmd_warmup)
 
 
@@ -333,7 +337,7 @@ def cmd_bench(args) -> int:
 def cmd_warmup(args) -> int:
     """``impulsim warmup``: compile the kernels of the given groups into the cache."""
     from impulsim.warmup import warmup_command
-    warmup_command(args.groups, quiet=args.quiet)
+    warmup_command(args.groups, quiet=args.quiet, jobs=args.jobs)
     return EXIT_OK
 
 

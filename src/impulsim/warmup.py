@@ -15,16 +15,19 @@ and it speaks when stderr is a terminal or the code runs in IPython/Jupyter, for
 :func:`warm_up` (``impulsim warmup``) compiles ahead what the scenes of each group need, by stepping small
 scenes that take the same code paths as a scene file run with ``impulsim run``, so that later first steps
 only load from the cache. Its own reporter prefixes each line with the task (and silences the process-wide
-one meanwhile).
+one meanwhile). :func:`warmup_command` deals the groups out to one worker process per usable core
+(:func:`shares`, balanced by each group's compile time), which compile side by side into the same on-disk
+cache and send their lines to the command; ``--jobs 1`` runs every task in the command's own process.
 """
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional, TextIO
 
-from impulsim.compiling import (ONCE, SHOW_AFTER, CompileReporter, compile_messages,  # noqa: F401
+from impulsim.compiling import (ONCE, SHOW_AFTER, TICK, CompileReporter, compile_messages,  # noqa: F401
                                 kernel_group, report_compiles)
 from impulsim.errors import ImpulsimError
 
@@ -180,23 +183,97 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
     return out
 
 
-def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = None) -> float:
+GROUP_CPU_S = {"impulse": 65.0, "contact": 63.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0}
+"""CPU seconds each group's tasks take in their process alone on an empty cache (measured, docs/performance.md):
+the weights by which :func:`shares` deals the groups out to the worker processes of a parallel warm-up. The
+contact group's counts only its own process: its first step forks a copy that compiles the contact
+resolution on another core (about 26 s more, :mod:`impulsim.forked_compile`), time the other worker then
+shares with it."""
+
+
+def default_jobs(groups=None) -> int:
+    """Processes ``impulsim warmup`` compiles in by default: one per usable core, at most one per group."""
+    from impulsim.forked_compile import usable_cores
+    return max(1, min(usable_cores(), len({t.group for t in warmup_tasks(groups)})))
+
+
+def shares(groups=None, jobs: int = 2) -> list[tuple[str, ...]]:
+    """The groups (all if None) dealt out to at most ``jobs`` processes so that the costliest share costs as
+    little as it can (:data:`GROUP_CPU_S`; of the deals that achieve it, the one whose shares differ least).
+    Each share keeps the order of WARMUP_GROUPS; shares come costliest first."""
+    if jobs < 1:
+        raise ValueError(f"warm-up: --jobs must be 1 or more, not {jobs}")
+    present = [g for g in WARMUP_GROUPS if g in {t.group for t in warmup_tasks(groups)}]
+    n = min(jobs, len(present))
+    best: Optional[tuple] = None
+    for deal in _deals(present, n):
+        cost = sorted((sum(GROUP_CPU_S.get(g, 0.0) for g in part), part) for part in deal)
+        key = (cost[-1][0], cost[-1][0] - cost[0][0])
+        if best is None or key < best[0]:
+            best = key, [tuple(part) for _, part in reversed(cost)]
+    return best[1]
+
+
+def _deals(groups: list, n: int):
+    """Every way to put ``groups`` into exactly ``n`` non-empty shares (each share in the groups' order)."""
+    def place(i: int, parts: list):
+        if i == len(groups):
+            if len(parts) == n:
+                yield parts
+            return
+        if len(groups) - i < n - len(parts):
+            return                                   # too few groups left to fill the empty shares
+        for k in range(len(parts)):
+            yield from place(i + 1, parts[:k] + [parts[k] + [groups[i]]] + parts[k + 1:])
+        if len(parts) < n:
+            yield from place(i + 1, parts + [[groups[i]]])
+    yield from place(0, [])
+
+
+def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = None,
+                   jobs: Optional[int] = None) -> float:
     """``impulsim warmup``: compile ahead with one line per task (and a live line while compiling on a
     terminal; ``quiet``: no line at all); returns the seconds taken. A task that fails says so in its line,
-    the others still run, and then an :class:`ImpulsimError` names the failed ones."""
+    the others still run, and then an :class:`ImpulsimError` names the failed ones.
+
+    With ``jobs`` of 2 or more (None: :func:`default_jobs`, one per usable core) the groups are dealt out
+    (:func:`shares`) to as many worker processes, which compile side by side into the same on-disk cache
+    (each kernel is cached per source version, :mod:`impulsim.kernel_cache`); their lines come as their tasks
+    end. ``jobs=1`` runs every task in this process, one after the other."""
     stream = sys.stderr if stream is None else stream
     tasks = warmup_tasks(groups)
+    parts = shares(groups, default_jobs(groups) if jobs is None else jobs)
+    numbered = list(enumerate(tasks, 1))
     start = time.perf_counter()
+    if len(parts) > 1:
+        failed = _run_in_workers(groups, parts, numbered, quiet, stream)
+    else:
+        failed = _run_here(numbered, len(tasks), quiet, stream)
+    seconds = time.perf_counter() - start
+    if failed:
+        raise ImpulsimError(f"warm-up: {len(failed)} of {len(tasks)} tasks failed ({'; '.join(failed)})")
+    if not quiet:
+        side = f" ({len(parts)} processes side by side)" if len(parts) > 1 else ""
+        print(f"warm-up done in {seconds:.1f} s{side}: later runs load these kernels from the cache", file=stream)
+    return seconds
+
+
+def _run_here(numbered, total: int, quiet: bool, stream: TextIO, live: Optional[bool] = None,
+              done: Optional[Callable[[int, Optional[str]], None]] = None) -> list[str]:
+    """Run the tasks ``numbered`` [(number, task)] in this process, one line each on ``stream`` (``live``: the
+    compile line's way, see CompileReporter); ``done(number, error or None)`` after each. Returns
+    "name: error" of the failed ones."""
     failed = []
-    reporter = None if quiet else CompileReporter(stream)
+    reporter = None if quiet else CompileReporter(stream, live=live)
     if reporter is not None:
         reporter.install()           # the process-wide reporter is silent while this one listens
     else:
         previous = compile_messages(False)
     try:
-        for i, task in enumerate(tasks, 1):
+        for i, task in numbered:
+            head = f"[{i}/{total}] {task.name}"
             if reporter is not None:
-                reporter.prefix = f"[{i}/{len(tasks)}] {task.name}: "
+                reporter.prefix = head + ": "
             t = time.perf_counter()
             try:
                 run_task(task)
@@ -204,21 +281,214 @@ def warmup_command(groups=None, quiet: bool = False, stream: Optional[TextIO] = 
                 failed.append(f"{task.name}: {exc}")
                 if reporter is not None:
                     reporter.finish()
-                print(f"[{i}/{len(tasks)}] {task.name}: failed: {exc}", file=stream, flush=True)
+                print(f"{head}: failed: {exc}", file=stream, flush=True)
+                if done is not None:
+                    done(i, str(exc))
                 continue
             if reporter is not None:
                 reporter.finish()
             if not quiet:
-                print(f"[{i}/{len(tasks)}] {task.name}: ready ({time.perf_counter() - t:.1f} s)", file=stream,
-                      flush=True)
+                print(f"{head}: ready ({time.perf_counter() - t:.1f} s)", file=stream, flush=True)
+            if done is not None:
+                done(i, None)
     finally:
         if reporter is not None:
             reporter.uninstall()
         else:
             compile_messages(previous)
-    seconds = time.perf_counter() - start
-    if failed:
-        raise ImpulsimError(f"warm-up: {len(failed)} of {len(tasks)} tasks failed ({'; '.join(failed)})")
-    if not quiet:
-        print(f"warm-up done in {seconds:.1f} s: later runs load these kernels from the cache", file=stream)
-    return seconds
+    return failed
+
+
+# ------------------------------------------------------------------------------- parallel warm-up
+# The parent starts one worker process per share (``python -c`` running :func:`worker_main`); a worker runs its
+# tasks like ``jobs=1`` does and sends, one JSON object a line on its stdout, each line it would print
+# ({"line": text}) and the end of each task ({"done": number, "error": text or null}). The parent prints the
+# lines as they come and names, as failed, the tasks of a worker that ended before reporting them.
+
+_WORKER_CODE = "import sys; from impulsim.warmup import worker_main; sys.exit(worker_main(sys.argv[1:]))"
+
+
+def worker_command(groups, share, quiet: bool) -> list[str]:
+    """The command line of the worker process that compiles the groups ``share`` of the warm-up of ``groups``
+    (numbering its tasks among all of theirs)."""
+    every = ",".join(g for g in WARMUP_GROUPS if g in {t.group for t in warmup_tasks(groups)})
+    return [sys.executable, "-c", _WORKER_CODE, every, ",".join(share), *(["-q"] if quiet else [])]
+
+
+def worker_main(argv) -> int:
+    """A worker process of a parallel warm-up (``argv``: every group of the warm-up and this worker's share,
+    comma-separated, then ``-q`` for no lines): runs its share's tasks and reports on stdout (see above).
+    Returns 1 if a task failed."""
+    import json
+    import os
+    events = os.fdopen(os.dup(1), "w", buffering=1)    # the reports; whatever else prints goes to stderr
+    os.dup2(2, 1)
+    lock = threading.Lock()
+
+    def send(event: dict) -> None:
+        with lock:
+            events.write(json.dumps(event) + "\n")
+            events.flush()
+
+    every, share = argv[0].split(","), argv[1].split(",")
+    quiet = "-q" in argv[2:]
+    tasks = warmup_tasks(every)
+    numbered = sorted(((i, t) for i, t in enumerate(tasks, 1) if t.group in share),
+                      key=lambda it: share.index(it[1].group))     # in the share's order
+    failed = _run_here(numbered, len(tasks), quiet, _EventLines(send), live=False,
+                       done=lambda i, error: send({"done": i, "error": error}))
+    events.close()
+    return 1 if failed else 0
+
+
+class _EventLines:
+    """A text stream that sends each complete line it is given as a ``{"line": text}`` report."""
+
+    def __init__(self, send: Callable[[dict], None]):
+        self._send = send
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = self._pending.split("\n")
+        for line in lines:
+            self._send({"line": line})
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _run_in_workers(groups, parts, numbered, quiet: bool, stream: TextIO) -> list[str]:
+    """Run the shares ``parts`` in worker processes side by side; print their lines on ``stream`` (with a
+    live line on a terminal saying how far they got); returns "name: error" of the failed tasks."""
+    import os
+    import queue
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import impulsim
+    by_number = dict(numbered)
+    total = len(numbered)
+    env = dict(os.environ)                # the workers import this impulsim, hence use the same cache
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(impulsim.__file__).resolve().parents[1]),
+                                                    env.get("PYTHONPATH", "")) if p)
+    status = _Status(stream, len(parts), total) if not quiet and _is_terminal(stream) else None
+    lines: "queue.Queue[tuple[int, Optional[bytes]]]" = queue.Queue()
+    procs, errs, readers = [], [], []
+    reported: dict[int, Optional[str]] = {}
+    failed = []
+    try:
+        for k, part in enumerate(parts):
+            errs.append(tempfile.TemporaryFile())
+            procs.append(subprocess.Popen(worker_command(groups, part, quiet), stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.PIPE, stderr=errs[-1], env=env))
+            readers.append(threading.Thread(target=_read_lines, args=(procs[-1].stdout, k, lines),
+                                            name="impulsim-warmup-reader", daemon=True))
+            readers[-1].start()
+        open_pipes = len(procs)
+        while open_pipes:
+            try:
+                k, raw = lines.get(timeout=TICK)
+            except queue.Empty:
+                if status is not None:
+                    status.draw(len(reported))
+                continue
+            if raw is None:
+                open_pipes -= 1
+                continue
+            text, done = _parse_report(raw)
+            if done is not None:
+                reported[done[0]] = done[1]
+                if done[1] is not None:
+                    failed.append(f"{by_number[done[0]].name}: {done[1]}")
+            if text is not None:
+                if status is not None:
+                    status.erase()
+                print(text, file=stream, flush=True)
+        for k, (proc, part) in enumerate(zip(procs, parts)):
+            code = proc.wait()
+            errs[k].seek(0)
+            err = errs[k].read().decode(errors="replace")
+            missing = [i for i, t in numbered if t.group in part and i not in reported]
+            if code == 0 and not missing:
+                if err.strip():
+                    sys.stderr.write(err)           # warnings the worker wrote
+                continue
+            last = next((ln.strip() for ln in reversed(err.splitlines()) if ln.strip()), "")
+            why = f"its warm-up process ended with exit code {code}" + (f" ({last})" if last else "")
+            for i in missing:
+                failed.append(f"{by_number[i].name}: {why}")
+                if status is not None:
+                    status.erase()
+                if not quiet:
+                    print(f"[{i}/{total}] {by_number[i].name}: failed: {why}", file=stream, flush=True)
+    finally:
+        if status is not None:
+            status.erase()
+        for proc in procs:
+            if proc.poll() is None:                 # interrupted: the workers stop too
+                proc.kill()
+                proc.wait()
+        for err in errs:
+            err.close()
+    return failed
+
+
+def _read_lines(pipe, k: int, out) -> None:
+    """Put each line of a worker's stdout on ``out`` as (k, bytes), then (k, None) at its end."""
+    with pipe:
+        for raw in pipe:
+            out.put((k, raw))
+    out.put((k, None))
+
+
+def _parse_report(raw: bytes):
+    """(line to print or None, (task number, error or None) or None) of one line of a worker's stdout; a line
+    that is no report is printed as it is."""
+    import json
+    text = raw.decode(errors="replace").rstrip("\n")
+    try:
+        event = json.loads(text)
+    except ValueError:
+        return text, None
+    if not isinstance(event, dict):
+        return text, None
+    if "done" in event:
+        return None, (int(event["done"]), event.get("error"))
+    return (str(event["line"]) if "line" in event else text), None
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Status:
+    """The live line of a parallel warm-up on a terminal: how many processes compile, how many tasks are done."""
+
+    def __init__(self, stream: TextIO, processes: int, total: int):
+        self.stream, self.processes, self.total = stream, processes, total
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def draw(self, done: int) -> None:
+        seconds = time.perf_counter() - self.start
+        if seconds < SHOW_AFTER:
+            return
+        self.stream.write(f"\rcompiling in {self.processes} processes ({ONCE}) … {done} of {self.total} tasks "
+                          f"done, {seconds:.0f} s\033[K")
+        self.stream.flush()
+        self.shown = True
+
+    def erase(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False

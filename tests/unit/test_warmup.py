@@ -1,5 +1,6 @@
 """Compile messages and ahead-of-time compilation (impulsim.warmup, ``impulsim warmup``)."""
 import io
+import itertools
 import json
 import os
 import subprocess
@@ -154,6 +155,151 @@ def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path):
     assert json.loads(later.stdout.strip().splitlines()[-1]) == []
 
 
+# ------------------------------------------------------------------------------------ parallel warm-up
+def test_shares_deal_every_group_out_once_and_balance_the_cost():
+    cost = W.GROUP_CPU_S
+
+    def worst(parts):
+        return max(sum(cost[g] for g in part) for part in parts)
+    for jobs in (1, 2, 3, 4, 5, 9):
+        parts = W.shares(None, jobs)
+        assert len(parts) == min(jobs, len(W.WARMUP_GROUPS)) and all(parts)
+        assert sorted(g for part in parts for g in part) == sorted(W.WARMUP_GROUPS)
+        sums = [sum(cost[g] for g in part) for part in parts]
+        assert sums == sorted(sums, reverse=True)
+        for part in parts:            # each share in the order of the groups
+            assert list(part) == [g for g in W.WARMUP_GROUPS if g in part]
+        for i, j in itertools.permutations(range(len(parts)), 2):   # no move or swap of groups does better
+            for g in parts[i]:
+                for h in (None, *parts[j]):
+                    moved = [list(p) for p in parts]
+                    moved[i].remove(g)
+                    moved[j].append(g)
+                    if h is not None:
+                        moved[j].remove(h)
+                        moved[i].append(h)
+                    if all(moved):
+                        assert worst(moved) >= worst(parts), (parts, moved)
+    assert W.shares(["moreau", "impulse"], 4) == [("impulse",), ("moreau",)]
+    with pytest.raises(ValueError, match="--jobs must be 1 or more, not 0"):
+        W.shares(None, 0)
+
+
+def test_default_jobs_is_one_process_per_usable_core_and_group(monkeypatch):
+    from impulsim import forked_compile
+    monkeypatch.setattr(forked_compile, "usable_cores", lambda: 1)
+    assert W.default_jobs() == 1
+    monkeypatch.setattr(forked_compile, "usable_cores", lambda: 2)
+    assert W.default_jobs() == 2 and W.default_jobs(["lagrange"]) == 1
+    monkeypatch.setattr(forked_compile, "usable_cores", lambda: 64)
+    assert W.default_jobs() == len(W.WARMUP_GROUPS)
+
+
+def test_warmup_with_no_jobs_is_one_line(capsys):
+    assert main(["warmup", "--jobs", "0", "moreau"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--jobs must be 1 or more, not 0" in err
+
+
+_FAKE_WORKER = textwrap.dedent("""
+    import json, sys
+    reports, code, last_words = json.loads(sys.argv[1])
+    for report in reports:
+        print(json.dumps(report), flush=True)
+    print("not a report", flush=True)
+    sys.stderr.write(last_words)
+    sys.exit(code)
+""")
+
+
+def test_parallel_warmup_prints_the_workers_lines_and_names_every_failed_task(monkeypatch):
+    """Workers (here stand-ins that report without compiling) print their tasks' lines through the parent; a
+    task that a worker reports failed, and those of a worker that ended before reporting them, are named in
+    their lines and in the error."""
+    numbered = list(enumerate(W.warmup_tasks(["featherstone", "lagrange", "moreau"]), 1))
+    number = {t.group: i for i, t in numbered}
+    behaviour = {                     # share's first group -> (reports, exit code, stderr)
+        "featherstone": ([{"line": f"[{number['featherstone']}/3] F: ready (1.0 s)"},
+                          {"done": number["featherstone"], "error": None}], 0, ""),
+        "lagrange": ([{"line": f"[{number['lagrange']}/3] L: failed: diverged"},
+                      {"done": number["lagrange"], "error": "diverged"}], 1, ""),
+        "moreau": ([], 3, "Traceback (most recent call last):\nMemoryError: out of memory\n"),
+    }
+    seen_shares = []
+
+    def fake_command(groups, share, quiet):
+        seen_shares.append(share)
+        return [sys.executable, "-c", _FAKE_WORKER, json.dumps(behaviour[share[0]])]
+
+    monkeypatch.setattr(W, "worker_command", fake_command)
+    out = io.StringIO()
+    with pytest.raises(W.ImpulsimError) as err:
+        W.warmup_command(["featherstone", "lagrange", "moreau"], stream=out, jobs=3)
+    assert sorted(seen_shares) == [("featherstone",), ("lagrange",), ("moreau",)]
+    lines = out.getvalue().splitlines()
+    assert f"[{number['featherstone']}/3] F: ready (1.0 s)" in lines and lines.count("not a report") == 3
+    moreau = dict(numbered)[number["moreau"]].name
+    assert (f"[{number['moreau']}/3] {moreau}: failed: its warm-up process ended with exit code 3 "
+            f"(MemoryError: out of memory)") in lines
+    message = str(err.value)
+    assert message.startswith("warm-up: 2 of 3 tasks failed")
+    assert "Lagrange method: diverged" in message and f"{moreau}: its warm-up process ended" in message
+    assert "Featherstone" not in message
+
+
+_SLOW_FAKE_WORKER = textwrap.dedent("""
+    import json, sys, time
+    time.sleep(float(sys.argv[2]))
+    for number in json.loads(sys.argv[1]):
+        print(json.dumps({"line": f"task {number} ready"}), flush=True)
+        print(json.dumps({"done": number, "error": None}), flush=True)
+""")
+
+
+def test_on_a_terminal_a_parallel_warmup_shows_how_far_it_got_on_a_live_line(monkeypatch):
+    groups = ["featherstone", "lagrange", "moreau"]
+    numbers = {t.group: i for i, t in enumerate(W.warmup_tasks(groups), 1)}
+
+    def fake_command(_groups, share, quiet):
+        wait = "0" if "featherstone" in share else str(W.SHOW_AFTER + 4 * W.TICK)
+        return [sys.executable, "-c", _SLOW_FAKE_WORKER, json.dumps([numbers[g] for g in share]), wait]
+
+    monkeypatch.setattr(W, "worker_command", fake_command)
+    out = _Tty()
+    W.warmup_command(groups, stream=out, jobs=2)
+    text = out.getvalue()
+    assert "\rcompiling in 2 processes (once; cached for later runs) … 1 of 3 tasks done, 1 s\033[K" in text
+    assert "\r\033[Ktask " in text          # the live line is erased before a line is printed
+    assert text.splitlines()[-1].startswith("warm-up done in ")
+
+
+_WORKER_WITH_STAND_IN_TASKS = textwrap.dedent("""
+    import sys
+    import impulsim.warmup as W
+    def run_task(task):
+        print("a stray print")                     # goes to stderr, not among the reports
+        if task.group == "lagrange":
+            raise W.ImpulsimError("diverged")
+    W.run_task = run_task
+    sys.exit(W.worker_main(sys.argv[1:]))
+""")
+
+
+def test_a_worker_reports_its_tasks_numbered_among_all():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p))
+    run = subprocess.run([sys.executable, "-c", _WORKER_WITH_STAND_IN_TASKS, "featherstone,lagrange,moreau",
+                          "lagrange,moreau"], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr
+    reports = [json.loads(line) for line in run.stdout.splitlines()]
+    tasks = dict(enumerate(W.warmup_tasks(["featherstone", "lagrange", "moreau"]), 1))
+    lag, mor = (next(i for i, t in tasks.items() if t.group == g) for g in ("lagrange", "moreau"))
+    assert [r for r in reports if "done" in r] == [{"done": lag, "error": "diverged"}, {"done": mor, "error": None}]
+    texts = [r["line"] for r in reports if "line" in r]
+    assert texts[0] == f"[{lag}/3] {tasks[lag].name}: failed: diverged"
+    assert texts[1].startswith(f"[{mor}/3] {tasks[mor].name}: ready (") and len(texts) == 2
+    assert run.stderr.count("a stray print") == 2
+
+
 def test_the_impulse_tasks_take_every_compiled_run_loop():
     """Each of the impulse method's compiled run loops (LGS, iterative; with force elements and without,
     run_path._loop) is taken by one impulse task, so that the warm-up compiles it."""
@@ -165,3 +311,28 @@ def test_the_impulse_tasks_take_every_compiled_run_loop():
         method = scene_from_string(task.scene).simulation(method=task.method, **dict(task.options)).method
         loops.add((run_path.compiled_path(method), has_force_elements(method.model)))
     assert {(path, elements) for path in run_path.PATHS for elements in (False, True)} <= loops
+
+
+_READY_LOOPS = ("from impulsim.methods.impulse import run_path; "
+                "print(all(run_path.loop_ready(p, 10, elements=e) for p in run_path.PATHS for e in (False, True)))")
+
+
+@pytest.mark.slow
+def test_parallel_warmup_compiles_every_run_loop_for_a_later_process(tmp_path):
+    """On an empty cache, ``impulsim warmup --jobs 2`` of two groups compiles them in two processes, each
+    task's line printed; a later process then finds every compiled run loop of the impulse method ready,
+    so that a short run takes it (for a model with servos and LGS too)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p))
+    env.pop("IMPULSIM_KERNEL_CACHE", None)
+    code = "import sys; from impulsim.cli import main; sys.exit(main(['warmup', '--jobs', '2', 'impulse', 'moreau']))"
+    warm = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=3600)
+    assert warm.returncode == 0, warm.stderr
+    tasks = W.warmup_tasks(["impulse", "moreau"])
+    ready = [ln for ln in warm.stderr.splitlines() if ": ready (" in ln]
+    assert sorted(ln.split(": ready (")[0] for ln in ready) == sorted(
+        f"[{i}/{len(tasks)}] {t.name}" for i, t in enumerate(tasks, 1))
+    assert "(2 processes side by side)" in warm.stderr.splitlines()[-1]
+    later = subprocess.run([sys.executable, "-c", _READY_LOOPS], env=env, capture_output=True, text=True,
+                           timeout=600)
+    assert later.stdout.strip() == "True", later.stderr
