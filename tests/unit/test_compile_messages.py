@@ -177,7 +177,7 @@ def test_a_programs_own_reporter_silences_the_process_wide_one(process_reporter,
 def test_every_command_follows_the_rule_and_q_silences_it(process_reporter, monkeypatch):
     monkeypatch.setattr(sys, "stderr", _Tty())
     seen = []
-    monkeypatch.setattr("impulsim.warmup.warmup_command", lambda groups, quiet: seen.append(C.messages_wanted()))
+    monkeypatch.setattr("impulsim.warmup.warmup_command", lambda groups, quiet, **options: seen.append(C.messages_wanted()))
     assert main(["warmup", "impulse"]) == 0 and main(["warmup", "-q", "impulse"]) == 0
     assert seen == [True, False] and C._switch is None          # -q holds for its command only
 
