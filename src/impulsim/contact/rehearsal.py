@@ -13,12 +13,21 @@ from typing import Optional
 
 import numpy as np
 
+from impulsim import forked_compile
 from impulsim.collision.contacts import Contacts, make_buffers
 
 APPROACH_SPEED = 1.0
 """Speed [m/s] at which the made-up contacts' body approaches the other: above any collision threshold."""
 PATCH_HALF_WIDTH = 0.01
 """Half the side [m] of the square of the four made-up contact points."""
+
+
+def contact_kernels_uncompiled() -> bool:
+    """Whether a contact step would compile both its detection and its resolution now (neither in this
+    process nor in the on-disk cache): the case where compiling them side by side pays."""
+    from impulsim.collision.pairs import narrow_phase
+    from impulsim.contact.stage import _load_and_classify
+    return forked_compile.uncompiled(narrow_phase) and forked_compile.uncompiled(_load_and_classify)
 
 
 def rehearsal_pair(model) -> Optional[tuple[int, int]]:

@@ -487,8 +487,8 @@ def compile_before_threads(make_sim, h: float, method: str) -> bool:
     simulation thread after Play. Returns whether it stepped. A step that fails here is left for the viewer's
     own simulation to report, where its first step fails the same way."""
     from impulsim import forked_compile
-    from impulsim.collision.pairs import narrow_phase
-    if forked_compile.why_not() is not None or not forked_compile.uncompiled(narrow_phase):
+    from impulsim.contact.rehearsal import contact_kernels_uncompiled
+    if forked_compile.why_not() is not None or not contact_kernels_uncompiled():
         return False
     sim = make_sim(None, h, method)
     if getattr(sim.method, "contacts", None) is None:

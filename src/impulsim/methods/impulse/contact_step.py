@@ -16,7 +16,7 @@ import numpy as np
 from impulsim.contact import ContactStage, ContactOptions
 from impulsim.contact.default import model_has_contacts
 from impulsim.contact.limits import LimitStage
-from impulsim.contact.rehearsal import rehearsal_contacts, rehearsal_pair
+from impulsim.contact.rehearsal import contact_kernels_uncompiled, rehearsal_contacts, rehearsal_pair
 from impulsim import forked_compile
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all, rotation_scheme
@@ -114,8 +114,7 @@ class ContactCoupling:
         if self.contacts is not None:
             self.contacts.end_positions()
         timer.lap("joint_correction")
-        free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
-                      m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, rotation_scheme(self.integrator))
+        self._free_step(s, h)
         timer.lap("free_step")
         self._update_rows(s)
         if self.contacts is not None:
@@ -145,10 +144,7 @@ class ContactCoupling:
         stage = self.contacts
         if stage is None or forked_compile.why_not() is not None:
             return
-        from impulsim.collision.pairs import narrow_phase
-        from impulsim.contact.stage import _load_and_classify
-        if forked_compile.setting() != "always" and not (
-                forked_compile.uncompiled(narrow_phase) and forked_compile.uncompiled(_load_and_classify)):
+        if forked_compile.setting() != "always" and not contact_kernels_uncompiled():
             return
         pair = rehearsal_pair(self.model)
         if pair is None:
@@ -170,8 +166,12 @@ class ContactCoupling:
         """Compile here, before the detection, the kernels that start the position phase and take the free
         step: the forked copy's step finds them in the cache when it gets there, and the two processes take
         about as long. No contact is loaded yet (count 0), so the calls change nothing but ``s``, a copy."""
-        m = self.model
         self.contacts.begin_positions(s, self.Iinv, h)
+        self._free_step(s, h)
+
+    def _free_step(self, s, h):
+        """Every body's free motion over h [s] under the step's loads (static and sleeping bodies stay)."""
+        m = self.model
         free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
                       m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, rotation_scheme(self.integrator))
 
