@@ -34,6 +34,17 @@ PIXEL_CHANGE = 30
 """Summed RGB difference (of 765) above which a pixel counts as changed (anti-aliasing noise is below)."""
 
 
+FIXED_DPR = "fixedDpr=1"
+"""Query for a viser page that keeps its pixel ratio at 1. Left to itself the page lowers the ratio after
+a few seconds of slow frames (software WebGL on a busy machine) and raises it again later, so two
+screenshots of an unchanged scene differ along every grid line."""
+
+
+def viser_url(url: str) -> str:
+    """``url`` of a viser page with the pixel ratio held fixed (:data:`FIXED_DPR`), for stable screenshots."""
+    return url + ("&" if "?" in url else "?") + FIXED_DPR
+
+
 def launch(playwright):
     """A fresh headless Chromium context with a throw-away profile, 1000×700 viewport."""
     return playwright.chromium.launch_persistent_context(

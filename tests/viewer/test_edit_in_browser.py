@@ -16,7 +16,7 @@ pytest.importorskip("ruamel.yaml", reason="editing needs ruamel.yaml (pip instal
 
 from impulsim.dynamics.diagnostics import constraint_errors, total_energy
 from impulsim.math.quaternion import quat_rotate
-from tests.viewer.browser import free_port, launch, needs_chromium
+from tests.viewer.browser import free_port, launch, needs_chromium, viser_url
 from tests.viewer.test_view_browser import FIRST_WAIT, WAIT, _click, _wait_status, _wait_until
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -41,7 +41,7 @@ def _open(viewer):
     p = playwright_api.sync_playwright().start()
     ctx = launch(p)
     page = ctx.new_page()
-    page.goto(viewer.url)
+    page.goto(viser_url(viewer.url))
     page.wait_for_selector("canvas", timeout=FIRST_WAIT * 1000)
     _wait_status(page, lambda t, step, state: state == "paused", timeout=FIRST_WAIT)
     page.get_by_label("Scene tree").wait_for(timeout=FIRST_WAIT * 1000)

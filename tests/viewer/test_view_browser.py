@@ -14,7 +14,7 @@ viser = pytest.importorskip("viser", reason="the viewer needs viser (pip install
 playwright_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright")
 
 from tests.viewer.browser import (PIXEL_CHANGE, canvas_png as _canvas_png, changed_pixels, free_port,
-                                  launch, needs_chromium, settled_canvas)
+                                  launch, needs_chromium, settled_canvas, viser_url)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STATUS = re.compile(r"t = (\S+) s\s+step (\d+)\s+\((\w+)\)")
@@ -40,7 +40,7 @@ def page(viewer):
     with playwright_api.sync_playwright() as p:
         ctx = launch(p)
         pg = ctx.new_page()
-        pg.goto(f"http://127.0.0.1:{viewer.port}")
+        pg.goto(viser_url(f"http://127.0.0.1:{viewer.port}/"))
         pg.wait_for_selector("canvas", timeout=FIRST_WAIT * 1000)
         _wait_status(pg, lambda t, step, state: state == "paused", timeout=FIRST_WAIT)
         time.sleep(1.0)      # first render of the meshes
