@@ -5,6 +5,7 @@
     python benchmarks/cold_start.py --profile boxes      # one cold run, compile time per kernel
     python benchmarks/cold_start.py boxes --against ../old-checkout   # paired with another source tree
     python benchmarks/cold_start.py boxes wall --fork-pairs -n 3     # two cores against one, alternated
+    python benchmarks/cold_start.py boxes --fork-pairs --beside-thread   # the same beside a user's thread
 
 ``--against DIR`` compares this source tree with the one in DIR (a checkout of another version): each
 repetition runs both cold first steps at the same time, one process per core, so that both meet the same
@@ -21,9 +22,11 @@ machine than the wall-clock time. The cache directory is removed afterwards; the
 ``--fork-pairs`` runs each cold first step twice, one after the other: as it runs by default (a contact
 scene's first step forks a copy that compiles the contact resolution on the second core, see
 impulsim.forked_compile) and with ``IMPULSIM_PARALLEL_COMPILE=0`` (one core), and prints the wall-clock
-seconds of both, their ratio, and the CPU seconds (the copy's included).
+seconds of both, their ratio, and the CPU seconds (the copy's included). With ``--beside-thread`` the measured
+process runs a thread of its own, as a Jupyter kernel does: the second core is then a new interpreter, not a
+fork.
 
-The CPU seconds of a first step count those of a forked copy too (reaped children).
+The CPU seconds of a first step count those of a forked copy or new interpreter too (reaped children).
 
 Scenes: demo (examples/double_pendulum.yaml), pendulum (examples/pendulum.yaml), boxes
 (examples/falling_boxes.yaml), tree255 (Bender's 255-body tree, LGS, 1e-6), wall (the contact wall of
@@ -103,6 +106,9 @@ class _CompileTimes:
 
 
 def child(name: str, profile: bool) -> dict:
+    if os.environ.get(_BESIDE_THREAD):      # a thread of the user's, as in a Jupyter kernel: no fork beside it
+        import threading
+        threading.Thread(target=threading.Event().wait, name="user-thread", daemon=True).start()
     t0 = time.perf_counter()
     import impulsim  # noqa: F401
     t1 = time.perf_counter()
@@ -121,6 +127,9 @@ def child(name: str, profile: bool) -> dict:
         out["llvm"] = _llvm_seconds()
         out["signatures"] = _signatures()
     return out
+
+
+_BESIDE_THREAD = "COLD_START_BESIDE_THREAD"
 
 
 def _cpu_with_children() -> float:
@@ -158,13 +167,16 @@ def _llvm_seconds() -> dict:
 
 # --------------------------------------------------------------------------------------- parent process
 def start_child(name: str, cache_dir: str, profile: bool = False, root: Path = ROOT,
-                fork: bool = True) -> subprocess.Popen:
+                fork: bool = True, beside_thread: bool = False) -> subprocess.Popen:
     """The child process measuring scene ``name`` with the sources of ``root`` and the cache ``cache_dir``
-    (``fork`` False: on one core, IMPULSIM_PARALLEL_COMPILE=0)."""
+    (``fork`` False: on one core, IMPULSIM_PARALLEL_COMPILE=0; ``beside_thread``: with a thread of its own
+    running, so that the second core is a new interpreter, not a fork)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=os.pathsep.join(
         p for p in (str(root / "src"), os.environ.get("PYTHONPATH", "")) if p))
     if not fork:
         env["IMPULSIM_PARALLEL_COMPILE"] = "0"
+    if beside_thread:
+        env[_BESIDE_THREAD] = "1"
     cmd = [sys.executable, __file__, "--child", name] + (["--profile"] if profile else [])
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root)
 
@@ -201,15 +213,16 @@ def measure_against(name: str, other: Path, reps: int) -> list:
     return pairs
 
 
-def measure_fork_pairs(name: str, reps: int) -> list:
-    """Cold first steps on two cores (the default) and on one, one after the other, per repetition."""
+def measure_fork_pairs(name: str, reps: int, beside_thread: bool = False) -> list:
+    """Cold first steps on two cores (the default) and on one, one after the other, per repetition (with
+    ``beside_thread`` both with a thread of the user's running)."""
     pairs = []
     for i in range(reps):
         runs = []
         for fork in (True, False):
             cache = tempfile.mkdtemp(prefix="impulsim-cold-")
             try:
-                runs.append(finish_child(name, start_child(name, cache, fork=fork)))
+                runs.append(finish_child(name, start_child(name, cache, fork=fork, beside_thread=beside_thread)))
             finally:
                 shutil.rmtree(cache, ignore_errors=True)
         two, one = runs
@@ -250,6 +263,9 @@ def main(argv=None) -> None:
     p.add_argument("--against", metavar="DIR", help="pair each cold run with one of the source tree in DIR")
     p.add_argument("--fork-pairs", action="store_true",
                    help="each cold first step on two cores (the default) and on one, alternated")
+    p.add_argument("--beside-thread", action="store_true",
+                   help="with --fork-pairs: a thread running in the measured process (as in Jupyter), so that "
+                        "the second core is a new interpreter instead of a fork")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -263,7 +279,7 @@ def main(argv=None) -> None:
         print(f"{'scene':10s} {'two wall':>9s} {'one wall':>9s} {'ratio':>7s} {'two cpu':>9s} {'one cpu':>9s}"
               f"   (cold first step, s; cpu includes the forked copy)")
         for name in args.scenes:
-            rows.append(dict(scene=name, pairs=measure_fork_pairs(name, args.reps)))
+            rows.append(dict(scene=name, pairs=measure_fork_pairs(name, args.reps, args.beside_thread)))
     elif args.against:
         other = Path(args.against).resolve()
         if not (other / "src" / "impulsim").is_dir():

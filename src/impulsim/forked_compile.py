@@ -1,34 +1,41 @@
-"""Compiling on two cores: a forked copy of the process compiles one part of the kernels while the process
+"""Compiling on two cores: a copy of the process compiles one part of the kernels while the process
 compiles the other.
 
 Numba compiles one function at a time, in the thread that first calls it, so the first step of a scene on an
 empty kernel cache keeps one core busy for up to a minute while the others idle. Where the step's kernels
 fall into two parts that run one after the other (a contact step first detects the contacts, then resolves
-them), the process can fork: the copy compiles the second part by taking a step of its own on made-up
-input, writes the kernels to the on-disk cache and exits, while the process compiles the first part with
-the real input. Before the second part, the process waits for the copy and then loads its kernels from the
-cache. The results are the same bit for bit (the same kernels, compiled from the same sources with the same
-options); only the wait is shorter.
+them), a second process can compile the second part by taking a step of its own on made-up input, write the
+kernels to the on-disk cache and exit, while the process compiles the first part with the real input.
+Before the second part, the process waits for the other and then loads its kernels from the cache. The
+results are the same bit for bit (the same kernels, compiled from the same sources with the same options);
+only the wait is shorter.
 
-It is used only where it is safe and pays:
+The second process is one of two kinds (:func:`way`):
 
-* on Linux (``os.fork``; macOS libraries do not tolerate a forked child, Windows has no fork);
-* with at least two usable cores;
-* when the only thread running is the caller's (a fork copies only the calling thread, and another thread
-  could hold a lock the copy would then wait on forever) — the compile messages' own ticker excepted,
-  which the copy does not use;
-* in the main process (a sweep's workers already compile side by side);
-* when the kernel cache is written to disk (else the copy's work would be lost).
+* a **fork** (:class:`ForkedCompile`): a copy of the process made in an instant. Only on Linux
+  (``os.fork``; macOS libraries do not tolerate a forked child, Windows has no fork), and only when the
+  only thread running is the caller's (a fork copies only the calling thread, and another thread could hold
+  a lock the copy would then wait on forever) — the compile messages' own ticker excepted, which the copy
+  does not use;
+* a **new interpreter** (:class:`SpawnedCompile`) everywhere else: beside other threads (a Jupyter kernel,
+  the viewer's stepping thread) or off Linux. It is handed the work and its arguments pickled (a method
+  and a state pickle), imports impulsim (about a second) and runs the same work.
 
-``IMPULSIM_PARALLEL_COMPILE=0`` turns it off; ``always`` forks even when the kernels are already compiled
-(for tests of the mechanism: the copy then only loads them).
+Either needs at least two usable cores, the main process (a sweep's workers already compile side by side)
+and the kernel cache written to disk (else the other process's work would be lost).
+
+``IMPULSIM_PARALLEL_COMPILE=0`` turns it off; ``always`` starts the second process even when the kernels
+are already compiled (for tests of the mechanism: it then only loads them).
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import Callable, Optional
@@ -42,6 +49,9 @@ WAIT_BASE, WAIT_FACTOR = 60.0, 4.0
 costs a minute or two, never the session."""
 
 _TICKER = "impulsim-compile-messages"
+_CHILD_ENV = "IMPULSIM_COMPILE_CHILD"
+"""Set in a new interpreter started by :class:`SpawnedCompile` (which starts none of its own): the module
+search path of the process that started it, which it takes as its own."""
 
 
 def setting() -> str:
@@ -60,19 +70,47 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def why_not() -> Optional[str]:
-    """None when a fork may compile side by side now, else the reason it may not."""
+def why_not_at_all() -> Optional[str]:
+    """None when a second process may compile side by side now (a fork or a new interpreter), else the
+    reason it may not."""
     if setting() == "off":
         return f"{ENV}=0"
-    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
-        return "not on Linux"
     if usable_cores() < 2:
         return "one core"
-    if multiprocessing.parent_process() is not None:
+    if multiprocessing.parent_process() is not None or os.environ.get(_CHILD_ENV):
         return "a worker process"
+    return None
+
+
+def why_not() -> Optional[str]:
+    """None when a fork may compile side by side now, else the reason it may not."""
+    reason = why_not_at_all()
+    if reason is not None:
+        return reason
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
+        return "not on Linux"
     others = [t for t in threading.enumerate() if t is not threading.current_thread() and t.name != _TICKER]
     if others:
         return f"other threads run ({others[0].name})"
+    return None
+
+
+def way() -> Optional[str]:
+    """``"fork"`` where a fork may compile side by side now, ``"spawn"`` where only a new interpreter may
+    (other threads run, or not on Linux), None where neither may (see :func:`why_not_at_all`)."""
+    if why_not_at_all() is not None:
+        return None
+    return "fork" if why_not() is None else "spawn"
+
+
+def start(work: Callable, *args) -> Optional["ForkedCompile"]:
+    """A second process running ``work(*args)`` by :func:`way`: forked, or a new interpreter (``work`` and
+    ``args`` then pickled; None if they do not pickle). None where neither may run."""
+    how = way()
+    if how == "fork":
+        return ForkedCompile.start(lambda: work(*args))
+    if how == "spawn":
+        return SpawnedCompile.start(work, *args)
     return None
 
 
@@ -131,14 +169,19 @@ class ForkedCompile:
         reporter.add_kernels(self.kernels)
         return self.ok
 
+    def _exit_status(self) -> Optional[int]:
+        """The copy's exit status once it has exited (reaped), else None."""
+        pid, code = os.waitpid(self.pid, os.WNOHANG)
+        return code if pid else None
+
     def _wait_until(self, limit: float) -> bool:
         status = None
         try:
             while status is None:
-                pid, code = os.waitpid(self.pid, os.WNOHANG)
-                if pid:
-                    status = code
-                elif time.perf_counter() - self.started > limit:
+                status = self._exit_status()
+                if status is not None:
+                    break
+                if time.perf_counter() - self.started > limit:
                     self.stop()
                     status = -1
                 else:
@@ -165,6 +208,75 @@ class ForkedCompile:
             return int(text)
         except (OSError, ValueError):
             return 0
+
+
+class SpawnedCompile(ForkedCompile):
+    """A new Python interpreter compiling kernels: where a fork is not safe (see the module docstring).
+    Same use as :class:`ForkedCompile`; the work and its arguments reach it pickled through a file."""
+
+    def __init__(self, proc: subprocess.Popen):
+        super().__init__(proc.pid, -1)
+        self.proc = proc
+
+    @classmethod
+    def start(cls, work: Callable, *args) -> Optional["SpawnedCompile"]:
+        """Start an interpreter that runs ``work(*args)`` silently and exits; None if ``work`` or ``args`` do
+        not pickle (the caller then compiles alone). ``work`` must be importable by its module's name."""
+        try:
+            payload = pickle.dumps((work, args), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:                                # noqa: BLE001 - anything unpicklable: no second process
+            return None
+        fd, path = tempfile.mkstemp(prefix="impulsim-compile-", suffix=".pickle")
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        env = dict(os.environ, **{_CHILD_ENV: os.pathsep.join(_import_path()), ENV: "0"})
+        code = ("import os, sys; sys.path[:] = os.environ['" + _CHILD_ENV + "'].split(os.pathsep); "
+                "from impulsim.forked_compile import _run_spawned; _run_spawned(sys.argv[1])")
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", code, path], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        except OSError:
+            os.unlink(path)
+            return None
+        return cls(proc)
+
+    def _exit_status(self) -> Optional[int]:
+        return self.proc.poll()
+
+    def stop(self) -> None:
+        try:
+            self.proc.kill()
+            self.proc.wait()
+        except OSError:
+            pass
+        if self.ok is None:
+            self.ok = False
+
+    def _read_count(self) -> int:
+        try:
+            return int(self.proc.stdout.read().decode() or "0")
+        except (OSError, ValueError):
+            return 0
+        finally:
+            self.proc.stdout.close()
+
+
+def _import_path() -> list[str]:
+    """This interpreter's module search path, for a new one to import the same impulsim (and the modules
+    pickled work comes from) — the current directory in place of the empty entry."""
+    return [p or os.getcwd() for p in sys.path]
+
+
+def _run_spawned(path: str) -> None:
+    """A new interpreter's life (:class:`SpawnedCompile`): read the work, silence, do it, report how many
+    kernels it compiled on the stdout it was started with, exit."""
+    report = os.dup(1)
+    try:
+        with open(path, "rb") as f:
+            work, args = pickle.load(f)
+    finally:
+        os.unlink(path)
+    _run_in_copy(lambda: work(*args), report)
 
 
 def _run_in_copy(work: Callable[[], None], pipe: int) -> None:

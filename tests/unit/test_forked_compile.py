@@ -1,6 +1,7 @@
-"""Compiling on two cores (impulsim.forked_compile): the forked copy that compiles the contact resolution while
-the process detects. Each check runs in a fresh Python process, where the calling thread is the only one (a
-pytest worker has threads of its own, and the module refuses to fork beside them)."""
+"""Compiling on two cores (impulsim.forked_compile): the second process (a forked copy, or a new interpreter
+beside other threads) that compiles the contact resolution while the process detects. Each check runs in a
+fresh Python process, where the calling thread is the only one unless the check starts one (a pytest worker
+has threads of its own, and the module does not fork beside them)."""
 import json
 import os
 import subprocess
@@ -22,8 +23,12 @@ def _python(code: str, **env) -> subprocess.CompletedProcess:
 
 
 STEPS = r"""
-import hashlib, json, numpy as np
+import hashlib, json, os, threading, numpy as np
 import impulsim as ims
+from impulsim import forked_compile as F
+stop = threading.Event()
+if os.environ.get("USER_THREAD"):      # a thread of the user's (as in a Jupyter kernel): no fork beside it
+    threading.Thread(target=stop.wait, name="user-thread", daemon=True).start()
 b = ims.ModelBuilder()
 b.add_body("ground", static=True, shapes=[ims.HalfSpace()])
 rng = np.random.default_rng(4)
@@ -38,7 +43,8 @@ for _ in range(40):
 side = method.contacts.side_compile
 digest = hashlib.sha1(b"".join(getattr(state, n).tobytes() for n in
                                ("body_pos", "body_quat", "body_vel", "body_omega"))).hexdigest()
-print(json.dumps({"state": digest, "forked": side is not None, "ok": None if side is None else side.ok}))
+print(json.dumps({"state": digest, "forked": side is not None, "ok": None if side is None else side.ok,
+                  "spawned": isinstance(side, F.SpawnedCompile)}))
 """
 
 
@@ -48,9 +54,75 @@ def test_a_step_with_a_forked_copy_gives_the_same_state_and_the_copy_stays_silen
     lines = forked.stdout.splitlines()
     assert len(lines) == 1, forked.stdout          # nothing from the copy: its output goes nowhere
     with_copy, without = json.loads(lines[0]), json.loads(alone.stdout.splitlines()[-1])
-    assert with_copy["forked"] and with_copy["ok"] is True, with_copy
+    assert with_copy["forked"] and with_copy["ok"] is True and not with_copy["spawned"], with_copy
     assert not without["forked"]
     assert with_copy["state"] == without["state"]
+
+
+def test_beside_a_thread_a_new_interpreter_compiles_and_the_state_is_the_same():
+    spawned = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="always", USER_THREAD="1")
+    alone = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="0", USER_THREAD="1")
+    lines = spawned.stdout.splitlines()
+    assert len(lines) == 1, spawned.stdout         # nothing from the interpreter: its output goes nowhere
+    beside, without = json.loads(lines[0]), json.loads(alone.stdout.splitlines()[-1])
+    assert beside["spawned"] and beside["ok"] is True, beside
+    assert beside["state"] == without["state"]
+
+
+KERNEL_MODULE = """
+from numba import njit
+
+@njit(cache=True)
+def twice_plus_one(x):
+    return 2.0 * x + 1.0
+
+def compile_it():
+    twice_plus_one(1.5)
+"""
+
+
+def test_a_new_interpreter_leaves_its_kernels_in_the_cache_for_this_process(tmp_path):
+    """The new interpreter runs pickled work from a module on this process's search path (not on
+    PYTHONPATH), compiles a kernel into the shared cache and reports it; this process then finds the kernel
+    in the cache and loads it without compiling."""
+    (tmp_path / "side_module.py").write_text(KERNEL_MODULE)
+    out = _python(r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from numba.core import event
+from impulsim import forked_compile as F      # first: impulsim puts the kernel cache in a folder of its own
+import side_module
+compiled = []
+class L(event.Listener):
+    def on_start(self, ev): pass
+    def on_end(self, ev): compiled.append(ev.data["dispatcher"].py_func.__name__)
+before = F.uncompiled(side_module.twice_plus_one)
+side = F.SpawnedCompile.start(side_module.compile_it)
+ok = side.wait()
+after = F.uncompiled(side_module.twice_plus_one)
+event.register("numba:compile", L())
+value = side_module.twice_plus_one(2.0)
+print(json.dumps([before, ok, side.kernels, after, value, compiled]))
+""".replace("sys.argv[1]", repr(str(tmp_path))), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    before, ok, kernels, after, value, compiled = json.loads(out.stdout.splitlines()[-1])
+    assert before and ok and not after
+    assert kernels == 0          # not one of impulsim's kernels: the interpreter counts only those
+    assert value == 5.0 and compiled == []
+
+
+def test_a_new_interpreter_that_fails_hangs_or_cannot_be_handed_its_work_is_reported():
+    out = _python(r"""
+import json, time
+from impulsim.forked_compile import SpawnedCompile
+failed = SpawnedCompile.start(int, "not a number")
+hung = SpawnedCompile.start(time.sleep, 60)
+unpicklable = SpawnedCompile.start(lambda: None)
+t = time.perf_counter()
+print(json.dumps([failed.wait(), hung.wait(limit=3.0), unpicklable is None, time.perf_counter() - t]))
+""")
+    failed, hung, unpicklable, seconds = json.loads(out.stdout.splitlines()[-1])
+    assert (failed, hung, unpicklable) == (False, False, True)
+    assert seconds < 30.0
 
 
 def test_the_copy_that_fails_or_hangs_is_reported_and_ended():
@@ -70,24 +142,26 @@ print(json.dumps([done.wait(), failed.wait(), hung.wait(limit=0.5), time.perf_co
     assert seconds < 30.0                            # the hung copy was stopped at its limit, not waited out
 
 
-def test_no_fork_beside_other_threads_or_when_switched_off():
+def test_no_fork_beside_other_threads_a_new_interpreter_instead_and_neither_when_switched_off():
     out = _python(r"""
 import json, threading
 from impulsim import forked_compile as F
-alone = F.why_not()
+alone = F.why_not(), F.way()
 stop = threading.Event()
 worker = threading.Thread(target=stop.wait, name="user-thread")
 worker.start()
-beside = F.why_not()
+beside = F.why_not(), F.way()
 stop.set(); worker.join()
 print(json.dumps([alone, beside]))
 """)
-    alone, beside = json.loads(out.stdout.splitlines()[-1])
+    (alone, alone_way), (beside, beside_way) = json.loads(out.stdout.splitlines()[-1])
     if os.cpu_count() and len(os.sched_getaffinity(0)) >= 2:
-        assert alone is None
+        assert alone is None and alone_way == "fork"
+        assert beside_way == "spawn"
     assert beside is not None and "user-thread" in beside
-    off = _python("from impulsim import forked_compile as F; print(F.why_not())", IMPULSIM_PARALLEL_COMPILE="0")
-    assert "IMPULSIM_PARALLEL_COMPILE=0" in off.stdout
+    off = _python("from impulsim import forked_compile as F; print(F.why_not(), F.way())",
+                  IMPULSIM_PARALLEL_COMPILE="0")
+    assert off.stdout.split() == ["IMPULSIM_PARALLEL_COMPILE=0", "None"]
 
 
 def test_setting_reads_the_switch(monkeypatch):

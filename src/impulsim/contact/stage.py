@@ -172,9 +172,10 @@ class ContactStage:
         """Patch visits of this step's position and velocity sweeps (shock passes not counted)."""
         self.ws = make_workspace()
         self.pending_compile = None
-        """A forked copy compiling the resolution kernels during the first detection (impulsim.forked_compile)."""
+        """A second process (a forked copy or a new interpreter) compiling the resolution kernels during the
+        first detection (impulsim.forked_compile)."""
         self.side_compile = None
-        """That copy once waited for (its ``ok`` and ``kernels``), or None if there was none."""
+        """That process once waited for (its ``ok`` and ``kernels``), or None if there was none."""
 
     def _alloc_orders(self, cap):
         """Contact orders bottom-up and top-down, each split into patches (see contact.patches)."""
@@ -222,7 +223,7 @@ class ContactStage:
         """Detect contacts at the state's poses and classify them; returns the number of contacts."""
         m = self.model
         c = self.detector.detect(state)
-        if self.pending_compile is not None:    # the resolution kernels, compiled by a forked copy meanwhile
+        if self.pending_compile is not None:    # the resolution kernels, compiled by a second process meanwhile
             self.pending_compile.wait(group="contact")
             self.side_compile, self.pending_compile = self.pending_compile, None
         if len(self.rows.e) < c.count:

@@ -482,9 +482,10 @@ def view_scene(path: str, *, port: int = 8080, open_browser: bool = True, h: Opt
 
 def compile_before_threads(make_sim, h: float, method: str) -> bool:
     """On an empty kernel cache, take the first step of a throwaway copy of the simulation now, before the
-    viewer's threads start: a contact scene's first step then compiles on two cores (see
-    impulsim.forked_compile, which does not fork beside other threads), half the wait of compiling in the
-    simulation thread after Play. Returns whether it stepped. A step that fails here is left for the viewer's
+    viewer's threads start: a contact scene's first step then compiles on two cores in a fork of this process
+    (see impulsim.forked_compile), and the page opens ready to play. Beside the viewer's threads a fork is not
+    safe, and the first step after Play would start a new interpreter for the second core instead, which
+    takes a second or two more. Returns whether it stepped. A step that fails here is left for the viewer's
     own simulation to report, where its first step fails the same way."""
     from impulsim import forked_compile
     from impulsim.contact.rehearsal import contact_kernels_uncompiled

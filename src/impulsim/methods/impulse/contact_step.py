@@ -136,30 +136,21 @@ class ContactCoupling:
     _compile_checked = False
 
     def _compile_side_by_side(self, s, h):
-        """On the first contact step with the contact kernels not yet compiled (an empty cache): fork a copy
-        that compiles the contact resolution by stepping with made-up contacts (contact.rehearsal) while
-        this process compiles the detection; the contact stage waits for the copy after detecting (see
-        impulsim.forked_compile)."""
+        """On the first contact step with the contact kernels not yet compiled (an empty cache): start a
+        second process (a fork, or a new interpreter beside other threads) that compiles the contact
+        resolution by stepping with made-up contacts (contact.rehearsal) while this process compiles the
+        detection; the contact stage waits for it after detecting (see impulsim.forked_compile)."""
         self._compile_checked = True
         stage = self.contacts
-        if stage is None or forked_compile.why_not() is not None:
+        if stage is None or forked_compile.way() is None:
             return
         if forked_compile.setting() != "always" and not contact_kernels_uncompiled():
             return
         pair = rehearsal_pair(self.model)
         if pair is None:
             return
-        rehearsal = s.copy()
-
-        def rehearse():
-            stage.detector.detect = lambda state, region=True: rehearsal_contacts(
-                self.model, state, pair, stage.detector.eps_c, len(stage.detector.buffers.distance))
-            self._scratch = None
-            for _ in range(2):          # the second step also compiles the warm start from the first
-                self.step(rehearsal, h)
-
-        stage.pending_compile = forked_compile.ForkedCompile.start(rehearse)
-        if stage.count == 0:
+        stage.pending_compile = forked_compile.start(rehearse_contacts, self, s.copy(), h, pair)
+        if stage.pending_compile is not None and stage.count == 0:
             self._head_start(s.copy(), h)
 
     def _head_start(self, s, h):
@@ -308,3 +299,16 @@ class ContactCoupling:
                 break
         info.iters_vel, info.residual_vel = it, res
         info.converged_vel = res <= self._eps_vc
+
+
+def rehearse_contacts(method, state, h: float, pair) -> None:
+    """Two steps of ``method`` from ``state`` (its own copies, in a second process) with the detector
+    replaced by made-up contacts between the bodies of ``pair`` (contact.rehearsal): they compile the whole
+    contact resolution. The second step also compiles the warm start from the first."""
+    stage = method.contacts
+    detector = stage.detector
+    detector.detect = lambda st, region=True: rehearsal_contacts(
+        method.model, st, pair, detector.eps_c, len(detector.buffers.distance))
+    method._scratch = None
+    for _ in range(2):
+        method.step(state, h)
