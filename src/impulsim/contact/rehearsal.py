@@ -1,8 +1,9 @@
 """Made-up contacts that take a contact step through its resolution without detecting anything.
 
 On an empty kernel cache the first contact step compiles its detection kernels and its resolution kernels
-one after the other. A forked copy of the process (:mod:`impulsim.forked_compile`) compiles the resolution
-side meanwhile, by stepping the same model with these contacts in place of the detector's: one patch of four
+one after the other. A second process (:mod:`impulsim.forked_compile`) compiles the resolution side
+meanwhile, by stepping the same model with these contacts in place of the detector's
+(:func:`rehearse_contacts`; the impulse and the Lagrange methods): one patch of four
 points under a dynamic body, pressed a little into a shape of another body and approaching it, so that the
 step classifies a collision, resolves it, corrects the penetration with friction and corrects the velocities.
 The kernels are the same whatever the contacts are; only the copy's steps use these made-up ones.
@@ -28,6 +29,55 @@ def contact_kernels_uncompiled() -> bool:
     from impulsim.collision.pairs import narrow_phase
     from impulsim.contact.stage import _load_and_classify
     return forked_compile.uncompiled(narrow_phase) and forked_compile.uncompiled(_load_and_classify)
+
+
+def detection_uncompiled() -> bool:
+    """Whether a contact step would compile its detection now (neither in this process nor in the cache)."""
+    from impulsim.collision.pairs import narrow_phase
+    return forked_compile.uncompiled(narrow_phase)
+
+
+def compile_side_by_side(method, detector, state, h: float):
+    """On a method's first step with the detection not compiled yet (an empty cache): start a second
+    process (impulsim.forked_compile) that steps a copy of ``method`` from ``state`` on made-up contacts
+    (:func:`rehearse_contacts`), which compiles the whole step but the detection, while this process goes
+    on and compiles the detection at its first call of ``detector.detect``; that call then waits for the
+    second process, whose kernels the rest of the step loads from the cache. Returns the second process,
+    or None where none was started (no second core, compiled already, no pair of shapes, ...)."""
+    if forked_compile.way() is None:
+        return None
+    if forked_compile.setting() != "always" and not detection_uncompiled():
+        return None
+    pair = rehearsal_pair(method.model)
+    if pair is None:
+        return None
+    side = forked_compile.start(rehearse_contacts, method, detector, state.copy(), h, pair)
+    if side is not None:
+        _wait_after_first_detection(detector, side)
+    return side
+
+
+def _wait_after_first_detection(detector, side) -> None:
+    """Make the next ``detector.detect`` call wait for ``side`` once it has detected (the compile message
+    shows the wait as compiling contact kernels); later calls go straight to the detector's own method."""
+    def detect_then_wait(state, *args, **kwargs):
+        del detector.detect                        # the detector's own method from now on
+        try:
+            return detector.detect(state, *args, **kwargs)
+        finally:
+            side.wait(group="contact")
+    detector.detect = detect_then_wait
+
+
+def rehearse_contacts(method, detector, state, h: float, pair) -> None:
+    """Two steps of ``method`` from ``state`` with ``detector`` (the one its steps call) replaced by made-up
+    contacts between the shapes of ``pair``: in a second process, with its own copies of all three, they
+    compile the whole step but the detection. The second step also compiles the warm start from the first."""
+    detector.detect = lambda st, *args, **kwargs: rehearsal_contacts(
+        method.model, st, pair, detector.eps_c, len(detector.buffers.distance))
+    method._scratch = None
+    for _ in range(2):
+        method.step(state, h)
 
 
 def rehearsal_pair(model) -> Optional[tuple[int, int]]:

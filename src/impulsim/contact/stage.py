@@ -134,8 +134,7 @@ class ContactStage:
     _scratch_attrs = frozenset((
         "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
         "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
-        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model",
-        "pending_compile", "side_compile"))
+        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model"))
     """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
     checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
     carry over and are kept."""
@@ -171,11 +170,6 @@ class ContactStage:
         self.visits = 0
         """Patch visits of this step's position and velocity sweeps (shock passes not counted)."""
         self.ws = make_workspace()
-        self.pending_compile = None
-        """A second process (a forked copy or a new interpreter) compiling the resolution kernels during the
-        first detection (impulsim.forked_compile)."""
-        self.side_compile = None
-        """That process once waited for (its ``ok`` and ``kernels``), or None if there was none."""
 
     def _alloc_orders(self, cap):
         """Contact orders bottom-up and top-down, each split into patches (see contact.patches)."""
@@ -223,9 +217,6 @@ class ContactStage:
         """Detect contacts at the state's poses and classify them; returns the number of contacts."""
         m = self.model
         c = self.detector.detect(state)
-        if self.pending_compile is not None:    # the resolution kernels, compiled by a second process meanwhile
-            self.pending_compile.wait(group="contact")
-            self.side_compile, self.pending_compile = self.pending_compile, None
         if len(self.rows.e) < c.count:
             self.rows = R.make_rows(2 * c.count)
             self._alloc_orders(len(self.rows.e))

@@ -150,6 +150,24 @@ class Method:
                           stacklevel=3)
         self._scratch: State | None = None
 
+    side_compile = None
+    """The second process that compiled the first contact step's kernels beside this one (an empty cache,
+    impulsim.forked_compile), once waited for: its ``ok`` and ``kernels``; None if there was none."""
+    _first_step_prepared = False
+
+    def contact_detector(self):
+        """The collision Detector this method's steps call, or None (a model without contacts)."""
+        return None
+
+    def _prepare_first_step(self, s: State, h: float) -> None:
+        """Before the first step: with contacts on an empty kernel cache, compile on two cores (see
+        impulsim.contact.rehearsal.compile_side_by_side). The step's results are unchanged."""
+        self._first_step_prepared = True
+        detector = self.contact_detector()
+        if detector is not None:
+            from impulsim.contact.rehearsal import compile_side_by_side
+            self.side_compile = compile_side_by_side(self, detector, s, h)
+
     def step(self, state: State, h: float) -> StepInfo:
         """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` and the method's own
         memory (warm start, anchors, sleep clocks, caches) as they were before the call."""
@@ -168,6 +186,8 @@ class Method:
                                 float(h), s.body_force, s.body_torque)
             if self.ignored:
                 info.ignored = dict(self.ignored)
+            if not self._first_step_prepared:
+                self._prepare_first_step(self._scratch, float(h))
             self._step(self._scratch, float(h), info)
             self._check_finite(self._scratch, state.step_count)
             self._check_divergence(self._scratch, state, float(h), info)

@@ -266,7 +266,8 @@ def _member_setter(holder, i, parent_setter):
 def _scratch_of(obj) -> frozenset:
     """Attributes a class declares as workspace (``_scratch_attrs``): written before they are read in every
     step, or fixed when the object is made; neither rolled back nor checkpointed."""
-    return getattr(type(obj), "_scratch_attrs", frozenset()) | {"_scratch", "_memory_plan", "model", "_thickness_cache"}
+    return getattr(type(obj), "_scratch_attrs", frozenset()) | {"_scratch", "_memory_plan", "model", "_thickness_cache",
+                                                            "side_compile", "_first_step_prepared"}
 
 
 def _grown(now, before) -> bool:

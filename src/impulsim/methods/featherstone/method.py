@@ -197,6 +197,9 @@ impact as Holck derives it); joint limits by impulses (Holck ch. 4).
                                          **self._options)
 
     # the step ---------------------------------------------------------------------------------------
+    def contact_detector(self):
+        return self.detector
+
     def _step(self, s, h, info: StepInfo):
         if self.dyn is None:
             self._prepare(s)

@@ -16,8 +16,6 @@ import numpy as np
 from impulsim.contact import ContactStage, ContactOptions
 from impulsim.contact.default import model_has_contacts
 from impulsim.contact.limits import LimitStage
-from impulsim.contact.rehearsal import contact_kernels_uncompiled, rehearsal_contacts, rehearsal_pair
-from impulsim import forked_compile
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.methods.base import StepInfo, StageTimer
@@ -93,8 +91,6 @@ class ContactCoupling:
     def _step_with_contacts(self, s, h, info: StepInfo):
         """One step of Bender's Fig. 5.2 pipeline; time is advanced by the caller."""
         m = self.model
-        if not self._compile_checked:
-            self._compile_side_by_side(s, h)
         timer = StageTimer(info.timings)
         compute_loads(m, s, h, self.acc, self.tau)
         timer.lap("forces")
@@ -133,30 +129,11 @@ class ContactCoupling:
             info.patch_visits = self.contacts.visits
         timer.lap("velocity_correction")
 
-    _compile_checked = False
-
-    def _compile_side_by_side(self, s, h):
-        """On the first contact step with the contact kernels not yet compiled (an empty cache): start a
-        second process (a fork, or a new interpreter beside other threads) that compiles the contact
-        resolution by stepping with made-up contacts (contact.rehearsal) while this process compiles the
-        detection; the contact stage waits for it after detecting (see impulsim.forked_compile)."""
-        self._compile_checked = True
-        stage = self.contacts
-        if stage is None or forked_compile.way() is None:
-            return
-        if forked_compile.setting() != "always" and not contact_kernels_uncompiled():
-            return
-        pair = rehearsal_pair(self.model)
-        if pair is None:
-            return
-        stage.pending_compile = forked_compile.start(rehearse_contacts, self, s.copy(), h, pair)
-        if stage.pending_compile is not None and stage.count == 0:
-            self._head_start(s.copy(), h)
-
     def _head_start(self, s, h):
-        """Compile here, before the detection, the kernels that start the position phase and take the free
-        step: the forked copy's step finds them in the cache when it gets there, and the two processes take
-        about as long. No contact is loaded yet (count 0), so the calls change nothing but ``s``, a copy."""
+        """On the first contact step with a second process compiling (Method._prepare_first_step): compile
+        here, before the detection, the kernels that start the position phase and take the free step: the
+        second process's step finds them in the cache when it gets there, and the two processes take about
+        as long. No contact is loaded yet (count 0), so the calls change nothing but ``s``, a copy."""
         self.contacts.begin_positions(s, self.Iinv, h)
         self._free_step(s, h)
 
@@ -299,16 +276,3 @@ class ContactCoupling:
                 break
         info.iters_vel, info.residual_vel = it, res
         info.converged_vel = res <= self._eps_vc
-
-
-def rehearse_contacts(method, state, h: float, pair) -> None:
-    """Two steps of ``method`` from ``state`` (its own copies, in a second process) with the detector
-    replaced by made-up contacts between the bodies of ``pair`` (contact.rehearsal): they compile the whole
-    contact resolution. The second step also compiles the warm start from the first."""
-    stage = method.contacts
-    detector = stage.detector
-    detector.detect = lambda st, region=True: rehearsal_contacts(
-        method.model, st, pair, detector.eps_c, len(detector.buffers.distance))
-    method._scratch = None
-    for _ in range(2):
-        method.step(state, h)

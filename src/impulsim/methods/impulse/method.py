@@ -196,6 +196,14 @@ class ImpulseMethod(Method, ContactCoupling):
         info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
         info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
 
+    def contact_detector(self):
+        return None if self.contacts is None else self.contacts.detector
+
+    def _prepare_first_step(self, s, h):
+        super()._prepare_first_step(s, h)
+        if self.side_compile is not None and self.contacts.count == 0:
+            self._head_start(s.copy(), h)
+
     # many steps ---------------------------------------------------------------------------------------
     @property
     def run_path(self) -> str:

@@ -189,6 +189,9 @@ class LagrangeMethod(Method):
             self._stops(s)
         self._report(s, info)
 
+    def contact_detector(self):
+        return None if self.contacts is None else self.contacts.detector
+
     def _refresh(self, s):
         """World inertias and joint rows at ``s``."""
         from impulsim.methods.lagrange.system import world_inertia

@@ -140,6 +140,9 @@ class MoreauMethod(Method):
         """The last step's solver record: iterations, residual, converged, r adaptations, gyro iterations."""
 
     # the step -----------------------------------------------------------------------------------------
+    def contact_detector(self):
+        return self.detector
+
     def _step(self, s, h, info: StepInfo):
         timer = StageTimer(info.timings)
         if self.extras.n_rows:
