@@ -6,6 +6,7 @@
     python benchmarks/cold_start.py boxes --against ../old-checkout   # paired with another source tree
     python benchmarks/cold_start.py boxes wall --fork-pairs -n 3     # two cores against one, alternated
     python benchmarks/cold_start.py boxes --fork-pairs --beside-thread   # the same beside a user's thread
+    python benchmarks/cold_start.py boxes --fork-pairs --method lagrange  # another method
 
 ``--against DIR`` compares this source tree with the one in DIR (a checkout of another version): each
 repetition runs both cold first steps at the same time, one process per core, so that both meet the same
@@ -52,7 +53,7 @@ SCENES = ("demo", "pendulum", "boxes", "tree255", "wall")
 # ---------------------------------------------------------------------------------------- child process
 def _scene_file_stepper(path):
     from impulsim.io import load_scene
-    sim = load_scene(ROOT / path).simulation()
+    sim = load_scene(ROOT / path).simulation(method=os.environ.get(_METHOD) or None)
     return sim.step
 
 
@@ -130,6 +131,8 @@ def child(name: str, profile: bool) -> dict:
 
 
 _BESIDE_THREAD = "COLD_START_BESIDE_THREAD"
+_METHOD = "COLD_START_METHOD"
+"""The method the scene-file scenes run with (--method), if not the scene's own."""
 
 
 def _cpu_with_children() -> float:
@@ -266,8 +269,12 @@ def main(argv=None) -> None:
     p.add_argument("--beside-thread", action="store_true",
                    help="with --fork-pairs: a thread running in the measured process (as in Jupyter), so that "
                         "the second core is a new interpreter instead of a fork")
+    p.add_argument("--method", help="the method the scene-file scenes (demo, pendulum, boxes) run with, "
+                                     "instead of the scene's own")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.method:
+        os.environ[_METHOD] = args.method          # read by the child processes
     if args.child:
         print(json.dumps(child(args.child, args.profile)))
         return

@@ -29,62 +29,48 @@ from impulsim import forked_compile as F
 stop = threading.Event()
 if os.environ.get("USER_THREAD"):      # a thread of the user's (as in a Jupyter kernel): no fork beside it
     threading.Thread(target=stop.wait, name="user-thread", daemon=True).start()
-b = ims.ModelBuilder()
-b.add_body("ground", static=True, shapes=[ims.HalfSpace()])
-rng = np.random.default_rng(4)
-for i in range(4):
-    b.add_body(f"box{i}", mass=1.0, shapes=[ims.Box(size=(0.3, 0.2, 0.25))], position=(0.6 * i, 0.0, 0.2 + 0.3 * i),
-               velocity=rng.normal(0.0, 1.0, 3), angular_velocity=rng.normal(0.0, 3.0, 3))
-if os.environ.get("METHOD") != "moreau":           # Moreau's method has no joints
-    b.add_hinge("pair", "box0", "box1", anchor=(0.3, 0.0, 0.35), axis=(0.0, 1.0, 0.0))
-model, state = b.build()
-method = ims.make_method(os.environ.get("METHOD", "impulse"), model)
-for _ in range(40):
-    method.step(state, 0.002)
-side = method.side_compile
-digest = hashlib.sha1(b"".join(getattr(state, n).tobytes() for n in
-                               ("body_pos", "body_quat", "body_vel", "body_omega"))).hexdigest()
-print(json.dumps({"state": digest, "forked": side is not None, "ok": None if side is None else side.ok,
-                  "spawned": isinstance(side, F.SpawnedCompile)}))
+
+def forty_steps(setting):
+    os.environ["IMPULSIM_PARALLEL_COMPILE"] = setting
+    b = ims.ModelBuilder()
+    b.add_body("ground", static=True, shapes=[ims.HalfSpace()])
+    rng = np.random.default_rng(4)
+    for i in range(4):
+        b.add_body(f"box{i}", mass=1.0, shapes=[ims.Box(size=(0.3, 0.2, 0.25))],
+                   position=(0.6 * i, 0.0, 0.2 + 0.3 * i), velocity=rng.normal(0.0, 1.0, 3),
+                   angular_velocity=rng.normal(0.0, 3.0, 3))
+    if os.environ["METHOD"] != "moreau":           # Moreau's method has no joints
+        b.add_hinge("pair", "box0", "box1", anchor=(0.3, 0.0, 0.35), axis=(0.0, 1.0, 0.0))
+    model, state = b.build()
+    method = ims.make_method(os.environ["METHOD"], model)
+    for _ in range(40):
+        method.step(state, 0.002)
+    side = method.side_compile
+    digest = hashlib.sha1(b"".join(getattr(state, n).tobytes() for n in
+                                   ("body_pos", "body_quat", "body_vel", "body_omega"))).hexdigest()
+    return {"state": digest, "side": side is not None, "ok": None if side is None else side.ok,
+            "spawned": isinstance(side, F.SpawnedCompile)}
+
+print(json.dumps([forty_steps("always"), forty_steps("0")]))
 """
 
 
-def test_a_step_with_a_forked_copy_gives_the_same_state_and_the_copy_stays_silent():
-    forked = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="always")
-    alone = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="0")
-    lines = forked.stdout.splitlines()
-    assert len(lines) == 1, forked.stdout          # nothing from the copy: its output goes nowhere
-    with_copy, without = json.loads(lines[0]), json.loads(alone.stdout.splitlines()[-1])
-    assert with_copy["forked"] and with_copy["ok"] is True and not with_copy["spawned"], with_copy
-    assert not without["forked"]
-    assert with_copy["state"] == without["state"]
-
-
-def test_beside_a_thread_a_new_interpreter_compiles_and_the_state_is_the_same():
-    spawned = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="always", USER_THREAD="1")
-    alone = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="0", USER_THREAD="1")
-    lines = spawned.stdout.splitlines()
-    assert len(lines) == 1, spawned.stdout         # nothing from the interpreter: its output goes nowhere
-    beside, without = json.loads(lines[0]), json.loads(alone.stdout.splitlines()[-1])
-    assert beside["spawned"] and beside["ok"] is True, beside
-    assert beside["state"] == without["state"]
-
-
-@pytest.mark.parametrize("method, beside_thread", [("lagrange", False), ("lagrange", True),
-                                                   ("featherstone", False), ("moreau", False)],
-                         ids=["lagrange-forked", "lagrange-new-interpreter", "featherstone", "moreau"])
-def test_every_method_compiles_its_step_in_a_second_process_and_the_state_is_the_same(method, beside_thread):
-    """Any method's first contact step: a second process steps a copy on made-up contacts while the method
-    detects; 40 steps give the state of 40 steps compiled alone."""
-    extra = dict(METHOD=method, **({"USER_THREAD": "1"} if beside_thread else {}))
-    side = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="always", **extra)
-    alone = _python(STEPS, IMPULSIM_PARALLEL_COMPILE="0", **extra)
-    lines = side.stdout.splitlines()
-    assert len(lines) == 1, side.stdout
-    with_side, without = json.loads(lines[0]), json.loads(alone.stdout.splitlines()[-1])
-    assert with_side["forked"] and with_side["ok"] is True and with_side["spawned"] == beside_thread, with_side
-    assert not without["forked"]
-    assert with_side["state"] == without["state"]
+@pytest.mark.parametrize("method, beside_thread", [
+    ("impulse", False), ("impulse", True), ("lagrange", False), ("lagrange", True), ("featherstone", False),
+    ("moreau", False)], ids=["impulse-forked", "impulse-new-interpreter", "lagrange-forked",
+                             "lagrange-new-interpreter", "featherstone-forked", "moreau-forked"])
+def test_a_first_contact_step_beside_a_second_process_gives_the_same_state_and_it_stays_silent(
+        method, beside_thread):
+    """Each method's first contact step with a second process (``always``: even on a filled cache) that
+    steps a copy on made-up contacts: forked, or beside a thread of the user's a new interpreter. 40 steps
+    give the state of 40 steps without one, bit for bit, and the second process printed nothing."""
+    out = _python(STEPS, METHOD=method, **({"USER_THREAD": "1"} if beside_thread else {}))
+    lines = out.stdout.splitlines()
+    assert len(lines) == 1, out.stdout              # nothing from the second process: its output goes nowhere
+    with_side, alone = json.loads(lines[0])
+    assert with_side["side"] and with_side["ok"] is True and with_side["spawned"] == beside_thread, with_side
+    assert not alone["side"]
+    assert with_side["state"] == alone["state"]
 
 
 KERNEL_MODULE = """
@@ -197,7 +183,8 @@ def test_the_viewer_steps_a_throwaway_copy_first_only_on_an_empty_cache_with_con
     made = []
 
     def make_sim(state, h, method, contacts=True):
-        sim = SimpleNamespace(method=SimpleNamespace(contacts=object() if contacts else None), steps=0)
+        detector = object() if contacts else None
+        sim = SimpleNamespace(method=SimpleNamespace(contact_detector=lambda: detector), steps=0)
         sim.step = lambda: setattr(sim, "steps", sim.steps + 1)
         made.append(sim)
         return sim

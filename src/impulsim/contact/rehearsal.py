@@ -3,13 +3,14 @@
 On an empty kernel cache the first contact step compiles its detection kernels and its resolution kernels
 one after the other. A second process (:mod:`impulsim.forked_compile`) compiles the resolution side
 meanwhile, by stepping the same model with these contacts in place of the detector's
-(:func:`rehearse_contacts`; the impulse and the Lagrange methods): one patch of four
+(:func:`rehearse_contacts`; any method's first contact step, see :func:`compile_side_by_side`): one patch of four
 points under a dynamic body, pressed a little into a shape of another body and approaching it, so that the
 step classifies a collision, resolves it, corrects the penetration with friction and corrects the velocities.
 The kernels are the same whatever the contacts are; only the copy's steps use these made-up ones.
 """
 from __future__ import annotations
 
+import copy
 from typing import Optional
 
 import numpy as np
@@ -23,27 +24,25 @@ PATCH_HALF_WIDTH = 0.01
 """Half the side [m] of the square of the four made-up contact points."""
 
 
-def contact_kernels_uncompiled() -> bool:
-    """Whether a contact step would compile both its detection and its resolution now (neither in this
-    process nor in the on-disk cache): the case where compiling them side by side pays."""
-    from impulsim.collision.pairs import narrow_phase
-    from impulsim.contact.stage import _load_and_classify
-    return forked_compile.uncompiled(narrow_phase) and forked_compile.uncompiled(_load_and_classify)
-
-
 def detection_uncompiled() -> bool:
     """Whether a contact step would compile its detection now (neither in this process nor in the cache)."""
     from impulsim.collision.pairs import narrow_phase
     return forked_compile.uncompiled(narrow_phase)
 
 
-def compile_side_by_side(method, detector, state, h: float):
+def compile_side_by_side(method, detector, state, h: float, wait_at_detection: bool = False):
     """On a method's first step with the detection not compiled yet (an empty cache): start a second
     process (impulsim.forked_compile) that steps a copy of ``method`` from ``state`` on made-up contacts
-    (:func:`rehearse_contacts`), which compiles the whole step but the detection, while this process goes
-    on and compiles the detection at its first call of ``detector.detect``; that call then waits for the
-    second process, whose kernels the rest of the step loads from the cache. Returns the second process,
-    or None where none was started (no second core, compiled already, no pair of shapes, ...)."""
+    (:func:`rehearse_contacts`), which compiles the whole step but the detection, while this process
+    compiles the detection (:func:`_detect_on_a_copy`). Then wait for the second process, whose kernels the
+    step loads from the cache; with ``wait_at_detection`` the step goes on first and its first call of
+    ``detector.detect`` waits (for a method that compiles its own share of the step before detecting, as
+    the impulse method does, see its head start). Returns the second process, or None where none was
+    started (no second core, compiled already, no pair of shapes, ...).
+
+    Waiting at once is the rule because both processes step the same way: the step's kernels before the
+    detection (a Featherstone method's dynamics) would be compiled twice, side by side, if this process went
+    on while the other is still compiling them (measured: 13-19 s more CPU time for the same wall time)."""
     if forked_compile.way() is None:
         return None
     if forked_compile.setting() != "always" and not detection_uncompiled():
@@ -52,9 +51,25 @@ def compile_side_by_side(method, detector, state, h: float):
     if pair is None:
         return None
     side = forked_compile.start(rehearse_contacts, method, detector, state.copy(), h, pair)
-    if side is not None:
+    if side is None:
+        return None
+    _detect_on_a_copy(detector, state)
+    if wait_at_detection:
         _wait_after_first_detection(detector, side)
+    else:
+        side.wait(group="contact")
     return side
+
+
+def _detect_on_a_copy(detector, state) -> None:
+    """Compile the detection now, by detecting with a copy of ``detector`` (whose own buffers stay as they
+    are) at a copy of ``state``: a method whose step detects late (after its dynamics, as Featherstone's and
+    Moreau's do) would otherwise compile its dynamics here while the second process compiles them too. A
+    failure here is left for the step itself to report."""
+    try:
+        copy.deepcopy(detector).detect(state.copy())
+    except Exception:              # noqa: BLE001 - the real detection fails the same way, and says so
+        pass
 
 
 def _wait_after_first_detection(detector, side) -> None:

@@ -166,7 +166,11 @@ class Method:
         detector = self.contact_detector()
         if detector is not None:
             from impulsim.contact.rehearsal import compile_side_by_side
-            self.side_compile = compile_side_by_side(self, detector, s, h)
+            self.side_compile = compile_side_by_side(self, detector, s, h, self._compiles_before_detecting)
+
+    _compiles_before_detecting = False
+    """Whether the first step's second process is waited for at the step's first detection, after this
+    method has compiled its own share of the step (the impulse method's head start), instead of at once."""
 
     def step(self, state: State, h: float) -> StepInfo:
         """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` and the method's own

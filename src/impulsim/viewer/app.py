@@ -488,11 +488,11 @@ def compile_before_threads(make_sim, h: float, method: str) -> bool:
     takes a second or two more. Returns whether it stepped. A step that fails here is left for the viewer's
     own simulation to report, where its first step fails the same way."""
     from impulsim import forked_compile
-    from impulsim.contact.rehearsal import contact_kernels_uncompiled
-    if forked_compile.why_not() is not None or not contact_kernels_uncompiled():
+    from impulsim.contact.rehearsal import detection_uncompiled
+    if forked_compile.why_not() is not None or not detection_uncompiled():
         return False
     sim = make_sim(None, h, method)
-    if getattr(sim.method, "contacts", None) is None:
+    if sim.method.contact_detector() is None:
         return False
     try:
         sim.step()

@@ -199,7 +199,12 @@ class ImpulseMethod(Method, ContactCoupling):
     def contact_detector(self):
         return None if self.contacts is None else self.contacts.detector
 
+    _compiles_before_detecting = True      # see _prepare_first_step
+
     def _prepare_first_step(self, s, h):
+        """Beside the second process of the first contact step (Method._prepare_first_step), compile the
+        start of the position phase and the free step (the head start), then step: the two processes take
+        about as long, and the step waits for the other at its first detection."""
         super()._prepare_first_step(s, h)
         if self.side_compile is not None and self.contacts.count == 0:
             self._head_start(s.copy(), h)
