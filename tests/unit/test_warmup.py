@@ -120,7 +120,7 @@ def test_warmup_command_with_an_unknown_group_is_one_line(capsys):
     assert err.count("\n") == 1 and "unknown warm-up group(s) nope" in err
 
 
-_COUNT_COMPILES = textwrap.dedent("""
+_LISTEN = textwrap.dedent("""
     import json, sys
     from numba.core import event
     seen = []
@@ -128,6 +128,10 @@ _COUNT_COMPILES = textwrap.dedent("""
         def on_start(self, ev): pass
         def on_end(self, ev): seen.append(ev.data["dispatcher"].py_func.__qualname__)
     event.register("numba:compile", L())
+""")
+"""The start of a script that lists, in ``seen``, every kernel its process compiles."""
+
+_COUNT_COMPILES = _LISTEN + textwrap.dedent("""
     from impulsim.io import scene_from_string
     from impulsim.warmup import warmup_tasks
     task = warmup_tasks(["impulse"])[0]
@@ -313,14 +317,7 @@ def test_the_impulse_tasks_take_every_compiled_run_loop():
     assert {(path, elements) for path in run_path.PATHS for elements in (False, True)} <= loops
 
 
-_COMPILES_IN_TASKS = textwrap.dedent("""
-    import json, sys
-    from numba.core import event
-    seen = []
-    class L(event.Listener):
-        def on_start(self, ev): pass
-        def on_end(self, ev): seen.append(ev.data["dispatcher"].py_func.__qualname__)
-    event.register("numba:compile", L())
+_COMPILES_IN_TASKS = _LISTEN + textwrap.dedent("""
     from impulsim.warmup import run_task, warmup_tasks
     for task in warmup_tasks(sys.argv[1:]):
         run_task(task)
