@@ -214,9 +214,11 @@ class SpawnedCompile(ForkedCompile):
     """A new Python interpreter compiling kernels: where a fork is not safe (see the module docstring).
     Same use as :class:`ForkedCompile`; the work and its arguments reach it pickled through a file."""
 
-    def __init__(self, proc: subprocess.Popen):
+    def __init__(self, proc: subprocess.Popen, payload: str):
         super().__init__(proc.pid, -1)
         self.proc = proc
+        self._payload = payload
+        """The pickled work's file: the interpreter removes it once read; :meth:`_read_count` makes sure."""
 
     @classmethod
     def start(cls, work: Callable, *args) -> Optional["SpawnedCompile"]:
@@ -238,7 +240,7 @@ class SpawnedCompile(ForkedCompile):
         except OSError:
             os.unlink(path)
             return None
-        return cls(proc)
+        return cls(proc, path)
 
     def _exit_status(self) -> Optional[int]:
         return self.proc.poll()
@@ -259,6 +261,10 @@ class SpawnedCompile(ForkedCompile):
             return 0
         finally:
             self.proc.stdout.close()
+            try:                                    # an interpreter that died before reading its work
+                os.unlink(self._payload)
+            except FileNotFoundError:
+                pass
 
 
 def _import_path() -> list[str]:

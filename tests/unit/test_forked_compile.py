@@ -122,11 +122,14 @@ failed = SpawnedCompile.start(int, "not a number")
 hung = SpawnedCompile.start(time.sleep, 60)
 unpicklable = SpawnedCompile.start(lambda: None)
 t = time.perf_counter()
-print(json.dumps([failed.wait(), hung.wait(limit=3.0), unpicklable is None, time.perf_counter() - t]))
+waits = [failed.wait(), hung.wait(limit=3.0), unpicklable is None, time.perf_counter() - t]
+import os
+print(json.dumps(waits + [os.path.exists(failed._payload) or os.path.exists(hung._payload)]))
 """)
-    failed, hung, unpicklable, seconds = json.loads(out.stdout.splitlines()[-1])
+    failed, hung, unpicklable, seconds, left = json.loads(out.stdout.splitlines()[-1])
     assert (failed, hung, unpicklable) == (False, False, True)
     assert seconds < 30.0
+    assert not left                     # the pickled work's files are gone, read or not
 
 
 def test_the_copy_that_fails_or_hangs_is_reported_and_ended():
