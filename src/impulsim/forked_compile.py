@@ -50,8 +50,8 @@ costs a minute or two, never the session."""
 
 _TICKER = "impulsim-compile-messages"
 _CHILD_ENV = "IMPULSIM_COMPILE_CHILD"
-"""Set in a new interpreter started by :class:`SpawnedCompile` (which starts none of its own): the module
-search path of the process that started it, which it takes as its own."""
+"""Set for a new interpreter started by :class:`SpawnedCompile`: the module search path of the process that
+started it, which it takes as its own."""
 
 
 def setting() -> str:
@@ -72,21 +72,18 @@ def usable_cores() -> int:
 
 def why_not_at_all() -> Optional[str]:
     """None when a second process may compile side by side now (a fork or a new interpreter), else the
-    reason it may not."""
+    reason it may not. (A new interpreter started here runs with the switch off, so starts none of its own.)"""
     if setting() == "off":
         return f"{ENV}=0"
     if usable_cores() < 2:
         return "one core"
-    if multiprocessing.parent_process() is not None or os.environ.get(_CHILD_ENV):
+    if multiprocessing.parent_process() is not None:
         return "a worker process"
     return None
 
 
-def why_not() -> Optional[str]:
-    """None when a fork may compile side by side now, else the reason it may not."""
-    reason = why_not_at_all()
-    if reason is not None:
-        return reason
+def _why_no_fork() -> Optional[str]:
+    """None when a fork is safe here, else why not (the conditions a new interpreter does not need)."""
     if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
         return "not on Linux"
     others = [t for t in threading.enumerate() if t is not threading.current_thread() and t.name != _TICKER]
@@ -95,12 +92,17 @@ def why_not() -> Optional[str]:
     return None
 
 
+def why_not() -> Optional[str]:
+    """None when a fork may compile side by side now, else the reason it may not."""
+    return why_not_at_all() or _why_no_fork()
+
+
 def way() -> Optional[str]:
     """``"fork"`` where a fork may compile side by side now, ``"spawn"`` where only a new interpreter may
     (other threads run, or not on Linux), None where neither may (see :func:`why_not_at_all`)."""
     if why_not_at_all() is not None:
         return None
-    return "fork" if why_not() is None else "spawn"
+    return "fork" if _why_no_fork() is None else "spawn"
 
 
 def start(work: Callable, *args) -> Optional["ForkedCompile"]:
@@ -175,17 +177,12 @@ class ForkedCompile:
         return code if pid else None
 
     def _wait_until(self, limit: float) -> bool:
-        status = None
         try:
-            while status is None:
-                status = self._exit_status()
-                if status is not None:
-                    break
+            while (status := self._exit_status()) is None:
                 if time.perf_counter() - self.started > limit:
                     self.stop()
-                    status = -1
-                else:
-                    time.sleep(0.02)
+                    return False
+                time.sleep(0.02)
         except BaseException:
             self.stop()
             raise

@@ -191,10 +191,16 @@ resolution on another core (about 26 s more, :mod:`impulsim.forked_compile`), ti
 shares with it."""
 
 
+def _present(groups=None) -> list[str]:
+    """The groups of the warm-up of ``groups`` (all if None) that have tasks, in the order of WARMUP_GROUPS."""
+    have = {t.group for t in warmup_tasks(groups)}
+    return [g for g in WARMUP_GROUPS if g in have]
+
+
 def default_jobs(groups=None) -> int:
     """Processes ``impulsim warmup`` compiles in by default: one per usable core, at most one per group."""
     from impulsim.forked_compile import usable_cores
-    return max(1, min(usable_cores(), len({t.group for t in warmup_tasks(groups)})))
+    return max(1, min(usable_cores(), len(_present(groups))))
 
 
 def shares(groups=None, jobs: int = 2) -> list[tuple[str, ...]]:
@@ -203,7 +209,7 @@ def shares(groups=None, jobs: int = 2) -> list[tuple[str, ...]]:
     Each share keeps the order of WARMUP_GROUPS; shares come costliest first."""
     if jobs < 1:
         raise ValueError(f"warm-up: --jobs must be 1 or more, not {jobs}")
-    present = [g for g in WARMUP_GROUPS if g in {t.group for t in warmup_tasks(groups)}]
+    present = _present(groups)
     n = min(jobs, len(present))
     best: Optional[tuple] = None
     for deal in _deals(present, n):
@@ -311,7 +317,7 @@ _WORKER_CODE = "import sys; from impulsim.warmup import worker_main; sys.exit(wo
 def worker_command(groups, share, quiet: bool) -> list[str]:
     """The command line of the worker process that compiles the groups ``share`` of the warm-up of ``groups``
     (numbering its tasks among all of theirs)."""
-    every = ",".join(g for g in WARMUP_GROUPS if g in {t.group for t in warmup_tasks(groups)})
+    every = ",".join(_present(groups))
     return [sys.executable, "-c", _WORKER_CODE, every, ",".join(share), *(["-q"] if quiet else [])]
 
 

@@ -154,6 +154,9 @@ class Method:
     """The second process that compiled the first contact step's kernels beside this one (an empty cache,
     impulsim.forked_compile), once waited for: its ``ok`` and ``kernels``; None if there was none."""
     _first_step_prepared = False
+    _compiles_before_detecting = False
+    """Whether the first step's second process is waited for at the step's first detection, after this
+    method has compiled its own share of the step (the impulse method's head start), instead of at once."""
 
     def contact_detector(self):
         """The collision Detector this method's steps call, or None (a model without contacts)."""
@@ -167,10 +170,6 @@ class Method:
         if detector is not None:
             from impulsim.contact.rehearsal import compile_side_by_side
             self.side_compile = compile_side_by_side(self, detector, s, h, self._compiles_before_detecting)
-
-    _compiles_before_detecting = False
-    """Whether the first step's second process is waited for at the step's first detection, after this
-    method has compiled its own share of the step (the impulse method's head start), instead of at once."""
 
     def step(self, state: State, h: float) -> StepInfo:
         """Advance ``state`` by h [s] in place; on failure raise and leave ``state`` and the method's own
