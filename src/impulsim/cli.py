@@ -207,12 +207,12 @@ def _print_methods(markdown: bool) -> int:
 
 
 def _add_warmup(sub, common) -> None:
-    from impulsim.warmup import WARMUP_GROUPS
+    from impulsim.warmup import warmup_groups
     p = sub.add_parser("warmup", parents=[common], help="compile the kernels ahead (once per installation)",
                        description="Compile the Numba kernels into the on-disk cache now, so that the first "
                                    "step of later runs does not wait for them.")
     p.add_argument("groups", nargs="*", metavar="GROUP",
-                   help=f"what to compile: {', '.join(WARMUP_GROUPS)} (default: all)")
+                   help=f"what to compile: {', '.join(warmup_groups())} (default: all)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress")
     p.add_argument("-j", "--jobs", type=int, metavar="N",
                    help="compile in N processes side by side, the groups dealt out among them (default: one per "

@@ -14,7 +14,8 @@ and it speaks when stderr is a terminal or the code runs in IPython/Jupyter, for
 
 :func:`warm_up` (``impulsim warmup``) compiles ahead what the scenes of each group need, by stepping small
 scenes that take the same code paths as a scene file run with ``impulsim run``, so that later first steps
-only load from the cache. Its own reporter prefixes each line with the task (and silences the process-wide
+only load from the cache; applications add tasks of their own (:func:`plugin_tasks`, the bobsleigh
+simulator's). Its own reporter prefixes each line with the task (and silences the process-wide
 one meanwhile). :func:`warmup_command` deals the groups out to one worker process per usable core
 (:func:`shares`, balanced by each group's compile time), which compile side by side into the same on-disk
 cache and send their lines to the command; ``--jobs 1`` runs every task in the command's own process.
@@ -38,11 +39,17 @@ class WarmupTask:
     """Steps of one small scene that compile the kernels of one kind of scene."""
     name: str
     group: str
-    scene: str
+    scene: str = ""
     """Scene text (YAML, the format of ``impulsim run``)."""
     steps: int = 3
     method: Optional[str] = None
     options: tuple = ()
+    action: Optional[Callable[[], None]] = None
+    """Instead of stepping ``scene``: a function that does the work (an application's task, see
+    :func:`plugin_tasks`)."""
+    cpu_s: float = 0.0
+    """CPU seconds the task takes alone on an empty cache, for an application's group (the library's groups are
+    weighed by :data:`GROUP_CPU_S`)."""
 
 
 _DOUBLE_PENDULUM = """
@@ -130,21 +137,48 @@ def _tasks() -> list[WarmupTask]:
     ]
 
 
-WARMUP_GROUPS = ("impulse", "contact", "featherstone", "lagrange", "moreau")
-"""What ``impulsim warmup`` can compile; the default is all of it."""
+LIBRARY_GROUPS = ("impulse", "contact", "featherstone", "lagrange", "moreau")
+"""The library's warm-up groups; applications add theirs (:func:`plugin_tasks`)."""
+
+_plugin_tasks: Optional[list] = None
+
+
+def plugin_tasks() -> list[WarmupTask]:
+    """The warm-up tasks that installed packages declare under the entry-point group ``impulsim.warmup`` (each
+    entry a function returning a list of :class:`WarmupTask`), loaded once. Applications warm up their own
+    kernels this way (the bobsleigh simulator's) without this module importing them."""
+    global _plugin_tasks
+    if _plugin_tasks is None:
+        from importlib.metadata import entry_points
+        found = []
+        for point in sorted(entry_points(group="impulsim.warmup"), key=lambda p: p.name):
+            found.extend(point.load()())
+        _plugin_tasks = found
+    return list(_plugin_tasks)
+
+
+def warmup_groups() -> tuple[str, ...]:
+    """What ``impulsim warmup`` can compile, the library's groups then the applications'; the default is all."""
+    extra = [t.group for t in plugin_tasks() if t.group not in LIBRARY_GROUPS]
+    return LIBRARY_GROUPS + tuple(dict.fromkeys(extra))
 
 
 def warmup_tasks(groups=None) -> list[WarmupTask]:
     """The warm-up tasks of the given groups (all if None), in order."""
-    groups = WARMUP_GROUPS if not groups else tuple(groups)
-    unknown = sorted(set(groups) - set(WARMUP_GROUPS))
+    every = warmup_groups()
+    groups = every if not groups else tuple(groups)
+    unknown = sorted(set(groups) - set(every))
     if unknown:
-        raise ValueError(f"unknown warm-up group(s) {', '.join(unknown)} (available: {', '.join(WARMUP_GROUPS)})")
-    return [t for t in _tasks() if t.group in groups]
+        raise ValueError(f"unknown warm-up group(s) {', '.join(unknown)} (available: {', '.join(every)})")
+    return [t for t in _tasks() + plugin_tasks() if t.group in groups]
 
 
 def run_task(task: WarmupTask) -> None:
-    """Step the task's scene ``task.steps`` times (this compiles, or loads from the cache, what it needs)."""
+    """Do the task: its action, or step its scene ``task.steps`` times (either compiles, or loads from the
+    cache, what it needs)."""
+    if task.action is not None:
+        task.action()
+        return
     from impulsim.io import scene_from_string
     scene = scene_from_string(task.scene, name=task.name)
     sim = scene.simulation(method=task.method, **dict(task.options))
@@ -192,9 +226,16 @@ shares with it."""
 
 
 def _present(groups=None) -> list[str]:
-    """The groups of the warm-up of ``groups`` (all if None) that have tasks, in the order of WARMUP_GROUPS."""
+    """The groups of the warm-up of ``groups`` (all if None) that have tasks, in the order of warmup_groups()."""
     have = {t.group for t in warmup_tasks(groups)}
-    return [g for g in WARMUP_GROUPS if g in have]
+    return [g for g in warmup_groups() if g in have]
+
+
+def group_cpu_s(group: str) -> float:
+    """The weight of ``group`` in :func:`shares`: :data:`GROUP_CPU_S`, or its tasks' own ``cpu_s``."""
+    if group in GROUP_CPU_S:
+        return GROUP_CPU_S[group]
+    return sum(t.cpu_s for t in plugin_tasks() if t.group == group)
 
 
 def default_jobs(groups=None) -> int:
@@ -206,14 +247,14 @@ def default_jobs(groups=None) -> int:
 def shares(groups=None, jobs: int = 2) -> list[tuple[str, ...]]:
     """The groups (all if None) dealt out to at most ``jobs`` processes so that the costliest share costs as
     little as it can (:data:`GROUP_CPU_S`; of the deals that achieve it, the one whose shares differ least).
-    Each share keeps the order of WARMUP_GROUPS; shares come costliest first."""
+    Each share keeps the order of warmup_groups(); shares come costliest first."""
     if jobs < 1:
         raise ValueError(f"warm-up: --jobs must be 1 or more, not {jobs}")
     present = _present(groups)
     n = min(jobs, len(present))
     best: Optional[tuple] = None
     for deal in _deals(present, n):
-        cost = sorted((sum(GROUP_CPU_S.get(g, 0.0) for g in part), part) for part in deal)
+        cost = sorted((sum(group_cpu_s(g) for g in part), part) for part in deal)
         key = (cost[-1][0], cost[-1][0] - cost[0][0])
         if best is None or key < best[0]:
             best = key, [tuple(part) for _, part in reversed(cost)]

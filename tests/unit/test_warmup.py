@@ -108,10 +108,19 @@ def test_library_use_installs_one_listener_that_is_silent_off_a_terminal(monkeyp
 
 
 def test_warmup_groups_are_checked():
-    assert {t.group for t in W.warmup_tasks()} == set(W.WARMUP_GROUPS)
+    assert {t.group for t in W.warmup_tasks()} == set(W.warmup_groups())
     assert {t.group for t in W.warmup_tasks(["contact"])} == {"contact"}
     with pytest.raises(ValueError, match="unknown warm-up group"):
         W.warmup_tasks(["nope"])
+
+
+def test_applications_add_their_groups_after_the_librarys():
+    """The bobsleigh simulator declares its task under the entry-point group ``impulsim.warmup``: it comes after
+    the library's groups, runs an action instead of a scene, and carries its own weight for the shares."""
+    every = W.warmup_groups()
+    assert every[:len(W.LIBRARY_GROUPS)] == W.LIBRARY_GROUPS and "bobsleigh" in every[len(W.LIBRARY_GROUPS):]
+    (task,) = W.warmup_tasks(["bobsleigh"])
+    assert task.action is not None and task.scene == "" and W.group_cpu_s("bobsleigh") == task.cpu_s > 0
 
 
 def test_warmup_command_with_an_unknown_group_is_one_line(capsys):
@@ -161,18 +170,20 @@ def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path):
 
 # ------------------------------------------------------------------------------------ parallel warm-up
 def test_shares_deal_every_group_out_once_and_balance_the_cost():
-    cost = W.GROUP_CPU_S
+    every = W.warmup_groups()
+    cost = {g: W.group_cpu_s(g) for g in every}
+    assert all(c > 0 for c in cost.values())
 
     def worst(parts):
         return max(sum(cost[g] for g in part) for part in parts)
     for jobs in (1, 2, 3, 4, 5, 9):
         parts = W.shares(None, jobs)
-        assert len(parts) == min(jobs, len(W.WARMUP_GROUPS)) and all(parts)
-        assert sorted(g for part in parts for g in part) == sorted(W.WARMUP_GROUPS)
+        assert len(parts) == min(jobs, len(every)) and all(parts)
+        assert sorted(g for part in parts for g in part) == sorted(every)
         sums = [sum(cost[g] for g in part) for part in parts]
         assert sums == sorted(sums, reverse=True)
         for part in parts:            # each share in the order of the groups
-            assert list(part) == [g for g in W.WARMUP_GROUPS if g in part]
+            assert list(part) == [g for g in every if g in part]
         for i, j in itertools.permutations(range(len(parts)), 2):   # no move or swap of groups does better
             for g in parts[i]:
                 for h in (None, *parts[j]):
@@ -196,7 +207,7 @@ def test_default_jobs_is_one_process_per_usable_core_and_group(monkeypatch):
     monkeypatch.setattr(forked_compile, "usable_cores", lambda: 2)
     assert W.default_jobs() == 2 and W.default_jobs(["lagrange"]) == 1
     monkeypatch.setattr(forked_compile, "usable_cores", lambda: 64)
-    assert W.default_jobs() == len(W.WARMUP_GROUPS)
+    assert W.default_jobs() == len(W.warmup_groups())
 
 
 def test_warmup_with_no_jobs_is_one_line(capsys):
