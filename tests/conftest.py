@@ -32,6 +32,15 @@ def pytest_sessionstart(session):
     sys.stderr.write(f"kernels compiled or loaded before the test workers start: {took:.0f} s{note}\n")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The files with long tests first (a test marked slow, or a browser test), each file's tests kept
+    together and in order: pytest-xdist's ``--dist loadfile`` deals the files out in this order, so the long
+    ones start early and short files fill the end, instead of one long file running alone at the end."""
+    long_files = {item.path for item in items
+                  if item.get_closest_marker("slow") is not None or "browser" in item.path.name}
+    items.sort(key=lambda item: item.path not in long_files)
+
+
 def _parallel_whole_suite(config) -> bool:
     """True for a pytest-xdist run with two or more workers over the default test paths."""
     workers = getattr(config.option, "numprocesses", None)
