@@ -1,6 +1,7 @@
 """The message while kernels compile, for library use and every command (impulsim.compiling): who sees it,
 the switch, threads, and two cold starts in fresh processes on an empty kernel cache."""
 import io
+import json
 import multiprocessing
 import os
 import re
@@ -219,25 +220,41 @@ def test_a_command_on_a_terminal_says_what_compiles_once(tmp_path):
 
 
 _LIBRARY_USE = textwrap.dedent("""
-    import sys
+    import json, sys
+    from numba.core import event
+    seen = []
+    class L(event.Listener):
+        def on_start(self, ev): pass
+        def on_end(self, ev): seen.append(ev.data["dispatcher"].py_func.__qualname__)
+    event.register("numba:compile", L())
     from impulsim.io import load_scene
     sim = load_scene(sys.argv[1]).simulation()
     for _ in range(3):
         sim.step()
-    print(sim.state.step_count)
+    print(sim.state.step_count, json.dumps(seen))
 """)
+"""Three steps of a scene as a user's script takes them; prints the steps taken and the kernels compiled."""
 
 
 @pytest.mark.slow
-def test_library_use_switched_on_says_it_off_a_terminal(tmp_path):
-    """A script that steps a scene, stderr a pipe, ``IMPULSIM_COMPILE_MESSAGES=1``: one line for the
-    compiling of the first step (written at the latest when the program ends)."""
-    run = subprocess.run([sys.executable, "-c", _LIBRARY_USE, str(PENDULUM)], capture_output=True, text=True,
-                         env=_cold_env(tmp_path, IMPULSIM_COMPILE_MESSAGES="1"), timeout=600)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "3"
-    lines = run.stderr.splitlines()
-    assert len(lines) == 1 and TOTAL.fullmatch(lines[0]), run.stderr
+def test_library_use_says_it_compiles_once_and_a_later_process_loads_everything(tmp_path):
+    """A script that steps a scene, stderr a pipe, ``IMPULSIM_COMPILE_MESSAGES=1``, on an empty kernel cache:
+    one line for the compiling of the first step (written at the latest when the program ends), and the
+    kernels land in the on-disk cache. The same script in a later process then loads every kernel from there:
+    it compiles none and says nothing."""
+    env = _cold_env(tmp_path, IMPULSIM_COMPILE_MESSAGES="1")
+    first = subprocess.run([sys.executable, "-c", _LIBRARY_USE, str(PENDULUM)], capture_output=True, text=True,
+                           env=env, timeout=600)
+    assert first.returncode == 0, first.stderr
+    steps, compiled = first.stdout.strip().split(" ", 1)
+    assert steps == "3" and "predict_body" in json.loads(compiled)
+    lines = first.stderr.splitlines()
+    assert len(lines) == 1 and TOTAL.fullmatch(lines[0]), first.stderr
+    assert any((tmp_path / "cache").rglob("*.nbi"))
+    later = subprocess.run([sys.executable, "-c", _LIBRARY_USE, str(PENDULUM)], capture_output=True, text=True,
+                           env=env, timeout=600)
+    assert later.returncode == 0, later.stderr
+    assert later.stdout.strip() == "3 []" and later.stderr == ""
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")

@@ -140,34 +140,6 @@ _LISTEN = textwrap.dedent("""
 """)
 """The start of a script that lists, in ``seen``, every kernel its process compiles."""
 
-_COUNT_COMPILES = _LISTEN + textwrap.dedent("""
-    from impulsim.io import scene_from_string
-    from impulsim.warmup import warmup_tasks
-    task = warmup_tasks(["impulse"])[0]
-    sim = scene_from_string(task.scene).simulation()
-    for _ in range(3):
-        sim.step()
-    print(json.dumps(seen))
-""")
-
-
-@pytest.mark.slow
-def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path):
-    """On an empty cache, the first warm-up task (a double pendulum, impulse method) compiles; a second
-    process stepping the same scene then loads every kernel from the on-disk cache and compiles none."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p))
-    first = subprocess.run([sys.executable, "-c", _COUNT_COMPILES], env=env, capture_output=True, text=True,
-                           timeout=3600)
-    assert first.returncode == 0, first.stderr
-    compiled = json.loads(first.stdout.strip().splitlines()[-1])
-    assert "predict_body" in compiled and any(tmp_path.joinpath("cache").rglob("*.nbi"))
-    later = subprocess.run([sys.executable, "-c", _COUNT_COMPILES], env=env, capture_output=True, text=True,
-                           timeout=3600)
-    assert later.returncode == 0, later.stderr
-    assert json.loads(later.stdout.strip().splitlines()[-1]) == []
-
-
 # ------------------------------------------------------------------------------------ parallel warm-up
 def test_shares_deal_every_group_out_once_and_balance_the_cost():
     every = W.warmup_groups()
