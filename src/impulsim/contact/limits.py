@@ -13,13 +13,20 @@ so an impulse p along the limit changes u by k p. Accumulated impulses stay ≥ 
 
 The three phases of the impulse step:
 
-* **collision** (t0): a limit at its bound (within ``tol``) approaching faster than ``eps_rc`` gets
-  Newton's law u' = −e u;
+* **collision** (t0): a limit at its bound (within ``tol``), or one that its present rate would carry past
+  the bound within this step (q + q̇ h beyond it), approaching faster than ``eps_rc`` gets Newton's law
+  u' = −e u, on the velocities of t0 (so a stop hit during a step bounces up to one step early, by at most
+  |q̇| h before its bound);
 * **position** (predicted t0+h): any limit whose predicted coordinate passes its bound gets the impulse that
   puts it on the bound (the limit "arrives" in this step);
 * **velocity** (t0+h): a limit resting at t0 gets u ≥ 0; a limit that arrived in this step is resolved as
-  a collision at t0+h with the approach speed its free motion had, u_free = u − k p_position, so the
-  position correction does not eat the impact speed: with e = 1 the speed is kept, with e = 0.5 halved.
+  a collision at t0+h with the speed at which it approached, so the position correction does not eat the
+  impact speed: with e = 1 the speed is kept, with e = 0.5 halved. The approach speed is the coordinate's
+  rate measured at the start of the position phase (after the collisions at t0, before any position
+  impulse), u0 = s q̇(t0). It is not estimated from the position impulse as u − k p: k is the stop's
+  inverse mass between its two bodies alone, and where other joints share the load (any chain) that estimate
+  was off by a factor of order one, so an elastic stop handed back more speed than it received and a tree
+  of limited joints gained energy at every bounce until it flew apart within 0.1–0.7 s.
 """
 from __future__ import annotations
 
@@ -48,6 +55,7 @@ class LimitStage:
         self.target = np.zeros(n)
         self.lam = np.zeros(n)
         self.lam_pos = np.zeros(n)
+        self.rate0 = np.zeros(n)
         self.x = np.zeros((n, 3))
         self.ra = np.zeros((n, 3))
         self.rb = np.zeros((n, 3))
@@ -63,11 +71,11 @@ class LimitStage:
     def _args(self):
         return G.limits_of(self.model)
 
-    def begin(self, state, Iinv) -> int:
-        """Geometry at t0 and the classification; returns the number of colliding limits."""
+    def begin(self, state, Iinv, h) -> int:
+        """Geometry at t0 and the classification for a step of h [s]; returns the number of colliding limits."""
         self._geometry(state, Iinv)
         self.n_collisions = classify_limits(self._args(), self.model.limit_restitution, motion_of(state), self.tol,
-                                            self.eps_rc, self.eps_v, self.side, self.phase, self.target)
+                                            self.eps_rc, self.eps_v, h, self.side, self.phase, self.target)
         self.lam[:] = 0.0
         return self.n_collisions
 
@@ -76,8 +84,11 @@ class LimitStage:
         return velocity_pass(self._args(), COLLISION, G.limit_geometry_of(self), self.side, self.phase, self.target,
                              self.lam, self.model.body_inv_mass, Iinv, motion_of(state))
 
-    def begin_positions(self):
+    def begin_positions(self, state):
+        """Before the position phase: no position impulse yet, and each coordinate's rate now (the approach
+        speed of a limit that arrives in this step)."""
         self.lam_pos[:] = 0.0
+        coordinate_rates(self._args(), motion_of(state), self.rate0)
 
     def position_sweep(self, bodies, pred, free, h, eps_d):
         """One pass of position impulses (``bodies``, ``pred`` the impulse method's groups, ``free`` what a
@@ -88,8 +99,7 @@ class LimitStage:
     def begin_velocities(self, state, Iinv):
         """Geometry at t0+h; velocity targets of the resting and arriving limits."""
         self._geometry(state, Iinv)
-        velocity_targets(self._args(), self.model.limit_restitution, self.side, self.phase, self.k, self.lam_pos,
-                         self.eps_rc, motion_of(state), self.target)
+        velocity_targets(self.model.limit_restitution, self.side, self.phase, self.rate0, self.eps_rc, self.target)
         self.lam[:] = 0.0
 
     def velocity_sweep(self, state, Iinv) -> float:
@@ -139,11 +149,13 @@ def _value(args, i, rate, body_pos, body_quat, body_vel, body_omega):
 
 
 @njit(cache=True)
-def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v,
+def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
                     # outputs
                     side, phase, target):
-    """Side, phase and Newton target u' = −e u of each limit at t0 (``args`` the ``limits`` group and
-    ``motion`` the state's, see contact.groups and dynamics.groups); returns the number of collisions."""
+    """Side, phase and Newton target u' = −e u of each limit at t0 for a step of h [s] (``args`` the
+    ``limits`` group and ``motion`` the state's, see contact.groups and dynamics.groups): touching its bound,
+    or carried past it within the step by its present rate (a collision then, when fast enough; a slower one
+    is left to the position phase). Returns the number of collisions."""
     limit_joint, limit_lower, limit_upper = args[0], args[2], args[3]
     body_pos, body_quat, body_vel, body_omega = motion
     n_coll = 0
@@ -152,13 +164,29 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v,
         side[i] = 0.0
         phase[i] = NONE
         target[i] = 0.0
+        touching = True
         if q - limit_lower[i] <= tol:
             side[i] = 1.0
         elif limit_upper[i] - q <= tol:
             side[i] = -1.0
         else:
-            continue
+            touching = False
+            rate = _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+            if q + rate * h < limit_lower[i]:
+                side[i] = 1.0
+            elif q + rate * h > limit_upper[i]:
+                side[i] = -1.0
+            else:
+                continue
         u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        if not touching:
+            if u < -eps_rc:
+                phase[i] = COLLISION
+                target[i] = -limit_restitution[i] * u
+                n_coll += 1
+            else:
+                side[i] = 0.0          # a slow approach: the position phase takes it
+            continue
         if u < -eps_rc:
             phase[i] = COLLISION
             target[i] = -limit_restitution[i] * u
@@ -256,18 +284,24 @@ def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
 
 
 @njit(cache=True)
-def velocity_targets(args, limit_restitution, side, phase, k, lam_pos, eps_rc, motion,
+def coordinate_rates(args, motion, rate):
+    """Each limit's coordinate rate q̇ [rad/s or m/s] in ``motion`` (the state's, dynamics.groups), into
+    ``rate``."""
+    body_pos, body_quat, body_vel, body_omega = motion
+    for i in range(rate.shape[0]):
+        rate[i] = _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+
+
+@njit(cache=True)
+def velocity_targets(limit_restitution, side, phase, rate0, eps_rc,
                      # outputs
                      target):
-    """Targets at t0+h: 0 for resting limits; for arriving ones Newton's law on the free approach speed
-    u_free = u − k p_position (the position impulse changed u by k p). ``motion`` the state's
-    (dynamics.groups)."""
-    body_pos, body_quat, body_vel, body_omega = motion
+    """Targets at t0+h: 0 for resting limits; for arriving ones Newton's law on the approach speed
+    u0 = s q̇ at the start of the position phase (``rate0``, see the module docstring)."""
     for i in range(side.shape[0]):
         target[i] = 0.0
         if phase[i] != ARRIVED:
             continue
-        u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
-        u_free = u - k[i] * lam_pos[i]
-        if u_free < -eps_rc:
-            target[i] = -limit_restitution[i] * u_free
+        u0 = side[i] * rate0[i]
+        if u0 < -eps_rc:
+            target[i] = -limit_restitution[i] * u0

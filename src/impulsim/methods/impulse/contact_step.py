@@ -95,14 +95,14 @@ class ContactCoupling:
         compute_loads(m, s, h, self.acc, self.tau)
         timer.lap("forces")
         self._ensure_position_rows(s)
-        self._begin_unilaterals(s, info)
+        self._begin_unilaterals(s, h, info)
         timer.lap("detect")
         info.iters_collision = self._resolve_collisions(s)
         timer.lap("collisions")
         if self.contacts is not None:
             self.contacts.begin_positions(s, self.Iinv, h)
         if self.limits is not None:
-            self.limits.begin_positions()
+            self.limits.begin_positions(s)
         if self._wagner is not None:      # the extra constraints alternate with joints, contacts and limits
             self._wagner.correct_positions(self, s, h, info, joints=self._positions_with_contacts)
         else:
@@ -143,13 +143,13 @@ class ContactCoupling:
         free_step_all(s.body_pos, s.body_quat, s.body_vel, s.body_omega, self.acc, self.tau, m.body_inertia,
                       m.body_inv_inertia, m.body_inv_mass, self._static_now(), h, rotation_scheme(self.integrator))
 
-    def _begin_unilaterals(self, s, info):
-        """Detect and classify contacts and limits at t0 (StepInfo counts both)."""
+    def _begin_unilaterals(self, s, h, info):
+        """Detect and classify contacts and limits at t0 for a step of h [s] (StepInfo counts both)."""
         if self.contacts is not None:
             info.n_contacts = self.contacts.begin(s, self.Iinv)
             info.n_collisions = self.contacts.n_collisions
         if self.limits is not None:
-            info.n_collisions += self.limits.begin(s, self.Iinv)
+            info.n_collisions += self.limits.begin(s, self.Iinv, h)
 
     def _resolve_collisions(self, s) -> int:
         """Collision impulses of contacts and limits, each iteration followed by one joint velocity pass;
