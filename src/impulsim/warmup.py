@@ -110,6 +110,13 @@ bodies:
 """
 
 
+_LIMITS = _DOUBLE_PENDULUM + """limits:
+  - {name: shoulder_stops, joint: shoulder, lower: -0.5, upper: 0.5, restitution: 0.5}
+  - {name: elbow_stops, joint: elbow, lower: -1.0, upper: 1.0}
+"""
+"""The double pendulum between stops: a model with joint limits and without contacts runs in the compiled loop
+with limits (methods/impulse/limit_run.py), one version for LGS chains and one for joints corrected one by one."""
+
 _BASIC_CONTACTS = _CONTACTS.split("  - {name: drum")[0]
 """The contact scene without its cylinder and ellipsoid: the narrow phase of a scene whose shapes are all
 boxes, spheres, capsules and half-spaces is compiled without the other kinds' code (collision.core.BASIC_KINDS),
@@ -128,6 +135,8 @@ def _tasks() -> list[WarmupTask]:
         WarmupTask("impulse method, Euler rotation", "impulse", _DOUBLE_PENDULUM, options=(("integrator", "euler"),)),
         WarmupTask("impulse method, Cash-Karp rotation", "impulse", _DOUBLE_PENDULUM,
                    options=(("integrator", "rk45"),)),
+        WarmupTask("impulse method, joint limits", "impulse", _LIMITS),
+        WarmupTask("impulse method, joint limits, LGS solver", "impulse", _LIMITS, options=(("solver", "lgs"),)),
         WarmupTask("impulse method with contacts", "contact", _CONTACTS, steps=5),
         WarmupTask("impulse method with contacts (boxes, spheres, capsules)", "contact", _BASIC_CONTACTS, steps=5),
         WarmupTask("impulse method with contacts and joints", "contact", _JOINTS_AND_CONTACTS),
@@ -188,8 +197,8 @@ def run_task(task: WarmupTask) -> None:
 
 
 def _compile_run_loop(sim) -> None:
-    """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative;
-    Featherstone); a short run would otherwise step in Python until the loop is compiled (see
+    """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative, joint
+    limits; Featherstone); a short run would otherwise step in Python until the loop is compiled (see
     run_path.loop_ready and featherstone.run_loop)."""
     from impulsim.methods.featherstone import run_loop
     from impulsim.methods.impulse import run_path
@@ -217,7 +226,7 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
     return out
 
 
-GROUP_CPU_S = {"impulse": 65.0, "contact": 63.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0}
+GROUP_CPU_S = {"impulse": 98.0, "contact": 63.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0}
 """CPU seconds each group's tasks take in their process alone on an empty cache (measured, docs/performance.md):
 the weights by which :func:`shares` deals the groups out to the worker processes of a parallel warm-up. The
 contact group's counts only its own process: its first step forks a copy that compiles the contact

@@ -212,9 +212,9 @@ class ImpulseMethod(Method, ContactCoupling):
     # many steps ---------------------------------------------------------------------------------------
     @property
     def run_path(self) -> str:
-        """How :meth:`run` steps this model: "lgs" or "iterative" (compiled loops, see
-        :mod:`impulsim.methods.impulse.run_path`), or "python" (calls of :meth:`step`: contacts, limits,
-        higher-order schemes, mixed solvers, extra constraints, ``fused=False``)."""
+        """How :meth:`run` steps this model: "lgs", "iterative" or "limits" (compiled loops, see
+        :mod:`impulsim.methods.impulse.run_path`), or "python" (calls of :meth:`step`: contacts,
+        higher-order schemes, mixed solvers without limits, extra constraints, ``fused=False``)."""
         return compiled_run.compiled_path(self) or "python"
 
     def _run_steps(self, state, h, n, iters):

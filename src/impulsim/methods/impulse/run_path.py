@@ -1,9 +1,10 @@
 """``ImpulseMethod.run`` in compiled code: which models take it, and the Python side of one compiled loop.
 
-The compiled loop (see :mod:`run_kernels`) covers the standard scheme without contacts, joint limits or
-Wagner's extra constraints, with either all chains solved by LGS (the kernels of the fused step) or all joints
-corrected iteratively; user forces, timed loads, springs, motors and PID servos are included (the servos'
-memory in the state is put back with the bodies when a step fails). Everything else runs as calls of
+The compiled loops (see :mod:`run_kernels`) cover the standard scheme without contacts or Wagner's extra
+constraints: without joint limits, with either all chains solved by LGS (the kernels of the fused step) or
+all joints corrected iteratively; with joint limits, any mix of LGS chains and joints corrected one by one
+(:mod:`limit_run`, the stages of the step with limits). User forces, timed loads, springs, motors and PID
+servos are included (the servos' memory in the state is put back with the bodies when a step fails). Everything else runs as calls of
 ``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms) ``Simulation.run`` takes 8.0 µs a step
 (iterative) and 3.9 µs (LGS) in the loop against 52 and 55 µs stepped in Python (CPU time, medians;
 benchmarks/force_elements_run.py, docs/performance.md). A model with force elements takes a loop of its own
@@ -21,11 +22,13 @@ from impulsim.dynamics.groups import elements_of
 from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
+from impulsim.contact import groups as CG
+from impulsim.methods.impulse import limit_run as lr
 from impulsim.methods.impulse import run_kernels as rk
 from impulsim.methods.impulse.lgs import diverged_error
 from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
-PATHS = ("lgs", "iterative")
+PATHS = ("lgs", "iterative", "limits")
 
 COMPILE_PAYS_STEPS = 200_000
 """Steps from which a run compiles its loop even when Numba's cache does not hold it yet: compiling costs
@@ -35,9 +38,8 @@ Python before, so that a first short run does not wait for a compile it cannot e
 
 
 def compiled_path(method) -> str | None:
-    """"lgs" or "iterative" when ``method``'s steps can run in the compiled loop, else None."""
-    m = method.model
-    if method.contacts is not None or method.limits is not None or method.scheme != "standard":
+    """"lgs", "iterative" or "limits" when ``method``'s steps can run in a compiled loop, else None."""
+    if method.contacts is not None or method.scheme != "standard":
         return None
     if not getattr(method, "_run_fused", True):
         return None
@@ -46,6 +48,8 @@ def compiled_path(method) -> str | None:
     thickness = method._thickness()
     if thickness is not None and np.isfinite(thickness).any():
         return None          # the per-body travel check of Method.step is not in the compiled loop
+    if method.limits is not None:
+        return "limits"      # the staged step with limits, whatever corrects the joints (limit_run)
     if method._all_lgs_standard():
         return "lgs"      # with force elements the single step is staged: the loop gives the same bits
     if method._lgs is None and method._iter_prims is not None:
@@ -54,10 +58,12 @@ def compiled_path(method) -> str | None:
 
 
 def _loop(path: str, elements: bool):
-    """The compiled loop of ``path`` ("lgs" or "iterative"), with force elements or without (a model with
-    springs, motors or servos, ``forces.has_force_elements``, takes its own loop, compiled apart)."""
+    """The compiled loop of ``path`` ("lgs", "iterative" or "limits"), with force elements or without (a model
+    with springs, motors or servos, ``forces.has_force_elements``, takes its own loop, compiled apart)."""
     if path == "lgs":
         return rk.lgs_run_elements if elements else rk.lgs_run
+    if path == "limits":
+        return lr.limits_run_elements if elements else lr.limits_run
     return rk.iterative_run_elements if elements else rk.iterative_run
 
 
@@ -105,6 +111,8 @@ def run_compiled(method, path: str, state, h: float, n: int, iters) -> RunInfo:
     if method._lgs is not None:
         method._lgs.factorizations += int(stats[rk.S_FACS])
         method._lgs.dropped = int(stats[rk.S_DROPPED])
+    if method.limits is not None:
+        method.limits.n_collisions = int(stats[rk.S_LAST_COLLISIONS])
     if stats[rk.S_FAIL]:
         _fail(method, path, state, h, work)
     state.t = float(stats[rk.S_T])
@@ -132,13 +140,36 @@ def _call(method, path, state, h, n, out, work):
     options = (float(h), float(method.eps_d), float(method.eps_v), int(method.max_iter_pos),
                int(method.max_iter_vel), float(method.max_correction_speed))
     loop = _loop(path, elements is not None)
-    if path == "lgs":
+    if path == "limits":
+        loop(run, loads, elements, run_work, _joints(method), prims, bodies, rows, pred, _limits(method), forces,
+             (*options, int(method._max_iter_collision), int(method._max_iter_contact),
+              float(method._eps_vc)), scheme)
+    elif path == "lgs":
         lgs = method._lgs
         loop(run, loads, elements, run_work, chains_of(lgs), structure_of(lgs), prims, bodies, rows, fac_of(lgs), pred,
              forces, (*options, float(lgs.dependent_pivot)), scheme)
     else:
         loop(run, loads, elements, run_work, method._iter_prims, method._row_prims, prims, bodies, rows, pred, forces,
              (*options, bool(method.velocity_correction)), scheme)
+
+
+def _joints(method) -> tuple:
+    """``joints`` of limit_run.limits_step: the LGS chains (or None), the primitives corrected one by one and
+    those with rows of their own (or None), every primitive's index."""
+    lgs = method._lgs
+    chains = None if lgs is None else (chains_of(lgs), structure_of(lgs), fac_of(lgs), float(lgs.dependent_pivot))
+    every = method.__dict__.get("_all_prims")
+    if every is None:
+        every = method.__dict__["_all_prims"] = np.arange(method.model.n_prims, dtype=np.int64)
+    return chains, method._iter_prims, method._row_prims, every
+
+
+def _limits(method) -> tuple:
+    """``limits`` of limit_run.limits_step: the model's limits, the limit stage's arrays and tolerances, and
+    what a prediction needs."""
+    st = method.limits
+    return (CG.limits_of(method.model), method.model.limit_restitution, CG.limit_geometry_of(st), st.side, st.phase,
+            st.target, st.lam, st.lam_pos, st.rate0, float(st.tol), float(st.eps_rc), float(st.eps_v), method._free())
 
 
 def _fail(method, path, state, h, work):
@@ -156,7 +187,7 @@ def _fail(method, path, state, h, work):
     try:
         if stats[rk.S_FAIL] == rk.FAIL_DIVERGED:
             raise diverged_error(state.step_count, t_before, h, info.residual_pos, int(stats[rk.S_LAST_P]),
-                                 solver=path)
+                                 solver="coupled" if path == "limits" else path)
         method._check_finite(state, state.step_count)
         method._check_divergence(state, before, h, info)
     except SimulationError as exc:
@@ -177,14 +208,17 @@ def _run_info(method, stats, done, seconds, path) -> RunInfo:
     info = RunInfo(iters_pos=int(stats[rk.S_SUM_P]), iters_vel=int(stats[rk.S_SUM_V]),
                    residual_pos=float(stats[rk.S_RES_P]), residual_vel=float(stats[rk.S_RES_V]),
                    converged_pos=bool(stats[rk.S_CONV_P]), converged_vel=bool(stats[rk.S_CONV_V]),
-                   clamped=int(stats[rk.S_CLAMPED]), steps=done, max_iters_pos=int(stats[rk.S_MAX_P]),
+                   clamped=int(stats[rk.S_CLAMPED]), n_collisions=int(stats[rk.S_COLLISIONS]),
+                   iters_collision=int(stats[rk.S_ITERS_COLLISION]), steps=done, max_iters_pos=int(stats[rk.S_MAX_P]),
                    max_iters_vel=int(stats[rk.S_MAX_V]), unconverged=int(stats[rk.S_UNCONVERGED]),
                    timings={f"{path}_run": seconds})
     if done:
         info.last = StepInfo(iters_pos=int(stats[rk.S_LAST_P]), residual_pos=float(stats[rk.S_LAST_RP]),
                              converged_pos=bool(stats[rk.S_LAST_CONV_P]), clamped=int(stats[rk.S_LAST_CL]),
                              iters_vel=int(stats[rk.S_LAST_V]), residual_vel=float(stats[rk.S_LAST_RV]),
-                             converged_vel=bool(stats[rk.S_LAST_CONV_V]))
+                             converged_vel=bool(stats[rk.S_LAST_CONV_V]),
+                             n_collisions=int(stats[rk.S_LAST_COLLISIONS]),
+                             iters_collision=int(stats[rk.S_LAST_ITERS_COLLISION]))
     if method.ignored:
         info.ignored = dict(method.ignored)
         if info.last is not None:

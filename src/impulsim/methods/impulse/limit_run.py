@@ -1,0 +1,225 @@
+"""Many impulse steps of a model with joint limits and without contacts in one compiled call.
+
+A model with joint limits steps through the stages of ``ContactSteps._step_with_contacts`` (Bender Fig. 5.2):
+the limits classified at t0, their collisions resolved with one joint velocity pass after each sweep, then
+joint passes (one LGS solve per chain, one sweep over the other joints) alternating with limit sweeps until
+neither corrects anything, the free step, the rows at t0+h, and joint and limit velocity passes. Called from
+Python each stage pays its arrays' unboxing and the step pays Method.step's fixed cost, about 30 µs on a
+small robot. :func:`limits_run` repeats the same kernels in the same order inside one compiled loop, with the
+loads, the backup before each step and the checks of :mod:`run_kernels`, so its states equal those of single
+steps bit for bit. Imported robots (URDF, MJCF) bring limits on most joints; without contacts they take this
+loop (``ImpulseMethod.run_path`` is then ``"limits"``).
+
+Its kernels keep Numba's reference counts: the limit kernels (contact.limits) allocate small vectors.
+"""
+import numpy as np
+
+from impulsim.contact.limits import (COLLISION, RESTING, classify_limits, coordinate_rates, limit_geometry,
+                                     position_pass, velocity_pass, velocity_targets)
+from impulsim.dynamics.forces import plain_loads
+from impulsim.dynamics.integrate import free_step_all
+from impulsim.kernel import njit
+from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of, free_position_error
+from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, correct_positions_lgs, correct_velocities_lgs
+from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
+from impulsim.methods.impulse.rows import compute_rows_of, world_inverse_inertia
+from impulsim.methods.impulse.run_kernels import (FAIL_NONE, S_COLLISIONS, S_FAIL, S_ITERS_COLLISION, S_LAST_COLLISIONS,
+                                                  S_LAST_ITERS_COLLISION, S_T, _fail_diverged, _step_forces,
+                                                  backup_or_restore, close_step, element_loads)
+
+
+@njit(cache=True)
+def _py_max(a, b):
+    """Python's max(a, b) of two floats: b only when it is larger (a NaN b leaves a)."""
+    return b if b > a else a
+
+
+@njit(cache=True)
+def update_rows(lgs, row_prims, prims, bodies, rows):
+    """``ImpulseMethod._update_rows``: world inverse inertias, the rows of the primitives corrected one by one
+    and the LGS factorization at the current poses, then the poses as the rows' key. ``lgs`` is None or
+    (chains, structure, workspace, dependent pivot); ``row_prims`` None or the primitives' indices. Returns the
+    rows the factorization dropped as dependent (0 without LGS)."""
+    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, _, _, _ = prims
+    body_pos, body_quat, _, _, _, _, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
+    row_ra, row_rb, row_P, row_dim, row_Minv, rows_pos, rows_quat = rows
+    rows_pos[0, 0] = np.nan
+    world_inverse_inertia(body_quat, body_inv_inertia, Iinv)
+    if row_prims is not None:
+        compute_rows_of(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                        prim_axis_b, body_pos, body_quat, body_inv_mass, Iinv, row_ra, row_rb, row_P, row_dim,
+                        row_Minv)
+    dropped = 0
+    if lgs is not None:
+        dropped = build_and_factorize(lgs[1], prims, bodies, lgs[3], rows, lgs[2])
+    rows_pos[:, :] = body_pos
+    rows_quat[:, :] = body_quat
+    return dropped
+
+
+@njit(cache=True)
+def joint_position_pass(lgs, iter_prims, prims, bodies, rows, pred, h, scheme, eps_d, max_speed):
+    """``ContactSteps._joint_position_pass``: one LGS solve per chain and one sweep over the other joints;
+    returns (largest error [m or rad], clamped count)."""
+    residual = 0.0
+    clamped = 0
+    if lgs is not None:
+        _, residual, clamped, _ = correct_positions_lgs(lgs[0], lgs[1], prims, bodies, rows, lgs[2], pred, h, scheme,
+                                                        eps_d, 1, max_speed)
+        pred[4][:] = 0           # the limit sweeps that follow predict afresh
+        pred[5][:] = 1
+    if iter_prims is not None:
+        _, res, cl = correct_positions_of(iter_prims, prims, bodies, rows, pred, h, scheme, eps_d, 1, max_speed)
+        residual = _py_max(residual, res)
+        clamped += cl
+    return residual, clamped
+
+
+@njit(cache=True)
+def joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v):
+    """``ContactSteps._joint_velocity_pass``: one LGS solve per chain and one sweep over the other joints;
+    True if a joint needed correcting."""
+    moved = False
+    if lgs is not None:
+        solves, _ = correct_velocities_lgs(lgs[0], lgs[1], prims, bodies, rows, lgs[2], eps_v, 1)
+        moved = solves > 0
+    if iter_prims is not None:
+        _, residual = correct_velocities_of(iter_prims, prims, bodies, rows, eps_v, 1)
+        moved = moved or residual > eps_v
+    return moved
+
+
+@njit(cache=True)
+def _geometry(limits, bodies):
+    """LimitStage._geometry: each limit's axis, arms and effective inverse mass at the current poses."""
+    args, _, geom = limits[0], limits[1], limits[2]
+    body_pos, body_quat, _, _, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    limit_geometry(args[0], args[1], args[4], args[5], args[7], args[8], body_pos, body_quat, body_inv_mass, Iinv,
+                   geom[0], geom[1], geom[2], geom[3])
+
+
+@njit(cache=True)
+def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
+    """One step of a model with joint limits and without contacts, after its loads: the stages of
+    ``_step_with_contacts`` (see the module docstring). ``joints`` = (lgs or None, primitives corrected one by
+    one or None, primitives with rows of their own or None, every primitive's index); ``limits`` = (the
+    ``limits`` group of contact.groups, restitutions, geometry, side, phase, target, impulse, position impulse,
+    coordinate rates at the start of the position phase, tolerance [m or rad], collision speed eps_rc, resting speed, the ``free`` group of a prediction);
+    ``settings`` = (eps_d, eps_v, max_iter_pos, max_iter_vel, max correction speed, max_iter_collision,
+    max_iter_contact, eps_vc). Returns (position passes, residual, clamped, velocity passes, residual,
+    factorizations, rows dropped, collisions, collision iterations, diverged)."""
+    lgs, iter_prims, row_prims, all_prims = joints
+    eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed, max_iter_coll, max_iter_contact, eps_vc = settings
+    args, restitution, geom, side, phase, target, lam, lam_pos, rate0, tol, eps_rc, eps_rest, free = limits
+    body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    motion = (body_pos, body_quat, body_vel, body_omega)
+    dirty = pred[5]
+    facs = 0
+    dropped = 0
+    if not same_poses(body_pos, body_quat, rows[5], rows[6]):
+        dropped = update_rows(lgs, row_prims, prims, bodies, rows)
+        facs += 1
+    # limits at t0 and their collisions
+    _geometry(limits, bodies)
+    n_coll = classify_limits(args, restitution, motion, tol, eps_rc, eps_rest, h, side, phase, target)
+    lam[:] = 0.0
+    iters_coll = 0
+    if n_coll:
+        for iters_coll in range(1, max_iter_coll + 1):
+            err = velocity_pass(args, COLLISION, geom, side, phase, target, lam, body_inv_mass, Iinv, motion)
+            if not (joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v) or err > eps_vc):
+                break
+    # joints and limits at t0+h
+    lam_pos[:] = 0.0
+    coordinate_rates(args, motion, rate0)
+    start = 0.0
+    if all_prims.shape[0]:
+        dirty[:] = 1
+        start = free_position_error(all_prims, prims, bodies, pred, h, scheme)
+    dirty[:] = 1
+    cap = max(max_iter_pos, max_iter_contact)
+    res = 0.0
+    clamped = 0
+    it = 0
+    for it in range(1, cap + 1):
+        joints_err, cl = joint_position_pass(lgs, iter_prims, prims, bodies, rows, pred, h, scheme, eps_d, max_speed)
+        clamped = max(clamped, cl)
+        res = joints_err
+        err, _ = position_pass(args, geom, side, phase, lam_pos, bodies, pred, free, h, eps_d)
+        res = _py_max(res, err)
+        if it == 1:
+            start = _py_max(start, err)
+        if it > 1 and joints_err > DIVERGENCE_FACTOR * _py_max(start, eps_d):
+            return it, joints_err, clamped, 0, 0.0, facs, dropped, n_coll, iters_coll, True
+        if res <= eps_d:
+            break
+    free_step_all(body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3], free[4], free[5], h,
+                  scheme)
+    dropped = update_rows(lgs, row_prims, prims, bodies, rows)
+    facs += 1
+    # velocities at t0+h
+    _geometry(limits, bodies)
+    velocity_targets(restitution, side, phase, rate0, eps_rc, target)
+    lam[:] = 0.0
+    cap_v = max(max_iter_vel, max_iter_contact)
+    res_v = 0.0
+    it_v = 0
+    for it_v in range(1, cap_v + 1):
+        moved = joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v)
+        res_v = _py_max(0.0, velocity_pass(args, RESTING, geom, side, phase, target, lam, body_inv_mass, Iinv,
+                                           motion))
+        if not moved and res_v <= eps_vc:
+            break
+    return it, res, clamped, it_v, res_v, facs, dropped, n_coll, iters_coll, False
+
+
+@njit(cache=True)
+def limits_run(run, loads, elements, run_work, joints, prims, bodies, rows, pred, limits, forces, settings, scheme):
+    """Up to ``n`` steps of :func:`limits_step` from time ``t`` [s], with the loads, backups and checks of
+    ``run_kernels.lgs_run`` (its ``run``, ``loads``, ``elements``, ``run_work`` and ``forces``); ``settings`` =
+    (h [s], then those of :func:`limits_step`). The residual of the velocity phase is checked against eps_vc,
+    as the single step's ``converged_vel`` is."""
+    n, t, max_distance, max_speed, stats, iters_out = run
+    gravity, body_force, body_torque = forces
+    h = settings[0]
+    step_settings = settings[1:]
+    eps_d, eps_vc = settings[1], settings[8]
+    backup, backup_flags, force_w, torque_w, servo_backup = run_work
+    body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
+    timed = loads[0].shape[0] > 0
+    if elements is None and not timed:
+        plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
+    for i in range(n):
+        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                          pred_valid, dirty, backup, backup_flags, True)
+        if elements is not None:
+            element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
+        elif timed:
+            _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
+            plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+        sp, rp, cl, sv, rv, facs, dropped, n_coll, iters_coll, diverged = limits_step(
+            joints, prims, bodies, rows, pred, limits, h, scheme, step_settings)
+        if diverged:
+            _fail_diverged(stats, sp, rp, t)
+            return
+        stats[S_LAST_COLLISIONS] = n_coll
+        stats[S_LAST_ITERS_COLLISION] = iters_coll
+        fail = close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs,
+                          dropped, eps_d, eps_vc, max_distance, max_speed)
+        if fail != FAIL_NONE:
+            stats[S_FAIL] = fail
+            stats[S_T] = t
+            return
+        stats[S_COLLISIONS] += n_coll
+        stats[S_ITERS_COLLISION] += iters_coll
+        t += h
+    stats[S_T] = t
+
+
+@njit(cache=True)
+def limits_run_elements(run, loads, elements, run_work, joints, prims, bodies, rows, pred, limits, forces, settings,
+                        scheme):
+    """:func:`limits_run` of a model with springs, motors or servos (``elements`` their group, not None): a
+    kernel of its own for the reasons of ``run_kernels.lgs_run_elements``."""
+    limits_run(run, loads, elements, run_work, joints, prims, bodies, rows, pred, limits, forces, settings, scheme)
