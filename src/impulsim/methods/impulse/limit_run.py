@@ -24,8 +24,7 @@ from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, correct_posi
 from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
 from impulsim.methods.impulse.rows import compute_rows_of, world_inverse_inertia
 from impulsim.methods.impulse.run_kernels import (FAIL_NONE, S_COLLISIONS, S_FAIL, S_ITERS_COLLISION, S_LAST_COLLISIONS,
-                                                  S_LAST_ITERS_COLLISION, S_T, _fail_diverged, _step_forces,
-                                                  backup_or_restore, close_step, element_loads)
+                                                  S_LAST_ITERS_COLLISION, S_T, _fail_diverged, begin_step, close_step)
 
 
 @njit(cache=True)
@@ -184,20 +183,12 @@ def limits_run(run, loads, elements, run_work, joints, prims, bodies, rows, pred
     h = settings[0]
     step_settings = settings[1:]
     eps_d, eps_vc = settings[1], settings[8]
-    backup, backup_flags, force_w, torque_w, servo_backup = run_work
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
-    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
     if elements is None and not timed:
         plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
-        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
-                          pred_valid, dirty, backup, backup_flags, True)
-        if elements is not None:
-            element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
-        elif timed:
-            _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
-            plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+        begin_step(t, h, loads, elements, timed, forces, bodies, pred, run_work)
         sp, rp, cl, sv, rv, facs, dropped, n_coll, iters_coll, diverged = limits_step(
             joints, prims, bodies, rows, pred, limits, h, scheme, step_settings)
         if diverged:

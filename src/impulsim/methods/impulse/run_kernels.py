@@ -133,6 +133,25 @@ def element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodie
     to_accelerations(gravity, body_inv_mass, force_w, acc)
 
 
+@njit(cache=True, forceinline=True, **NO_REFCOUNT)
+def begin_step(t, h, loads, elements, timed, forces, bodies, pred, run_work):
+    """The start of a step of a run at time t [s]: the state's motion and the method's memory copied into the
+    backup rows, then the step's loads (:func:`element_loads` with force elements; the user's forces plus the
+    timed loads with ``timed``; otherwise the loads the run computed once stay). ``forces``, ``run_work`` as in
+    :func:`lgs_run`."""
+    gravity, body_force, body_torque = forces
+    backup, backup_flags, force_w, torque_w, servo_backup = run_work
+    body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
+    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
+    backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
+                      pred_valid, dirty, backup, backup_flags, True)
+    if elements is not None:
+        element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
+    elif timed:
+        _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
+        plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def close_step(stats, iters_out, i, body_pos, body_quat, body_vel, body_omega, sp, rp, cl, sv, rv, facs, dropped,
                eps_d, eps_v, max_distance, max_speed):
@@ -213,20 +232,12 @@ def lgs_run(run, loads, elements, run_work, chains, struct, prims, bodies, rows,
     n, t, max_distance, max_speed, stats, iters_out = run
     gravity, body_force, body_torque = forces
     h, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, dep_tol = settings
-    backup, backup_flags, force_w, torque_w, servo_backup = run_work
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
-    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
     if elements is None and not timed:
         plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
-        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
-                          pred_valid, dirty, backup, backup_flags, True)
-        if elements is not None:
-            element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
-        elif timed:
-            _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
-            plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+        begin_step(t, h, loads, elements, timed, forces, bodies, pred, run_work)
         sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_corrections(
             chains, struct, prims, bodies, rows, fac, pred, h, scheme, eps_d, eps_v, max_iter_pos, max_iter_vel,
             max_speed_corr, dep_tol, i > 0)
@@ -281,20 +292,12 @@ def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, 
     n, t, max_distance, max_speed, stats, iters_out = run
     gravity, body_force, body_torque = forces
     h, eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed_corr, velocity_correction = settings
-    backup, backup_flags, force_w, torque_w, servo_backup = run_work
     body_pos, body_quat, body_vel, body_omega, acc, tau, _, _, _, body_inv_mass, _ = bodies
-    pred_pos, pred_quat, pred_vel, pred_omega, pred_valid, dirty, _ = pred
     timed = loads[0].shape[0] > 0
     if elements is None and not timed:
         plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)     # the same every step
     for i in range(n):
-        backup_or_restore(body_pos, body_quat, body_vel, body_omega, pred_pos, pred_quat, pred_vel, pred_omega,
-                          pred_valid, dirty, backup, backup_flags, True)
-        if elements is not None:
-            element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
-        elif timed:
-            _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)
-            plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+        begin_step(t, h, loads, elements, timed, forces, bodies, pred, run_work)
         if not same_poses(body_pos, body_quat, rows[5], rows[6]):
             _iterative_rows(row_prims, prims, bodies, rows)
         sweeps, res, cl, diverged = correct_positions_checked(iter_prims, prims, bodies, rows, pred, h, scheme,
