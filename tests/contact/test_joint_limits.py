@@ -159,7 +159,7 @@ def _limited_tree(seed, restitution):
     return model, state, bounds
 
 
-@pytest.mark.parametrize("solver", ["iterative", "lgs"])
+@pytest.mark.parametrize("solver", ["iterative", "lgs", "featherstone"])
 @pytest.mark.parametrize("seed", [40, 41, 43])
 def test_elastic_stops_in_a_tree_keep_its_energy(seed, solver):
     """Elastic stops (e = 1) on coupled joints: over 2 s of repeated, often simultaneous impacts the total
@@ -167,10 +167,15 @@ def test_elastic_stops_in_a_tree_keep_its_energy(seed, solver):
     its bounds to 2 eps_d. Newton's law conserves the energy of a single impact at e = 1 when it acts on the
     rates the bodies have; simultaneous impacts of coupled stops, each by its own law, may gain a little
     (measured: at most 0.9 % on these trees). An arrival was once reflected with a speed estimated from the
-    stop's two bodies alone: these trees then gained energy at every bounce and flew apart within 0.1–0.7 s."""
+    stop's two bodies alone: these trees then gained energy at every bounce and flew apart within 0.1–0.7 s.
+    Featherstone's method (its own limit rows, Holck ch. 4) is held to the same energy bound; its stops turn a
+    link up to one step early and hold it by a rate, so its bounds are not checked to eps_d here."""
     from impulsim.dynamics.diagnostics import joint_coordinate, kinetic_energy, total_energy
     model, state, bounds = _limited_tree(seed, 1.0)
-    method = make("impulse", model, solver=solver, contacts=False)
+    if solver == "featherstone":
+        method = make("featherstone", model, contacts=False)
+    else:
+        method = make("impulse", model, solver=solver, contacts=False)
     e0 = total_energy(model, state)
     gain = k_max = outside = 0.0
     for _ in range(500):
@@ -182,7 +187,8 @@ def test_elastic_stops_in_a_tree_keep_its_energy(seed, solver):
             outside = max(outside, lower - q, q - upper)
     assert k_max > 10.0                      # the tree fell and swung
     assert gain <= 0.02 * k_max
-    assert outside <= 2 * method.eps_d
+    if solver != "featherstone":
+        assert outside <= 2 * method.eps_d
 
 
 @pytest.mark.parametrize("seed", [40, 41])
