@@ -161,6 +161,7 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
     n_coll = 0
     for i in range(limit_joint.shape[0]):
         q = _value(args, i, False, body_pos, body_quat, body_vel, body_omega)
+        rate = _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
         side[i] = 0.0
         phase[i] = NONE
         target[i] = 0.0
@@ -169,28 +170,19 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
             side[i] = 1.0
         elif limit_upper[i] - q <= tol:
             side[i] = -1.0
+        elif q + rate * h < limit_lower[i]:
+            side[i], touching = 1.0, False
+        elif q + rate * h > limit_upper[i]:
+            side[i], touching = -1.0, False
         else:
-            touching = False
-            rate = _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
-            if q + rate * h < limit_lower[i]:
-                side[i] = 1.0
-            elif q + rate * h > limit_upper[i]:
-                side[i] = -1.0
-            else:
-                continue
-        u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
-        if not touching:
-            if u < -eps_rc:
-                phase[i] = COLLISION
-                target[i] = -limit_restitution[i] * u
-                n_coll += 1
-            else:
-                side[i] = 0.0          # a slow approach: the position phase takes it
             continue
+        u = side[i] * rate
         if u < -eps_rc:
             phase[i] = COLLISION
             target[i] = -limit_restitution[i] * u
             n_coll += 1
+        elif not touching:
+            side[i] = 0.0              # a slow approach: the position phase takes it
         elif u <= eps_v:
             phase[i] = RESTING
     return n_coll

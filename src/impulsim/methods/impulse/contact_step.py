@@ -236,12 +236,16 @@ class ContactCoupling:
         m = self.model
         if m.n_prims == 0:
             return 0.0          # no joints (and nothing to compile for a scene of contacts alone)
+        self.dirty[:] = 1
+        return free_position_error(self._every_prim(), prims_of(m), bodies_of(m, s, self), pred_of(self), h,
+                                   rotation_scheme(self.integrator))
+
+    def _every_prim(self) -> np.ndarray:
+        """The indices of all the model's primitives (made once)."""
         listed = self.__dict__.get("_all_prims")
         if listed is None:
-            listed = self.__dict__["_all_prims"] = np.arange(m.n_prims, dtype=np.int64)
-        self.dirty[:] = 1
-        return free_position_error(listed, prims_of(m), bodies_of(m, s, self), pred_of(self), h,
-                                   rotation_scheme(self.integrator))
+            listed = self.__dict__["_all_prims"] = np.arange(self.model.n_prims, dtype=np.int64)
+        return listed
 
     def _diverging(self, joints: float, start: float, it: int) -> bool:
         """Whether pass ``it`` of the coupled correction finds the joints open by more than DIVERGENCE_FACTOR

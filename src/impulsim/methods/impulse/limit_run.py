@@ -1,6 +1,6 @@
 """Many impulse steps of a model with joint limits and without contacts in one compiled call.
 
-A model with joint limits steps through the stages of ``ContactSteps._step_with_contacts`` (Bender Fig. 5.2):
+A model with joint limits steps through the stages of ``ContactCoupling._step_with_contacts`` (Bender Fig. 5.2):
 the limits classified at t0, their collisions resolved with one joint velocity pass after each sweep, then
 joint passes (one LGS solve per chain, one sweep over the other joints) alternating with limit sweeps until
 neither corrects anything, the free step, the rows at t0+h, and joint and limit velocity passes. Called from
@@ -12,8 +12,6 @@ loop (``ImpulseMethod.run_path`` is then ``"limits"``).
 
 Its kernels keep Numba's reference counts: the limit kernels (contact.limits) allocate small vectors.
 """
-import numpy as np
-
 from impulsim.contact.limits import (COLLISION, RESTING, classify_limits, coordinate_rates, limit_geometry,
                                      position_pass, velocity_pass, velocity_targets)
 from impulsim.dynamics.forces import plain_loads
@@ -21,10 +19,10 @@ from impulsim.dynamics.integrate import free_step_all
 from impulsim.kernel import njit
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of, free_position_error
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, correct_positions_lgs, correct_velocities_lgs
-from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
-from impulsim.methods.impulse.rows import compute_rows_of, world_inverse_inertia
+from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.run_kernels import (FAIL_NONE, S_COLLISIONS, S_FAIL, S_ITERS_COLLISION, S_LAST_COLLISIONS,
-                                                  S_LAST_ITERS_COLLISION, S_T, _fail_diverged, begin_step, close_step)
+                                                  S_LAST_ITERS_COLLISION, S_T, _fail_diverged, begin_step, close_step,
+                                                  update_rows)
 
 
 @njit(cache=True)
@@ -34,31 +32,8 @@ def _py_max(a, b):
 
 
 @njit(cache=True)
-def update_rows(lgs, row_prims, prims, bodies, rows):
-    """``ImpulseMethod._update_rows``: world inverse inertias, the rows of the primitives corrected one by one
-    and the LGS factorization at the current poses, then the poses as the rows' key. ``lgs`` is None or
-    (chains, structure, workspace, dependent pivot); ``row_prims`` None or the primitives' indices. Returns the
-    rows the factorization dropped as dependent (0 without LGS)."""
-    prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, _, _, _ = prims
-    body_pos, body_quat, _, _, _, _, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
-    row_ra, row_rb, row_P, row_dim, row_Minv, rows_pos, rows_quat = rows
-    rows_pos[0, 0] = np.nan
-    world_inverse_inertia(body_quat, body_inv_inertia, Iinv)
-    if row_prims is not None:
-        compute_rows_of(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                        prim_axis_b, body_pos, body_quat, body_inv_mass, Iinv, row_ra, row_rb, row_P, row_dim,
-                        row_Minv)
-    dropped = 0
-    if lgs is not None:
-        dropped = build_and_factorize(lgs[1], prims, bodies, lgs[3], rows, lgs[2])
-    rows_pos[:, :] = body_pos
-    rows_quat[:, :] = body_quat
-    return dropped
-
-
-@njit(cache=True)
 def joint_position_pass(lgs, iter_prims, prims, bodies, rows, pred, h, scheme, eps_d, max_speed):
-    """``ContactSteps._joint_position_pass``: one LGS solve per chain and one sweep over the other joints;
+    """``ContactCoupling._joint_position_pass``: one LGS solve per chain and one sweep over the other joints;
     returns (largest error [m or rad], clamped count)."""
     residual = 0.0
     clamped = 0
@@ -76,7 +51,7 @@ def joint_position_pass(lgs, iter_prims, prims, bodies, rows, pred, h, scheme, e
 
 @njit(cache=True)
 def joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v):
-    """``ContactSteps._joint_velocity_pass``: one LGS solve per chain and one sweep over the other joints;
+    """``ContactCoupling._joint_velocity_pass``: one LGS solve per chain and one sweep over the other joints;
     True if a joint needed correcting."""
     moved = False
     if lgs is not None:
@@ -91,7 +66,7 @@ def joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v):
 @njit(cache=True)
 def _geometry(limits, bodies):
     """LimitStage._geometry: each limit's axis, arms and effective inverse mass at the current poses."""
-    args, _, geom = limits[0], limits[1], limits[2]
+    args, geom = limits[0], limits[2]
     body_pos, body_quat, _, _, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     limit_geometry(args[0], args[1], args[4], args[5], args[7], args[8], body_pos, body_quat, body_inv_mass, Iinv,
                    geom[0], geom[1], geom[2], geom[3])
@@ -103,7 +78,8 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     ``_step_with_contacts`` (see the module docstring). ``joints`` = (lgs or None, primitives corrected one by
     one or None, primitives with rows of their own or None, every primitive's index); ``limits`` = (the
     ``limits`` group of contact.groups, restitutions, geometry, side, phase, target, impulse, position impulse,
-    coordinate rates at the start of the position phase, tolerance [m or rad], collision speed eps_rc, resting speed, the ``free`` group of a prediction);
+    coordinate rates at the start of the position phase, tolerance [m or rad], collision speed eps_rc,
+    resting speed, the ``free`` group of a prediction);
     ``settings`` = (eps_d, eps_v, max_iter_pos, max_iter_vel, max correction speed, max_iter_collision,
     max_iter_contact, eps_vc). Returns (position passes, residual, clamped, velocity passes, residual,
     factorizations, rows dropped, collisions, collision iterations, diverged)."""

@@ -36,7 +36,7 @@ from impulsim.dynamics.forces import add_motors_and_servos, add_springs, plain_l
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of
 from impulsim.methods.impulse.lgs_correct import advance_bodies, DIVERGENCE_FACTOR
-from impulsim.methods.impulse.lgs_kernels import same_poses
+from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
 from impulsim.methods.impulse.lgs_step import lgs_corrections
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows_of
 
@@ -269,17 +269,26 @@ def lgs_run_elements(run, loads, elements, run_work, chains, struct, prims, bodi
 
 
 @njit(cache=True)
-def _iterative_rows(row_prims, prims, bodies, rows):
-    """ImpulseMethod._update_rows of a model without LGS chains: rows at the current poses, and their key."""
+def update_rows(lgs, row_prims, prims, bodies, rows):
+    """``ImpulseMethod._update_rows``: world inverse inertias, the rows of the primitives corrected one by one
+    and the LGS factorization at the current poses, then the poses as the rows' key. ``lgs`` is None or
+    (chains, structure, workspace, dependent pivot); ``row_prims`` None or the primitives' indices. Returns the
+    rows the factorization dropped as dependent (0 without LGS)."""
     prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a, prim_axis_b, _, _, _ = prims
     body_pos, body_quat, _, _, _, _, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
     row_ra, row_rb, row_P, row_dim, row_Minv, rows_pos, rows_quat = rows
     rows_pos[0, 0] = np.nan
     world_inverse_inertia(body_quat, body_inv_inertia, Iinv)
-    compute_rows_of(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
-                    prim_axis_b, body_pos, body_quat, body_inv_mass, Iinv, row_ra, row_rb, row_P, row_dim, row_Minv)
+    if row_prims is not None:
+        compute_rows_of(row_prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
+                        prim_axis_b, body_pos, body_quat, body_inv_mass, Iinv, row_ra, row_rb, row_P, row_dim,
+                        row_Minv)
+    dropped = 0
+    if lgs is not None:
+        dropped = build_and_factorize(lgs[1], prims, bodies, lgs[3], rows, lgs[2])
     rows_pos[:, :] = body_pos
     rows_quat[:, :] = body_quat
+    return dropped
 
 
 @njit(cache=True)
@@ -299,7 +308,7 @@ def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, 
     for i in range(n):
         begin_step(t, h, loads, elements, timed, forces, bodies, pred, run_work)
         if not same_poses(body_pos, body_quat, rows[5], rows[6]):
-            _iterative_rows(row_prims, prims, bodies, rows)
+            update_rows(None, row_prims, prims, bodies, rows)
         sweeps, res, cl, diverged = correct_positions_checked(iter_prims, prims, bodies, rows, pred, h, scheme,
                                                               eps_d, max_iter_pos, max_speed_corr, DIVERGENCE_FACTOR)
         if diverged:
@@ -312,7 +321,7 @@ def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, 
         sv = 0
         rv = 0.0
         if velocity_correction:
-            _iterative_rows(row_prims, prims, bodies, rows)
+            update_rows(None, row_prims, prims, bodies, rows)
             vs, vres = correct_velocities_of(iter_prims, prims, bodies, rows, eps_v, max_iter_vel)
             sv = max(0, vs)
             rv = vres if vres > 0.0 else 0.0

@@ -4,8 +4,8 @@ The compiled loops (see :mod:`run_kernels`) cover the standard scheme without co
 constraints: without joint limits, with either all chains solved by LGS (the kernels of the fused step) or
 all joints corrected iteratively; with joint limits, any mix of LGS chains and joints corrected one by one
 (:mod:`limit_run`, the stages of the step with limits). User forces, timed loads, springs, motors and PID
-servos are included (the servos' memory in the state is put back with the bodies when a step fails). Everything else runs as calls of
-``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms) ``Simulation.run`` takes 8.0 µs a step
+servos are included (the servos' memory in the state is put back with the bodies when a step fails).
+Everything else runs as calls of ``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms) ``Simulation.run`` takes 8.0 µs a step
 (iterative) and 3.9 µs (LGS) in the loop against 52 and 55 µs stepped in Python (CPU time, medians;
 benchmarks/force_elements_run.py, docs/performance.md). A model with force elements takes a loop of its own
 (``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled apart from the plain one.
@@ -17,12 +17,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from impulsim.contact import groups as CG
 from impulsim.dynamics.forces import has_force_elements
 from impulsim.dynamics.groups import elements_of
 from impulsim.dynamics.integrate import rotation_scheme
 from impulsim.errors import SimulationError
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
-from impulsim.contact import groups as CG
 from impulsim.methods.impulse import limit_run as lr
 from impulsim.methods.impulse import run_kernels as rk
 from impulsim.methods.impulse.lgs import diverged_error
@@ -158,10 +158,7 @@ def _joints(method) -> tuple:
     those with rows of their own (or None), every primitive's index."""
     lgs = method._lgs
     chains = None if lgs is None else (chains_of(lgs), structure_of(lgs), fac_of(lgs), float(lgs.dependent_pivot))
-    every = method.__dict__.get("_all_prims")
-    if every is None:
-        every = method.__dict__["_all_prims"] = np.arange(method.model.n_prims, dtype=np.int64)
-    return chains, method._iter_prims, method._row_prims, every
+    return chains, method._iter_prims, method._row_prims, method._every_prim()
 
 
 def _limits(method) -> tuple:
