@@ -2,8 +2,9 @@
 
 Conversion: the spanning tree of our connection graph becomes MuJoCo's body tree. Each body's frame is
 our principal frame at the given state (so qpos0 is that state and all ball quaternions start at identity),
-with its mass and principal moments given explicitly. Ball joints become "ball", hinges "hinge"; a joint that
-closes a loop becomes an ``equality/connect`` constraint on its point (for the hinge loops of the benchmark
+with its mass and principal moments given explicitly. Ball joints become "ball", hinges "hinge" (a hinge's
+angle limit becomes its range, a soft constraint without restitution in MuJoCo); a joint that closes a loop
+becomes an ``equality/connect`` constraint on its point (for the hinge loops of the benchmark
 the hinge's rotational rows are redundant with the rest of the loop). Contacts are disabled. The state's
 velocities are mapped to joint velocities (relative angular velocity in the child's frame).
 
@@ -73,6 +74,7 @@ def _axis_on(model, j, k):
 def to_mjcf(model, state, h, integrator="Euler"):
     """(MJCF text, edges, cut joints) of ``model`` with body frames at ``state``'s poses."""
     edges, cuts = _tree_edges(model)
+    ranges = _hinge_ranges(model, state)
     children: dict[int, list[int]] = {}
     for child, (_, parent) in edges.items():
         children.setdefault(parent, []).append(child)
@@ -91,6 +93,8 @@ def to_mjcf(model, state, h, integrator="Euler"):
         j, _ = edges[k]
         kind = "ball" if JointKind(model.joint_kind[j]) == JointKind.BALL else "hinge"
         axis = f' axis="{_fmt(_axis_on(model, j, k))}"' if kind == "hinge" else ""
+        if j in ranges:
+            axis += f' limited="true" range="{_fmt(ranges[j])}"'
         out = [f'{indent}<body name="b{k}" pos="{_fmt(pos)}" quat="{_fmt(quat)}">',
                f'{indent} <inertial pos="0 0 0" mass="{model.body_mass[k]:.17g}" '
                f'diaginertia="{_fmt(model.body_inertia[k])}"/>',
@@ -127,6 +131,24 @@ def to_mjcf(model, state, h, integrator="Euler"):
         lines.append("</equality>")
     lines.append("</mujoco>")
     return "\n".join(lines), edges, cuts
+
+
+def _hinge_ranges(model, state) -> dict:
+    """Joint index -> MuJoCo's range [rad] of each hinge limit: the bounds less the angle at ``state``, which
+    is MuJoCo's zero (qpos0 is that pose). A limit on another joint kind or coordinate raises
+    NotImplementedError naming it. MuJoCo's limits are soft constraints without restitution."""
+    from impulsim.dynamics.coordinates import coordinate_value
+    ranges = {}
+    for i in range(model.n_limits):
+        j = int(model.limit_joint[i])
+        if JointKind(model.joint_kind[j]) != JointKind.HINGE or model.limit_coord[i] != 0:
+            raise NotImplementedError(f'limits[{i}] "{model.limit_names[i]}": only hinge angle limits are '
+                                      f"converted to MuJoCo")
+        q0 = coordinate_value(0, False, j, model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
+                              model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
+                              state.body_pos, state.body_quat, state.body_vel, state.body_omega)
+        ranges[j] = np.array([model.limit_lower[i] - q0, model.limit_upper[i] - q0])
+    return ranges
 
 
 def build(model, state, h, integrator="Euler") -> PeerModel:
@@ -191,6 +213,9 @@ def _spec_of(xml: str):
             joint = body.add_joint(name=j.get("name"), type=kinds[j.get("type")], pos=_floats(j.get("pos")))
             if j.get("axis") is not None:
                 joint.axis = _floats(j.get("axis"))
+            if j.get("range") is not None:
+                joint.limited = mujoco.mjtLimited.mjLIMITED_TRUE
+                joint.range = _floats(j.get("range"))
         stack += [(body, c) for c in reversed(el.findall("body"))]
     for c in root.findall("equality/connect"):
         eq = spec.add_equality(type=mujoco.mjtEq.mjEQ_CONNECT, objtype=mujoco.mjtObj.mjOBJ_BODY,

@@ -92,7 +92,7 @@ class LimitStage:
 
     def position_sweep(self, bodies, pred, free, h, eps_d):
         """One pass of position impulses (``bodies``, ``pred`` the impulse method's groups, ``free`` what a
-        prediction needs); returns (largest violation at t0+h, any impulse applied)."""
+        prediction needs); returns (largest violation at t0+h, largest free motion of an impulse applied)."""
         return position_pass(self._args(), G.limit_geometry_of(self), self.side, self.phase, self.lam_pos, bodies,
                              pred, free, h, eps_d)
 
@@ -141,7 +141,7 @@ def limit_geometry(limit_joint, limit_coord, joint_body_a, joint_body_b, joint_a
 
 
 @njit(cache=True)
-def _value(args, i, rate, body_pos, body_quat, body_vel, body_omega):
+def coordinate_of(args, i, rate, body_pos, body_quat, body_vel, body_omega):
     """Coordinate (or its rate) of limit i's joint."""
     limit_joint, limit_coord = args[0], args[1]
     return coordinate_value(limit_coord[i], rate, limit_joint[i], args[4], args[5], args[6], args[7], args[8],
@@ -160,8 +160,8 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
     body_pos, body_quat, body_vel, body_omega = motion
     n_coll = 0
     for i in range(limit_joint.shape[0]):
-        q = _value(args, i, False, body_pos, body_quat, body_vel, body_omega)
-        rate = _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        q = coordinate_of(args, i, False, body_pos, body_quat, body_vel, body_omega)
+        rate = coordinate_of(args, i, True, body_pos, body_quat, body_vel, body_omega)
         side[i] = 0.0
         phase[i] = NONE
         target[i] = 0.0
@@ -189,7 +189,7 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
 
 
 @njit(cache=True)
-def _apply(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, body_vel, body_omega):
+def apply_impulse(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, body_vel, body_omega):
     """Impulse s·dp along x: + on B, − on A (angular for an angle, at B's anchor for a position)."""
     p = (side[i] * dp) * x[i]
     if angular:
@@ -217,12 +217,12 @@ def velocity_pass(args, which, geom, side, phase, target, lam, body_inv_mass, Ii
             continue
         if k[i] <= 0.0:
             continue
-        u = side[i] * _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        u = side[i] * coordinate_of(args, i, True, body_pos, body_quat, body_vel, body_omega)
         new = max(lam[i] + (target[i] - u) / k[i], 0.0)
         dp = new - lam[i]
         if dp != 0.0:
             j = args[0][i]
-            _apply(i, dp, side, x, ra, rb, args[1][i] == 0, args[4][j], args[5][j], body_inv_mass, Iinv,
+            apply_impulse(i, dp, side, x, ra, rb, args[1][i] == 0, args[4][j], args[5][j], body_inv_mass, Iinv,
                    body_vel, body_omega)
             lam[i] = new
         worst = max(worst, target[i] - u if new > 0.0 else 0.0)
@@ -234,12 +234,15 @@ def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
     """Impulses at t0 that keep each predicted coordinate at t0+h within its bounds: Δq ≈ k p h.
     A limit without accumulated impulse picks the side it would pass; one that passes while free of
     contact at t0 is marked ARRIVED. ``args`` the ``limits`` group, ``geom`` the limits' geometry
-    (contact.groups); ``bodies``, ``pred`` the impulse method's groups; ``free`` what a prediction needs."""
+    (contact.groups); ``bodies``, ``pred`` the impulse method's groups; ``free`` what a prediction needs.
+    Returns (largest violation at t0+h [m or rad], largest free motion k·|Δp|·h of an impulse applied: how far
+    it would move its coordinate if nothing else held the two bodies, about as far as it may open the joints;
+    the coupled correction's divergence test allows for it)."""
     x, ra, rb, k = geom
     body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     pred_pos, pred_quat, _, _, _, dirty, _ = pred
     worst = 0.0
-    moved_any = False
+    pushed = 0.0
     lower, upper = args[2], args[3]
     for i in range(side.shape[0]):
         j = args[0][i]
@@ -249,7 +252,7 @@ def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
                 predict_body(body, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
                              free[4], free[5], h, free[6], pred_pos, pred_quat)
                 dirty[body] = 0
-        q = _value(args, i, False, pred_pos, pred_quat, body_vel, body_omega)
+        q = coordinate_of(args, i, False, pred_pos, pred_quat, body_vel, body_omega)
         if lam[i] == 0.0:
             if q < lower[i] - eps_d:
                 side[i] = 1.0
@@ -267,12 +270,12 @@ def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
         new = max(lam[i] - d / (k[i] * h), 0.0)
         dp = new - lam[i]
         if dp != 0.0:
-            _apply(i, dp, side, x, ra, rb, args[1][i] == 0, a, b, body_inv_mass, Iinv, body_vel, body_omega)
+            apply_impulse(i, dp, side, x, ra, rb, args[1][i] == 0, a, b, body_inv_mass, Iinv, body_vel, body_omega)
             lam[i] = new
             dirty[a] = 1
             dirty[b] = 1
-            moved_any = True
-    return worst, moved_any
+            pushed = max(pushed, k[i] * abs(dp) * h)
+    return worst, pushed
 
 
 @njit(cache=True)
@@ -281,7 +284,7 @@ def coordinate_rates(args, motion, rate):
     ``rate``."""
     body_pos, body_quat, body_vel, body_omega = motion
     for i in range(rate.shape[0]):
-        rate[i] = _value(args, i, True, body_pos, body_quat, body_vel, body_omega)
+        rate[i] = coordinate_of(args, i, True, body_pos, body_quat, body_vel, body_omega)
 
 
 @njit(cache=True)

@@ -15,12 +15,16 @@ import numpy as np
 
 from impulsim.contact import ContactStage, ContactOptions
 from impulsim.contact.default import model_has_contacts
-from impulsim.contact.limits import LimitStage
+from impulsim.contact.groups import limit_geometry_of
+from impulsim.contact.limits import COLLISION, RESTING, LimitStage
 from impulsim.dynamics.forces import compute_loads
 from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.methods.base import StepInfo, StageTimer
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of, free_position_error
-from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
+from impulsim.methods.impulse.groups import bodies_of, lgs_of, pred_of, prims_of, rows_of
+from impulsim.methods.impulse.limit_coupling import coupling_arrays, forget
+from impulsim.methods.impulse.limit_coupling import position_pass as coupled_position_pass
+from impulsim.methods.impulse.limit_coupling import velocity_pass as coupled_velocity_pass
 from impulsim.methods.impulse.lgs import diverged_error
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR
 
@@ -103,6 +107,7 @@ class ContactCoupling:
             self.contacts.begin_positions(s, self.Iinv, h)
         if self.limits is not None:
             self.limits.begin_positions(s)
+            self._forget_limit_coupling()
         if self._wagner is not None:      # the extra constraints alternate with joints, contacts and limits
             self._wagner.correct_positions(self, s, h, info, joints=self._positions_with_contacts)
         else:
@@ -117,6 +122,7 @@ class ContactCoupling:
             self.contacts.begin_velocities(s, self.Iinv)
         if self.limits is not None:
             self.limits.begin_velocities(s, self.Iinv)
+            self._forget_limit_coupling()
         if self._wagner is not None:
             self._wagner.correct_velocities(self, s, info, joints=self._velocities_with_contacts)
         else:
@@ -150,6 +156,7 @@ class ContactCoupling:
             info.n_collisions = self.contacts.n_collisions
         if self.limits is not None:
             info.n_collisions += self.limits.begin(s, self.Iinv, h)
+            self._forget_limit_coupling()
 
     def _resolve_collisions(self, s) -> int:
         """Collision impulses of contacts and limits, each iteration followed by one joint velocity pass;
@@ -157,7 +164,7 @@ class ContactCoupling:
         limits = self.limits if self.limits is not None and self.limits.n_collisions else None
 
         def coupled_pass():
-            err = limits.collision_sweep(s, self.Iinv) if limits is not None else 0.0
+            err = self._limit_velocity_sweep(s, COLLISION) if limits is not None else 0.0
             return self._joint_velocity_pass(s) or err > self._eps_vc
 
         if self.contacts is not None and self.contacts.n_collisions:
@@ -169,6 +176,40 @@ class ContactCoupling:
                 if not coupled_pass():
                     break
         return iters
+
+    _limit_coupling: tuple | None = None
+    """The arrays of the limits solved together through the joints (limit_coupling), or None: one by one."""
+
+    def _setup_limit_coupling(self):
+        """Solve the limits together through the joints (limit_coupling) where every joint is in an LGS chain and
+        there are neither contacts nor extra constraints, whose sweeps the probes of D do not include."""
+        together = (self.limits is not None and self._lgs is not None and self._row_prims is None
+                    and self.contacts is None and self._wagner is None)
+        self._limit_coupling = coupling_arrays(self.model.n_limits, self.model.n_bodies) if together else None
+
+    def _forget_limit_coupling(self):
+        if self._limit_coupling is not None:
+            forget(self._limit_coupling)
+
+    def _limit_velocity_sweep(self, s, which) -> float:
+        """One velocity pass of the limits of ``which`` (COLLISION, or RESTING: the resting and arriving ones),
+        together or one by one; returns the largest speed a pushing limit lacked."""
+        if self._limit_coupling is None:
+            return (self.limits.collision_sweep if which == COLLISION else self.limits.velocity_sweep)(s, self.Iinv)
+        st = self.limits
+        return coupled_velocity_pass(lgs_of(self._lgs), prims_of(self.model), bodies_of(self.model, s, self),
+                                     rows_of(self), self.eps_v, st._args(), which, limit_geometry_of(st), st.side,
+                                     st.phase, st.target, st.lam, self._limit_coupling, self._eps_vc)
+
+    def _limit_position_sweep(self, s, bodies, pred, free, h):
+        """One position pass of the limits, together or one by one; returns (largest violation at t0+h,
+        largest free motion of an impulse applied)."""
+        st = self.limits
+        if self._limit_coupling is None:
+            return st.position_sweep(bodies, pred, free, h, self.eps_d)
+        return coupled_position_pass(lgs_of(self._lgs), prims_of(self.model), bodies, rows_of(self), self.eps_v,
+                                     st._args(), limit_geometry_of(st), st.side, st.phase, st.lam_pos, pred, free,
+                                     h, self.eps_d, self._limit_coupling)
 
     def _joint_velocity_pass(self, s) -> bool:
         """One LGS solve per chain and one sweep over the other joints; True if a joint needed correcting."""
@@ -213,12 +254,17 @@ class ContactCoupling:
             joints, clamped = self._joint_position_pass(s, h)
             info.clamped = max(info.clamped, clamped)
             res = joints
-            for stage in (self.contacts, self.limits):
-                if stage is not None:
-                    err, _ = stage.position_sweep(bodies, pred, free, h, self.eps_d)
-                    res = max(res, err)
-                    if it == 1:
-                        start = max(start, err)
+            if self.contacts is not None:
+                err, _ = self.contacts.position_sweep(bodies, pred, free, h, self.eps_d)
+                res = max(res, err)
+                if it == 1:
+                    start = max(start, err)
+            if self.limits is not None:
+                err, pushed = self._limit_position_sweep(s, bodies, pred, free, h)
+                res = max(res, err)
+                start = max(start, pushed)
+                if it == 1:
+                    start = max(start, err)
             if self._diverging(joints, start, it):
                 raise diverged_error(s.step_count, s.t, h, joints, it, solver="coupled")
             if res <= self.eps_d:
@@ -249,9 +295,10 @@ class ContactCoupling:
 
     def _diverging(self, joints: float, start: float, it: int) -> bool:
         """Whether pass ``it`` of the coupled correction finds the joints open by more than DIVERGENCE_FACTOR
-        times what the step started with: the joints' error at the free prediction, or the contacts' and
-        limits' errors of the first pass (their impulses may open the joints by about that much), at least
-        eps_d. The rule of the joint correction alone (lgs_correct); a converging pass gains, it does not grow
+        times what the step started with: the joints' error at the free prediction, the contacts' and
+        limits' errors of the first pass (their impulses may open the joints by about that much), or the
+        largest free motion of a limit impulse in any pass (limits solved together push with the joints'
+        inverse mass, far harder than a first pass), at least eps_d. The rule of the joint correction alone (lgs_correct); a converging pass gains, it does not grow
         tenfold."""
         return it > 1 and joints > DIVERGENCE_FACTOR * max(start, self.eps_d)
 
@@ -269,9 +316,10 @@ class ContactCoupling:
         for it in range(1, cap + 1):
             joints_moved = self._joint_velocity_pass(s)
             res = 0.0
-            for stage in (self.contacts, self.limits):
-                if stage is not None:
-                    res = max(res, stage.velocity_sweep(s, self.Iinv))
+            if self.contacts is not None:
+                res = max(res, self.contacts.velocity_sweep(s, self.Iinv))
+            if self.limits is not None:
+                res = max(res, self._limit_velocity_sweep(s, RESTING))
             if not joints_moved and res <= self._eps_vc:
                 break
             if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):

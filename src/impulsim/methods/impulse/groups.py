@@ -88,3 +88,11 @@ def fac_of(lgs) -> tuple:
     """``fac`` of an LGS solver."""
     return (lgs.node_lin, lgs.node_ang, lgs.node_angw, lgs.asm_diag, lgs.asm_off, lgs.fac_diag_inv, lgs.fac_off,
             lgs.tmp, lgs.fac_diag, lgs.x, lgs.iters_pos, lgs.iters_vel)
+
+
+def lgs_of(lgs) -> tuple | None:
+    """``lgs`` of the kernels that take the LGS chains whole (limit_run, limit_coupling): chains, structure,
+    factorization and dependent-row pivot of an LGS solver, or None without one."""
+    if lgs is None:
+        return None
+    return chains_of(lgs), structure_of(lgs), fac_of(lgs), float(lgs.dependent_pivot)

@@ -17,6 +17,7 @@ from impulsim.contact.limits import (COLLISION, RESTING, classify_limits, coordi
 from impulsim.dynamics.forces import plain_loads
 from impulsim.dynamics.integrate import free_step_all
 from impulsim.kernel import njit
+from impulsim.methods.impulse import limit_coupling as lc
 from impulsim.methods.impulse.iterative import correct_positions_of, correct_velocities_of, free_position_error
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, correct_positions_lgs, correct_velocities_lgs
 from impulsim.methods.impulse.lgs_kernels import same_poses
@@ -73,6 +74,38 @@ def _geometry(limits, bodies):
 
 
 @njit(cache=True)
+def _forget(coupling):
+    """A new phase for the limits solved together (no-op when they are corrected one by one)."""
+    if coupling is not None:
+        lc.forget(coupling)
+
+
+@njit(cache=True)
+def _limit_velocity_pass(lgs, prims, bodies, rows, eps_v, limits, coupling, which, eps_vc):
+    """One velocity pass of the limits of ``which`` (COLLISION, or RESTING for the resting and arriving ones):
+    solved together through the LGS joints when the ``limits`` carry a coupling (limit_coupling), else one by
+    one (contact.limits). ``coupling`` is the last field of ``limits``, passed apart so that Numba compiles
+    only the branch its type (None or not) takes."""
+    args, geom, side, phase, target, lam = limits[0], limits[2], limits[3], limits[4], limits[5], limits[6]
+    if coupling is not None:
+        return lc.velocity_pass(lgs, prims, bodies, rows, eps_v, args, which, geom, side, phase, target, lam,
+                                coupling, eps_vc)
+    motion = (bodies[0], bodies[1], bodies[2], bodies[3])
+    return velocity_pass(args, which, geom, side, phase, target, lam, bodies[9], bodies[6], motion)
+
+
+@njit(cache=True)
+def _limit_position_pass(lgs, prims, bodies, rows, eps_v, limits, coupling, pred, h, eps_d):
+    """One position pass of the limits, solved together or one by one as :func:`_limit_velocity_pass`; returns
+    (largest violation at t0+h, largest free motion of an impulse applied)."""
+    args, geom, side, phase, lam_pos, free = limits[0], limits[2], limits[3], limits[4], limits[7], limits[12]
+    if coupling is not None:
+        return lc.position_pass(lgs, prims, bodies, rows, eps_v, args, geom, side, phase, lam_pos, pred, free, h,
+                                eps_d, coupling)
+    return position_pass(args, geom, side, phase, lam_pos, bodies, pred, free, h, eps_d)
+
+
+@njit(cache=True)
 def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     """One step of a model with joint limits and without contacts, after its loads: the stages of
     ``_step_with_contacts`` (see the module docstring). ``joints`` = (lgs or None, primitives corrected one by
@@ -85,7 +118,7 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     factorizations, rows dropped, collisions, collision iterations, diverged)."""
     lgs, iter_prims, row_prims, all_prims = joints
     eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed, max_iter_coll, max_iter_contact, eps_vc = settings
-    args, restitution, geom, side, phase, target, lam, lam_pos, rate0, tol, eps_rc, eps_rest, free = limits
+    args, restitution, geom, side, phase, target, lam, lam_pos, rate0, tol, eps_rc, eps_rest, free, coupling = limits
     body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     motion = (body_pos, body_quat, body_vel, body_omega)
     dirty = pred[5]
@@ -100,12 +133,14 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     lam[:] = 0.0
     iters_coll = 0
     if n_coll:
+        _forget(coupling)
         for iters_coll in range(1, max_iter_coll + 1):
-            err = velocity_pass(args, COLLISION, geom, side, phase, target, lam, body_inv_mass, Iinv, motion)
+            err = _limit_velocity_pass(lgs, prims, bodies, rows, eps_v, limits, coupling, COLLISION, eps_vc)
             if not (joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v) or err > eps_vc):
                 break
     # joints and limits at t0+h
     lam_pos[:] = 0.0
+    _forget(coupling)
     coordinate_rates(args, motion, rate0)
     start = 0.0
     if all_prims.shape[0]:
@@ -120,8 +155,9 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
         joints_err, cl = joint_position_pass(lgs, iter_prims, prims, bodies, rows, pred, h, scheme, eps_d, max_speed)
         clamped = max(clamped, cl)
         res = joints_err
-        err, _ = position_pass(args, geom, side, phase, lam_pos, bodies, pred, free, h, eps_d)
+        err, pushed = _limit_position_pass(lgs, prims, bodies, rows, eps_v, limits, coupling, pred, h, eps_d)
         res = _py_max(res, err)
+        start = _py_max(start, pushed)
         if it == 1:
             start = _py_max(start, err)
         if it > 1 and joints_err > DIVERGENCE_FACTOR * _py_max(start, eps_d):
@@ -136,13 +172,13 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     _geometry(limits, bodies)
     velocity_targets(restitution, side, phase, rate0, eps_rc, target)
     lam[:] = 0.0
+    _forget(coupling)
     cap_v = max(max_iter_vel, max_iter_contact)
     res_v = 0.0
     it_v = 0
     for it_v in range(1, cap_v + 1):
         moved = joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v)
-        res_v = _py_max(0.0, velocity_pass(args, RESTING, geom, side, phase, target, lam, body_inv_mass, Iinv,
-                                           motion))
+        res_v = _py_max(0.0, _limit_velocity_pass(lgs, prims, bodies, rows, eps_v, limits, coupling, RESTING, eps_vc))
         if not moved and res_v <= eps_vc:
             break
     return it, res, clamped, it_v, res_v, facs, dropped, n_coll, iters_coll, False

@@ -118,6 +118,7 @@ class ImpulseMethod(Method, ContactCoupling):
         self._scheme = schemes.SCHEMES[scheme]
         self._setup_contacts(model, contacts, contact_options)
         self._wagner = WagnerConstraints(model, constraints) if len(constraints) else None
+        self._setup_limit_coupling()
         if self._wagner is not None and self.contacts is not None and self.contacts.sleep is not None:
             raise UnsupportedFeatureError(
                 "method 'impulse' does not let bodies sleep with Wagner's constraints (a sleeping body would "

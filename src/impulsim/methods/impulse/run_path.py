@@ -26,7 +26,8 @@ from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, lo
 from impulsim.methods.impulse import limit_run as lr
 from impulsim.methods.impulse import run_kernels as rk
 from impulsim.methods.impulse.lgs import diverged_error
-from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
+from impulsim.methods.impulse.groups import (bodies_of, chains_of, fac_of, lgs_of, pred_of, prims_of, rows_of,
+                                            structure_of)
 
 PATHS = ("lgs", "iterative", "limits")
 
@@ -156,17 +157,16 @@ def _call(method, path, state, h, n, out, work):
 def _joints(method) -> tuple:
     """``joints`` of limit_run.limits_step: the LGS chains (or None), the primitives corrected one by one and
     those with rows of their own (or None), every primitive's index."""
-    lgs = method._lgs
-    chains = None if lgs is None else (chains_of(lgs), structure_of(lgs), fac_of(lgs), float(lgs.dependent_pivot))
-    return chains, method._iter_prims, method._row_prims, method._every_prim()
+    return lgs_of(method._lgs), method._iter_prims, method._row_prims, method._every_prim()
 
 
 def _limits(method) -> tuple:
-    """``limits`` of limit_run.limits_step: the model's limits, the limit stage's arrays and tolerances, and
-    what a prediction needs."""
+    """``limits`` of limit_run.limits_step: the model's limits, the limit stage's arrays and tolerances, what a
+    prediction needs, and the arrays of the limits solved together (limit_coupling) or None."""
     st = method.limits
     return (CG.limits_of(method.model), method.model.limit_restitution, CG.limit_geometry_of(st), st.side, st.phase,
-            st.target, st.lam, st.lam_pos, st.rate0, float(st.tol), float(st.eps_rc), float(st.eps_v), method._free())
+            st.target, st.lam, st.lam_pos, st.rate0, float(st.tol), float(st.eps_rc), float(st.eps_v), method._free(),
+            method._limit_coupling)
 
 
 def _fail(method, path, state, h, work):
