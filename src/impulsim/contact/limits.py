@@ -37,7 +37,7 @@ from impulsim.dynamics.coordinates import coordinate_value
 from impulsim.dynamics.groups import motion_of
 from impulsim.dynamics.integrate import predict_body
 from impulsim.kernel import njit
-from impulsim.math.quaternion import quat_rotate
+from impulsim.math.vec import add, cross, dot, matvec_at, q4, qrot, scale, sub, v3
 
 NONE, COLLISION, RESTING, ARRIVED = 0, 1, 2, 3
 """Phase of a limit in the current step."""
@@ -109,15 +109,10 @@ class LimitStage:
 
 
 @njit(cache=True)
-def _body_term(inv_mass, Iinv, r, x, angular):
-    """x's share of the effective inverse mass of one body: xᵀI⁻¹x (angle) or 1/m + (r×x)ᵀI⁻¹(r×x)."""
-    if angular:
-        w = x
-        out = 0.0
-    else:
-        w = np.cross(r, x)
-        out = inv_mass
-    return out + w @ (Iinv @ w)
+def _body_term(inv_mass, Iinv, k, r, x, angular):
+    """x's share of the effective inverse mass of body k: xᵀI⁻¹x (angle) or 1/m + (r×x)ᵀI⁻¹(r×x)."""
+    w = x if angular else cross(r, x)
+    return (0.0 if angular else inv_mass) + dot(w, matvec_at(Iinv, k, w))
 
 
 @njit(cache=True)
@@ -125,19 +120,23 @@ def limit_geometry(limit_joint, limit_coord, joint_body_a, joint_body_b, joint_a
                    body_pos, body_quat, body_inv_mass, Iinv,
                    # outputs
                    x_out, ra_out, rb_out, k_out):
-    """World axis x, impulse arms r_a, r_b (from the centres of mass to B's anchor [m]) and k per limit."""
+    """World axis x, impulse arms r_a, r_b (from the centres of mass to B's anchor [m]) and k per limit
+    (in tuples: no small arrays allocated)."""
     for i in range(limit_joint.shape[0]):
         j = limit_joint[i]
         a = joint_body_a[j]
         b = joint_body_b[j]
-        x = quat_rotate(body_quat[a], joint_axis_a[j])
-        p = body_pos[b] + quat_rotate(body_quat[b], joint_anchor_b[j])
+        x = qrot(q4(body_quat[a]), v3(joint_axis_a[j]))
+        p = add(v3(body_pos[b]), qrot(q4(body_quat[b]), v3(joint_anchor_b[j])))
+        ra = sub(p, v3(body_pos[a]))
+        rb = sub(p, v3(body_pos[b]))
         angular = limit_coord[i] == 0
-        x_out[i] = x
-        ra_out[i] = p - body_pos[a]
-        rb_out[i] = p - body_pos[b]
-        k_out[i] = _body_term(body_inv_mass[a], Iinv[a], ra_out[i], x, angular) + \
-            _body_term(body_inv_mass[b], Iinv[b], rb_out[i], x, angular)
+        for c in range(3):
+            x_out[i, c] = x[c]
+            ra_out[i, c] = ra[c]
+            rb_out[i, c] = rb[c]
+        k_out[i] = _body_term(body_inv_mass[a], Iinv, a, ra, x, angular) + \
+            _body_term(body_inv_mass[b], Iinv, b, rb, x, angular)
 
 
 @njit(cache=True)
@@ -189,17 +188,25 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
 
 
 @njit(cache=True)
+def _add_at(out, k, v, s):
+    """out[k] += s v for a vector tuple v."""
+    out[k, 0] += s * v[0]
+    out[k, 1] += s * v[1]
+    out[k, 2] += s * v[2]
+
+
+@njit(cache=True)
 def apply_impulse(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, body_vel, body_omega):
     """Impulse s·dp along x: + on B, − on A (angular for an angle, at B's anchor for a position)."""
-    p = (side[i] * dp) * x[i]
+    p = scale(v3(x[i]), side[i] * dp)
     if angular:
-        body_omega[b] += Iinv[b] @ p
-        body_omega[a] -= Iinv[a] @ p
+        _add_at(body_omega, b, matvec_at(Iinv, b, p), 1.0)
+        _add_at(body_omega, a, matvec_at(Iinv, a, p), -1.0)
     else:
-        body_vel[b] += body_inv_mass[b] * p
-        body_vel[a] -= body_inv_mass[a] * p
-        body_omega[b] += Iinv[b] @ np.cross(rb[i], p)
-        body_omega[a] -= Iinv[a] @ np.cross(ra[i], p)
+        _add_at(body_vel, b, p, body_inv_mass[b])
+        _add_at(body_vel, a, p, -body_inv_mass[a])
+        _add_at(body_omega, b, matvec_at(Iinv, b, cross(v3(rb[i]), p)), 1.0)
+        _add_at(body_omega, a, matvec_at(Iinv, a, cross(v3(ra[i]), p)), -1.0)
 
 
 @njit(cache=True)
