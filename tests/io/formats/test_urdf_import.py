@@ -1,6 +1,7 @@
 """URDF import of robots shipped by example-robot-data: masses, inertias and the joint tree against the
 file's own numbers, read here independently (lxml and scipy, world frame at the zero configuration)."""
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from scipy.spatial.transform import Rotation
 pytest.importorskip("yourdfpy")
 from lxml import etree  # noqa: E402
 
+from impulsim.io.formats import load_model_file  # noqa: E402
 from impulsim.io.urdf import load_urdf  # noqa: E402
 from impulsim.math import quat_to_matrix  # noqa: E402
 from tests.io.formats.sources import URDF_MODELS, urdf_path  # noqa: E402
@@ -158,3 +160,13 @@ def test_urdf_joint_kinds_limits_and_floating_base(tmp_path, floating):
     assert bool(model.body_static[base]) != floating
     if floating:
         assert model.body_mass[base] == 3.0
+
+
+def test_an_imported_robot_runs_with_lgs_and_its_limits_solved_together():
+    """load_model_file gives the impulse method solver lgs: the URDF's revolute limit is then solved together
+    through the joints (limit_coupling); another method ignores the option."""
+    scene = load_model_file(Path(__file__).parent / "data" / "double_pendulum.urdf")
+    assert scene.settings.options == {"solver": "lgs"} and scene.model.n_limits == 1
+    method = scene.simulation(contacts=False).method
+    assert method.solver == "lgs" and method._limit_coupling is not None
+    assert scene.simulation(method="featherstone").method.name == "featherstone"
