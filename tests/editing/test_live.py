@@ -4,6 +4,7 @@ import pytest
 
 from impulsim.editing import EditError, LiveScene, SceneDocument
 from impulsim.dynamics.diagnostics import constraint_errors
+from tests.editing.scenes import TWO_BALLS
 
 CHAIN = """\
 # a chain of four links on ball joints, swinging
@@ -112,14 +113,7 @@ def test_a_joint_assembled_between_falling_bodies_stays_closed_after(axis):
     """Two free balls fall for 2 s (about 20 m/s), then a hinge is assembled between them: once it is within
     eps_d, every following step keeps it within eps_d (stopping only the first ball left 18 m/s between
     them and the joint opened by 3 cm at the next step)."""
-    text = """\
-settings: {h: 0.005, eps_d: 1.0e-6, eps_v: 1.0e-6}
-bodies:
-  - {name: a, shapes: [sphere: {radius: 0.1}], mass: 1, position: [0, 0, 20], collision_mask: 0}
-  - {name: b, shapes: [sphere: {radius: 0.1}], mass: 2, position: [0.6, 0, 20.2], velocity: [0.3, 0, 0],
-     collision_mask: 0}
-"""
-    scene = live(text)
+    scene = live(TWO_BALLS)
     scene.run(2.0)
     scene.assemble({"name": "pin", "type": "hinge", "bodies": ["a", "b"], "anchor_a": [0.2, 0, 0],
                     "anchor_b": [-0.2, 0, 0], "axis": list(axis)})

@@ -16,6 +16,7 @@ pytest.importorskip("ruamel.yaml", reason="editing needs ruamel.yaml (pip instal
 
 from impulsim.dynamics.diagnostics import constraint_errors, total_energy
 from impulsim.math.quaternion import quat_rotate
+from tests.editing.scenes import TWO_BALLS
 from tests.viewer.browser import free_port, launch, needs_chromium, viser_url
 from tests.viewer.test_view_browser import FIRST_WAIT, WAIT, _click, _wait_status, _wait_until
 
@@ -25,15 +26,6 @@ pytestmark = needs_chromium()
 COLD_WAIT = 600.0
 """Longest wait [s] for something that needs steps of a kind of joint not stepped before: with an empty
 Numba cache the kernels compile first (minutes on a loaded machine); warm, these waits end at once."""
-
-TWO_BALLS = """\
-# two free balls apart in the air, the right one drifting away (they never touch: no collision tests)
-settings: {h: 0.005, eps_d: 1.0e-6, eps_v: 1.0e-6}
-bodies:
-  - {name: a, shapes: [sphere: {radius: 0.1}], mass: 1, position: [0, 0, 20], collision_mask: 0}
-  - {name: b, shapes: [sphere: {radius: 0.1}], mass: 2, position: [0.6, 0, 20.2], velocity: [0.3, 0, 0],
-     collision_mask: 0}
-"""
 
 
 def _open(viewer):

@@ -246,43 +246,56 @@ def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
     it would move its coordinate if nothing else held the two bodies, about as far as it may open the joints;
     the coupled correction's divergence test allows for it)."""
     x, ra, rb, k = geom
-    body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
-    pred_pos, pred_quat, _, _, _, dirty, _ = pred
+    body_vel, body_omega, Iinv, body_inv_mass = bodies[2], bodies[3], bodies[6], bodies[9]
+    dirty = pred[5]
     worst = 0.0
     pushed = 0.0
-    lower, upper = args[2], args[3]
     for i in range(side.shape[0]):
-        j = args[0][i]
-        a, b = args[4][j], args[5][j]
-        for body in (a, b):
-            if dirty[body]:
-                predict_body(body, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
-                             free[4], free[5], h, free[6], pred_pos, pred_quat)
-                dirty[body] = 0
-        q = coordinate_of(args, i, False, pred_pos, pred_quat, body_vel, body_omega)
-        if lam[i] == 0.0:
-            if q < lower[i] - eps_d:
-                side[i] = 1.0
-            elif q > upper[i] + eps_d:
-                side[i] = -1.0
-            else:
-                continue
-            if phase[i] == NONE:
-                phase[i] = ARRIVED
-        bound = lower[i] if side[i] > 0.0 else upper[i]
-        d = side[i] * (q - bound)                # < 0: the bound is passed
+        acting, d = predicted_distance(i, args, side, phase, lam, bodies, pred, free, h, eps_d)
+        if not acting:
+            continue
         worst = max(worst, -d)
         if k[i] <= 0.0:
             continue
         new = max(lam[i] - d / (k[i] * h), 0.0)
         dp = new - lam[i]
         if dp != 0.0:
+            a, b = args[4][args[0][i]], args[5][args[0][i]]
             apply_impulse(i, dp, side, x, ra, rb, args[1][i] == 0, a, b, body_inv_mass, Iinv, body_vel, body_omega)
             lam[i] = new
             dirty[a] = 1
             dirty[b] = 1
             pushed = max(pushed, k[i] * abs(dp) * h)
     return worst, pushed
+
+
+@njit(cache=True)
+def predicted_distance(i, args, side, phase, lam, bodies, pred, free, h, eps_d):
+    """(acting, d) of limit i in a position pass: its two bodies predicted over h [s] where dirty, then its
+    coordinate's signed distance d from the bound it acts at (< 0: passed by |d| [m or rad]). A limit without
+    accumulated impulse ``lam`` acts only where its predicted coordinate passes a bound by more than eps_d;
+    it then takes that bound's side, and is marked ARRIVED when it was free of its stops at t0."""
+    body_pos, body_quat, body_vel, body_omega = bodies[0], bodies[1], bodies[2], bodies[3]
+    pred_pos, pred_quat, dirty = pred[0], pred[1], pred[5]
+    lower, upper = args[2], args[3]
+    j = args[0][i]
+    for body in (args[4][j], args[5][j]):
+        if dirty[body]:
+            predict_body(body, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
+                         free[4], free[5], h, free[6], pred_pos, pred_quat)
+            dirty[body] = 0
+    q = coordinate_of(args, i, False, pred_pos, pred_quat, body_vel, body_omega)
+    if lam[i] == 0.0:
+        if q < lower[i] - eps_d:
+            side[i] = 1.0
+        elif q > upper[i] + eps_d:
+            side[i] = -1.0
+        else:
+            return False, 0.0
+        if phase[i] == NONE:
+            phase[i] = ARRIVED
+    bound = lower[i] if side[i] > 0.0 else upper[i]
+    return True, side[i] * (q - bound)
 
 
 @njit(cache=True)

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from impulsim.contact.limits import ARRIVED, COLLISION, NONE, RESTING, apply_impulse, coordinate_of
-from impulsim.dynamics.integrate import predict_body
+from impulsim.contact.limits import ARRIVED, COLLISION, RESTING, apply_impulse, coordinate_of, predicted_distance
 from impulsim.kernel import njit
 from impulsim.methods.impulse.lgs_correct import correct_velocities_lgs
 
@@ -199,31 +198,12 @@ def position_pass(lgs, prims, bodies, rows, eps_v, args, geom, side, phase, lam,
     Returns (largest violation at t0+h [m or rad], largest free motion k·|Δp|·h of an impulse applied)."""
     active, err, lam_c, dl = coupling[7], coupling[8], coupling[9], coupling[10]
     k = geom[3]
-    body_pos, body_quat, body_vel, body_omega = bodies[0], bodies[1], bodies[2], bodies[3]
-    pred_pos, pred_quat, _, _, _, dirty, _ = pred
-    lower, upper = args[2], args[3]
     worst = 0.0
     n = 0
     for i in range(side.shape[0]):
-        j = args[0][i]
-        a, b = args[4][j], args[5][j]
-        for body in (a, b):
-            if dirty[body]:
-                predict_body(body, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3],
-                             free[4], free[5], h, free[6], pred_pos, pred_quat)
-                dirty[body] = 0
-        q = coordinate_of(args, i, False, pred_pos, pred_quat, body_vel, body_omega)
-        if lam[i] == 0.0:
-            if q < lower[i] - eps_d:
-                side[i] = 1.0
-            elif q > upper[i] + eps_d:
-                side[i] = -1.0
-            else:
-                continue
-            if phase[i] == NONE:
-                phase[i] = ARRIVED
-        bound = lower[i] if side[i] > 0.0 else upper[i]
-        d = side[i] * (q - bound)                # < 0: the bound is passed
+        acting, d = predicted_distance(i, args, side, phase, lam, bodies, pred, free, h, eps_d)
+        if not acting:
+            continue
         worst = max(worst, -d)
         if k[i] <= 0.0:
             continue
@@ -244,7 +224,7 @@ def position_pass(lgs, prims, bodies, rows, eps_v, args, geom, side, phase, lam,
         _push_through_joints(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, dl, coupling)
         for c in range(n):
             lam[active[c]] += dl[c]
-        dirty[:] = 1
+        pred[5][:] = 1                 # every body: the joints handed the impulses on
     return worst, pushed
 
 
