@@ -30,7 +30,8 @@ def contact_pair(model):
 
 
 def _joint_components(model, movable) -> np.ndarray:
-    """Label of the set of bodies each body is joined to through movable bodies (union-find)."""
+    """Label of the set of bodies each body is joined to by joints between bodies of ``movable`` (a mask;
+    union-find)."""
     parent = np.arange(model.n_bodies)
 
     def root(k):

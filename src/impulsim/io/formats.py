@@ -118,10 +118,10 @@ def _exclude_overlapping_links(builder, model, state, path) -> bool:
     each other count. Pairs of different robots, or a robot and a free object, keep their contacts.
     Returns whether a pair was taken out."""
     from impulsim.collision import Detector
-    from impulsim.contact.default import model_has_contacts
+    from impulsim.contact.default import _joint_components, model_has_contacts
     if not model_has_contacts(model):
         return False
-    robot = _robots(model)
+    robot = _joint_components(model, np.arange(model.n_bodies) != 0)   # joined by joints, not through the world
     base = (model.body_static != 0) if model_kind(path) == "urdf" else np.zeros(model.n_bodies, bool)
     found = Detector(model).detect(state)
     deepest: dict = {}
@@ -139,23 +139,6 @@ def _exclude_overlapping_links(builder, model, state, path) -> bool:
         if report is not None:
             report.note(line)
     return bool(deepest)
-
-
-def _robots(model) -> np.ndarray:
-    """Label of each body's robot: the bodies joined to each other by joints, not through the world (a
-    fixed base welded to a link counts with it)."""
-    parent = np.arange(model.n_bodies)
-
-    def root(k):
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for a, b in zip(model.joint_body_a, model.joint_body_b):
-        if a != 0 and b != 0:
-            parent[root(int(a))] = root(int(b))
-    return np.array([root(k) for k in range(model.n_bodies)])
 
 
 def load_model_file_reporting(path, stream=None):
