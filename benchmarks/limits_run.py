@@ -29,7 +29,7 @@ import numpy as np
 import impulsim as ims
 import paired_blocks
 from impulsim.bench import mujoco_peer
-from impulsim.dynamics.coordinates import coordinate_value
+from impulsim.contact.limits import limit_coordinates
 from impulsim.methods.impulse import run_path
 
 H = 1e-3
@@ -85,8 +85,9 @@ def measure(solver: str, rounds: int, steps: int, one_by_one: bool = False) -> d
             "run": float(np.median(times[:, 1])), "ratio": float(np.median(times[:, 0] / times[:, 1])),
             "mujoco": float(np.median(times[:, 2])), "vs_mujoco": float(np.median(times[:, 1] / times[:, 2])),
             "pos": sum(i.iters_pos for i in infos) / n, "vel": sum(i.iters_vel for i in infos) / n,
-            "max_pos": max(i.max_iters_pos for i in infos), "past": past_stops(model, state, solver, n, one_by_one),
-            "mujoco_past": mujoco_past_stops(model, state, n), "mujoco_warnings": paired_blocks.mujoco_warnings(mj_data)}
+            "max_pos": max(i.max_iters_pos for i in infos),
+            "past": past_stops(model, state, solver, n, one_by_one), "mujoco_past": mujoco_past_stops(model, state, n),
+            "mujoco_warnings": paired_blocks.mujoco_warnings(mj_data)}
 
 
 def past_stops(model, state, solver, n, one_by_one) -> float:
@@ -98,11 +99,7 @@ def past_stops(model, state, solver, n, one_by_one) -> float:
     worst = 0.0
     for _ in range(n):
         method.step(s, H)
-        q = np.array([coordinate_value(int(model.limit_coord[i]), False, int(model.limit_joint[i]),
-                                       model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
-                                       model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
-                                       s.body_pos, s.body_quat, s.body_vel, s.body_omega)
-                      for i in range(model.n_limits)])
+        q = limit_coordinates(model, s)
         worst = max(worst, float(np.max(np.maximum(model.limit_lower - q, q - model.limit_upper))))
     return worst
 
@@ -131,8 +128,8 @@ def main() -> None:
     parser.add_argument("--one-by-one", action="store_true",
                         help="LGS with its limits corrected one at a time, as before they were solved together")
     args = parser.parse_args()
-    print("| solver | step() µs | run() µs | step / run | MuJoCo Euler µs | run / MuJoCo | position passes a step (max) "
-          "| velocity passes a step | past a stop [rad]: impulse, MuJoCo |")
+    print("| solver | step() µs | run() µs | step / run | MuJoCo Euler µs | run / MuJoCo "
+          "| position passes a step (max) | velocity passes a step | past a stop [rad]: impulse, MuJoCo |")
     print("|---|---|---|---|---|---|---|---|---|")
     for solver in ("iterative", "lgs"):
         r = measure(solver, args.rounds, args.steps, args.one_by_one and solver == "lgs")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.dynamics.coordinates import coordinate_value
+from impulsim.contact.limits import limit_coordinates
 from impulsim.errors import ModelError
 from impulsim.methods import make
 
@@ -25,10 +25,7 @@ def spinner(e, gravity=(0, 0, 0)):
 
 
 def coordinate(model, state, j=0):
-    return coordinate_value(int(model.limit_coord[j]), False, int(model.limit_joint[j]), model.joint_body_a,
-                            model.joint_body_b, model.joint_anchor_a, model.joint_anchor_b, model.joint_axis_a,
-                            model.joint_ref_a, model.joint_ref_b, state.body_pos, state.body_quat, state.body_vel,
-                            state.body_omega)
+    return float(limit_coordinates(model, state)[j])
 
 
 def rates_at_hits(model, state, seconds, rate, solver="iterative"):

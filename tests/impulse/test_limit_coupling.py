@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
-from impulsim.dynamics.coordinates import coordinate_value
+from impulsim.contact.limits import limit_coordinates
 from tests.impulse.test_limit_run import limited_model
 
 TIGHT = dict(eps_d=1e-9, eps_v=1e-9, max_iter_pos=100_000, max_iter_vel=100_000)
@@ -31,14 +31,6 @@ def one_by_one(method):
     return method
 
 
-def coordinates(model, state):
-    return np.array([coordinate_value(int(model.limit_coord[i]), False, int(model.limit_joint[i]),
-                                      model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
-                                      model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
-                                      state.body_pos, state.body_quat, state.body_vel, state.body_omega)
-                     for i in range(model.n_limits)])
-
-
 def test_an_arm_resting_on_its_stops_needs_a_few_passes_a_step():
     """1.2 s of the arm: it falls onto its stops and rests there, within its bounds, in at most 3 position and
     5 velocity passes a step on average (one by one: 65 and 250, measured with benchmarks/limits_run.py)."""
@@ -50,7 +42,7 @@ def test_an_arm_resting_on_its_stops_needs_a_few_passes_a_step():
     for _ in range(steps):
         info = method.step(state, 1e-3)
         passes += (info.iters_pos, info.iters_vel)
-        q = coordinates(model, state)
+        q = limit_coordinates(model, state)
         assert np.all(q >= model.limit_lower - 1e-6) and np.all(q <= model.limit_upper + 1e-6)
         assert info.converged_pos and info.converged_vel
     assert (method.limits.lam > 0).any(), "no stop holds the arm at the end: the case tests nothing"

@@ -137,16 +137,15 @@ def _hinge_ranges(model, state) -> dict:
     """Joint index -> MuJoCo's range [rad] of each hinge limit: the bounds less the angle at ``state``, which
     is MuJoCo's zero (qpos0 is that pose). A limit on another joint kind or coordinate raises
     NotImplementedError naming it. MuJoCo's limits are soft constraints without restitution."""
-    from impulsim.dynamics.coordinates import coordinate_value
+    from impulsim.contact.limits import limit_coordinates
     ranges = {}
+    q = limit_coordinates(model, state)
     for i in range(model.n_limits):
         j = int(model.limit_joint[i])
         if JointKind(model.joint_kind[j]) != JointKind.HINGE or model.limit_coord[i] != 0:
             raise NotImplementedError(f'limits[{i}] "{model.limit_names[i]}": only hinge angle limits are '
                                       f"converted to MuJoCo")
-        q0 = coordinate_value(0, False, j, model.joint_body_a, model.joint_body_b, model.joint_anchor_a,
-                              model.joint_anchor_b, model.joint_axis_a, model.joint_ref_a, model.joint_ref_b,
-                              state.body_pos, state.body_quat, state.body_vel, state.body_omega)
+        q0 = q[i]
         ranges[j] = np.array([model.limit_lower[i] - q0, model.limit_upper[i] - q0])
     return ranges
 

@@ -88,7 +88,7 @@ class LimitStage:
         """Before the position phase: no position impulse yet, and each coordinate's rate now (the approach
         speed of a limit that arrives in this step)."""
         self.lam_pos[:] = 0.0
-        coordinate_rates(self._args(), motion_of(state), self.rate0)
+        coordinates(self._args(), True, motion_of(state), self.rate0)
 
     def position_sweep(self, bodies, pred, free, h, eps_d):
         """One pass of position impulses (``bodies``, ``pred`` the impulse method's groups, ``free`` what a
@@ -299,12 +299,19 @@ def predicted_distance(i, args, side, phase, lam, bodies, pred, free, h, eps_d):
 
 
 @njit(cache=True)
-def coordinate_rates(args, motion, rate):
-    """Each limit's coordinate rate q̇ [rad/s or m/s] in ``motion`` (the state's, dynamics.groups), into
-    ``rate``."""
+def coordinates(args, rate, motion, out):
+    """Each limit's coordinate q [rad or m] (``rate`` False) or its rate q̇ [rad/s or m/s] (True) in
+    ``motion`` (the state's, dynamics.groups), into ``out``."""
     body_pos, body_quat, body_vel, body_omega = motion
-    for i in range(rate.shape[0]):
-        rate[i] = coordinate_of(args, i, True, body_pos, body_quat, body_vel, body_omega)
+    for i in range(out.shape[0]):
+        out[i] = coordinate_of(args, i, rate, body_pos, body_quat, body_vel, body_omega)
+
+
+def limit_coordinates(model, state) -> np.ndarray:
+    """Each joint limit's coordinate q [rad or m] in ``state``, as the limits measure it."""
+    out = np.zeros(model.n_limits)
+    coordinates(G.limits_of(model), False, motion_of(state), out)
+    return out
 
 
 @njit(cache=True)

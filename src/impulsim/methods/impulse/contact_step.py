@@ -298,8 +298,8 @@ class ContactCoupling:
         times what the step started with: the joints' error at the free prediction, the contacts' and
         limits' errors of the first pass (their impulses may open the joints by about that much), or the
         largest free motion of a limit impulse in any pass (limits solved together push with the joints'
-        inverse mass, far harder than a first pass), at least eps_d. The rule of the joint correction alone (lgs_correct); a converging pass gains, it does not grow
-        tenfold."""
+        inverse mass, far harder than a first pass), at least eps_d. The rule of the joint correction alone
+        (lgs_correct); a converging pass gains, it does not grow tenfold."""
         return it > 1 and joints > DIVERGENCE_FACTOR * max(start, self.eps_d)
 
     def _velocities_with_contacts(self, s, info):

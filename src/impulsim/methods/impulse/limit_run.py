@@ -10,9 +10,9 @@ loads, the backup before each step and the checks of :mod:`run_kernels`, so its 
 steps bit for bit. Imported robots (URDF, MJCF) bring limits on most joints; without contacts they take this
 loop (``ImpulseMethod.run_path`` is then ``"limits"``).
 
-Its kernels keep Numba's reference counts: the limit kernels (contact.limits) allocate small vectors.
+Its kernels keep Numba's reference counts, as the limit kernels of contact.limits that it calls do.
 """
-from impulsim.contact.limits import (COLLISION, RESTING, classify_limits, coordinate_rates, limit_geometry,
+from impulsim.contact.limits import (COLLISION, RESTING, classify_limits, coordinates, limit_geometry,
                                      position_pass, velocity_pass, velocity_targets)
 from impulsim.dynamics.forces import plain_loads
 from impulsim.dynamics.integrate import free_step_all
@@ -112,14 +112,14 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     one or None, primitives with rows of their own or None, every primitive's index); ``limits`` = (the
     ``limits`` group of contact.groups, restitutions, geometry, side, phase, target, impulse, position impulse,
     coordinate rates at the start of the position phase, tolerance [m or rad], collision speed eps_rc,
-    resting speed, the ``free`` group of a prediction);
+    resting speed, the ``free`` group of a prediction, the arrays of the limits solved together or None);
     ``settings`` = (eps_d, eps_v, max_iter_pos, max_iter_vel, max correction speed, max_iter_collision,
     max_iter_contact, eps_vc). Returns (position passes, residual, clamped, velocity passes, residual,
     factorizations, rows dropped, collisions, collision iterations, diverged)."""
     lgs, iter_prims, row_prims, all_prims = joints
     eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed, max_iter_coll, max_iter_contact, eps_vc = settings
     args, restitution, geom, side, phase, target, lam, lam_pos, rate0, tol, eps_rc, eps_rest, free, coupling = limits
-    body_pos, body_quat, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    body_pos, body_quat, body_vel, body_omega = bodies[0], bodies[1], bodies[2], bodies[3]
     motion = (body_pos, body_quat, body_vel, body_omega)
     dirty = pred[5]
     facs = 0
@@ -141,7 +141,7 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     # joints and limits at t0+h
     lam_pos[:] = 0.0
     _forget(coupling)
-    coordinate_rates(args, motion, rate0)
+    coordinates(args, True, motion, rate0)
     start = 0.0
     if all_prims.shape[0]:
         dirty[:] = 1

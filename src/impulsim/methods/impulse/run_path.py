@@ -5,10 +5,11 @@ constraints: without joint limits, with either all chains solved by LGS (the ker
 all joints corrected iteratively; with joint limits, any mix of LGS chains and joints corrected one by one
 (:mod:`limit_run`, the stages of the step with limits). User forces, timed loads, springs, motors and PID
 servos are included (the servos' memory in the state is put back with the bodies when a step fails).
-Everything else runs as calls of ``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms) ``Simulation.run`` takes 8.0 µs a step
-(iterative) and 3.9 µs (LGS) in the loop against 52 and 55 µs stepped in Python (CPU time, medians;
-benchmarks/force_elements_run.py, docs/performance.md). A model with force elements takes a loop of its own
-(``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled apart from the plain one.
+Everything else runs as calls of ``step``. On the servo arm example (examples/servo_arm.yaml, h = 1 ms)
+``Simulation.run`` takes 8.0 µs a step (iterative) and 3.9 µs (LGS) in the loop against 52 and 55 µs stepped
+in Python (CPU time, medians; benchmarks/force_elements_run.py, docs/performance.md). A model with force
+elements takes a loop of its own (``run_kernels.lgs_run_elements``, ``iterative_run_elements``), compiled
+apart from the plain one.
 """
 from __future__ import annotations
 
