@@ -117,6 +117,15 @@ _LIMITS = _DOUBLE_PENDULUM + """limits:
 """The double pendulum between stops: a model with joint limits and without contacts runs in the compiled loop
 with limits (methods/impulse/limit_run.py), one version for LGS chains and one for joints corrected one by one."""
 
+_LIMITS_AND_SPRING = _LIMITS + """springs:
+  - {name: spring, bodies: [world, lower], anchor_a: [0, 1, -1], anchor_b: [0, 0, -0.5], stiffness: 10,
+     damping: 1, rest_length: 0.2}
+"""
+"""The pendulum between stops with a spring: the loops with limits and force elements (``limits_run_elements``),
+which a scene with limits and springs, motors or servos takes, and every imported robot with joint damping
+(imports use the LGS solver). Each follows its loop without elements in the same process, which shares the
+kernels both call (about 10 s each instead of 27 in a process of its own)."""
+
 _BASIC_CONTACTS = _CONTACTS.split("  - {name: drum")[0]
 """The contact scene without its cylinder and ellipsoid: the narrow phase of a scene whose shapes are all
 boxes, spheres, capsules and half-spaces is compiled without the other kinds' code (collision.core.BASIC_KINDS),
@@ -136,7 +145,10 @@ def _tasks() -> list[WarmupTask]:
         WarmupTask("impulse method, Cash-Karp rotation", "impulse", _DOUBLE_PENDULUM,
                    options=(("integrator", "rk45"),)),
         WarmupTask("impulse method, joint limits", "impulse", _LIMITS),
+        WarmupTask("impulse method, joint limits and springs", "impulse", _LIMITS_AND_SPRING),
         WarmupTask("impulse method, joint limits, LGS solver", "impulse", _LIMITS, options=(("solver", "lgs"),)),
+        WarmupTask("impulse method, joint limits and springs, LGS solver", "impulse", _LIMITS_AND_SPRING,
+                   options=(("solver", "lgs"),)),
         WarmupTask("impulse method with contacts", "contact", _CONTACTS, steps=5),
         WarmupTask("impulse method with contacts (boxes, spheres, capsules)", "contact", _BASIC_CONTACTS, steps=5),
         WarmupTask("impulse method with contacts and joints", "contact", _JOINTS_AND_CONTACTS),
@@ -226,7 +238,7 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
     return out
 
 
-GROUP_CPU_S = {"impulse": 98.0, "contact": 63.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0}
+GROUP_CPU_S = {"impulse": 126.0, "contact": 63.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0}
 """CPU seconds each group's tasks take in their process alone on an empty cache (measured, docs/performance.md):
 the weights by which :func:`shares` deals the groups out to the worker processes of a parallel warm-up. The
 contact group's counts only its own process: its first step forks a copy that compiles the contact

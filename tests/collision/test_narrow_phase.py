@@ -166,3 +166,18 @@ def test_epa_depth_is_exact_on_deep_penetrations(ka, kb):
         _check_pair(model, state, prox)
         deep += prox.distance < -0.1
     assert deep >= 20
+
+
+def test_distance_queries_compile_one_version_for_models_of_any_kinds():
+    """A model of spheres, boxes and capsules only has a narrow phase without the other kinds' code, but its
+    distance queries share the one ``pair_distance`` of every kind (about 20 s of CPU on an empty cache
+    each, and the same answers)."""
+    from impulsim.collision.pairs import pair_distance
+    versions = []
+    for ka, kb in ((ShapeKind.SPHERE, ShapeKind.BOX), (ShapeKind.SPHERE, ShapeKind.CYLINDER)):
+        model, state = _scene(ka, kb, 5, 0.8)
+        det = Detector(model)
+        assert (det.ws.all_kinds is None) == (kb == ShapeKind.BOX)
+        _check_pair(model, state, det.distance(state, 0, 1))
+        versions.append(len(pair_distance.signatures))
+    assert versions[1] == versions[0] >= 1

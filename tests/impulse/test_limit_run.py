@@ -44,7 +44,7 @@ def _full_step_info(info):
 CASES = [
     ("tree_iterative", 21, 8, 0, None, 0.004, 3.0, dict(solver="iterative")),
     ("tree_lgs", 22, 8, 0, None, 0.004, 3.0, dict(solver="lgs")),
-    ("tree_lgs_fast_euler", 23, 6, 0, None, 0.002, 8.0, dict(solver="lgs", integrator="euler")),
+    ("tree_lgs_fast", 23, 6, 0, None, 0.002, 8.0, dict(solver="lgs")),
     ("loop_lgs", 24, 9, 1, None, 0.005, 2.0, dict(solver="lgs")),
     ("elements_iterative", 25, 7, 0, dict(springs=2, motors=1, servos=3, loads=1), 0.004, 2.0,
      dict(solver="iterative")),

@@ -87,12 +87,17 @@ def _wait_after_first_detection(detector, side) -> None:
 def rehearse_contacts(method, detector, state, h: float, pair) -> None:
     """Two steps of ``method`` from ``state`` with ``detector`` (the one its steps call) replaced by made-up
     contacts between the shapes of ``pair``: in a second process, with its own copies of all three, they
-    compile the whole step but the detection. The second step also compiles the warm start from the first."""
+    compile the whole step but the detection. The second step also compiles the warm start from the first;
+    a method with level-by-level passes (shock propagation) then runs them once, as its steps would on a
+    pile."""
     detector.detect = lambda st, *args, **kwargs: rehearsal_contacts(
         method.model, st, pair, detector.eps_c, len(detector.buffers.distance))
     method._scratch = None
     for _ in range(2):
         method.step(state, h)
+    shock_passes = getattr(method, "rehearse_shock_passes", None)
+    if shock_passes is not None:
+        shock_passes(state, h)
 
 
 def rehearsal_pair(model) -> Optional[tuple[int, int]]:

@@ -171,6 +171,18 @@ class Model:
     """Element label -> where it was defined (e.g. "scene.yaml:12"), for error messages."""
 
     def __post_init__(self):
+        self._freeze_arrays()
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling and ``copy.deepcopy``: the copy's arrays are read-only too. NumPy hands them back
+        writable, and Numba compiles a kernel once per argument type, read-only or not: a copied model
+        (the second process of a compile on two cores, a copied method) compiled every kernel again instead
+        of loading the ones compiled for the original."""
+        self.__dict__.update(state)
+        self._freeze_arrays()
+
+    def _freeze_arrays(self) -> None:
+        """Make every array field read-only: the model is constant once built."""
         for f in fields(self):
             v = getattr(self, f.name)
             if isinstance(v, np.ndarray):
