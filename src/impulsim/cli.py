@@ -363,8 +363,8 @@ def cmd_view(args) -> int:
             from impulsim.viewer.edit_panel import edit_scene as view_scene
         viewer = view_scene(args.scene, port=args.port, open_browser=not args.no_browser, h=h,
                             method=args.method, host=args.host)
-    print(f"impulsim view: {viewer.url} (Ctrl+C to stop)", flush=True)
-    try:
+    try:       # from the address on: the user may stop the view as soon as it is printed
+        print(f"impulsim view: {viewer.url} (Ctrl+C to stop)", flush=True)
         while True:
             time.sleep(1.0)
     except KeyboardInterrupt:     # the way to stop the view: not an error

@@ -58,7 +58,7 @@ class Detector:
 
     _scratch_attrs = frozenset((
         "ws", "buffers", "geo", "local_lo", "local_hi", "xpos", "xmat", "lo", "hi", "cell", "keys", "order",
-        "tmp_keys", "tmp_order", "counts", "ptr", "box", "pairs", "timings", "model"))
+        "tmp_keys", "tmp_order", "counts", "ptr", "box", "pairs", "timings", "model", "_full_ws"))
     """Workspace written in every detection before it is read, and geometry fixed with the model (see
     impulsim.methods.memory)."""
 
