@@ -4,6 +4,7 @@
     python benchmarks/cold_start.py demo boxes -n 1      # some scenes, one repetition
     python benchmarks/cold_start.py --profile boxes      # one cold run, compile time per kernel
     python benchmarks/cold_start.py boxes --against ../old-checkout   # paired with another source tree
+    python benchmarks/cold_start.py wall --against ../old-checkout --alternate -n 4   # two cores each, in turn
     python benchmarks/cold_start.py boxes wall --fork-pairs -n 3     # two cores against one, alternated
     python benchmarks/cold_start.py boxes --fork-pairs --beside-thread   # the same beside a user's thread
     python benchmarks/cold_start.py boxes --fork-pairs --method lagrange  # another method
@@ -216,6 +217,29 @@ def measure_against(name: str, other: Path, reps: int) -> list:
     return pairs
 
 
+def measure_alternated(name: str, other: Path, reps: int) -> list:
+    """Cold first steps on two cores (the default way), here and in ``other``, one after the other, the order
+    alternated per repetition: each gets the whole machine, so the wall-clock seconds compare."""
+    pairs = []
+    for i in range(reps):
+        roots = (ROOT, other) if i % 2 == 0 else (other, ROOT)
+        got = {}
+        for root in roots:
+            cache = tempfile.mkdtemp(prefix="impulsim-cold-")
+            try:
+                got[root] = finish_child(name, start_child(name, cache, root=root))
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+        here, there = got[ROOT], got[other]
+        pairs.append((here["first_s"], there["first_s"], here["first_cpu_s"], there["first_cpu_s"]))
+        print(f"{name:10s} {here['first_s']:9.2f} {there['first_s']:9.2f} {here['first_s'] / there['first_s']:7.3f} "
+              f"{here['first_cpu_s']:9.2f} {there['first_cpu_s']:9.2f}   (load {os.getloadavg()[0]:.1f})", flush=True)
+    med = [statistics.median(p[k] for p in pairs) for k in range(4)]
+    print(f"{name:10s} medians: wall {med[0]:.1f} against {med[1]:.1f} s, cpu {med[2]:.1f} against {med[3]:.1f} s "
+          f"over {reps} pairs", flush=True)
+    return pairs
+
+
 def measure_fork_pairs(name: str, reps: int, beside_thread: bool = False) -> list:
     """Cold first steps on two cores (the default) and on one, one after the other, per repetition (with
     ``beside_thread`` both with a thread of the user's running)."""
@@ -264,6 +288,9 @@ def main(argv=None) -> None:
                    help="with --profile: the argument types of every kernel compiled more than once")
     p.add_argument("--json", help="also write the measurements here")
     p.add_argument("--against", metavar="DIR", help="pair each cold run with one of the source tree in DIR")
+    p.add_argument("--alternate", action="store_true",
+                   help="with --against: the two trees' cold first steps one after the other on two cores each "
+                        "(wall-clock seconds), instead of side by side on one core each (CPU seconds)")
     p.add_argument("--fork-pairs", action="store_true",
                    help="each cold first step on two cores (the default) and on one, alternated")
     p.add_argument("--beside-thread", action="store_true",
@@ -291,9 +318,15 @@ def main(argv=None) -> None:
         other = Path(args.against).resolve()
         if not (other / "src" / "impulsim").is_dir():
             raise SystemExit(f"--against {args.against}: no src/impulsim there")
-        print(f"{'scene':10s} {'here cpu':>9s} {'there cpu':>9s} {'ratio':>7s}   (cold first step, s; {other})")
-        for name in args.scenes:
-            rows.append(dict(scene=name, pairs=measure_against(name, other, args.reps)))
+        if args.alternate:
+            print(f"{'scene':10s} {'here wall':>9s} {'there':>9s} {'ratio':>7s} {'here cpu':>9s} {'there':>9s}"
+                  f"   (cold first step on two cores, s; {other})")
+            for name in args.scenes:
+                rows.append(dict(scene=name, pairs=measure_alternated(name, other, args.reps)))
+        else:
+            print(f"{'scene':10s} {'here cpu':>9s} {'there cpu':>9s} {'ratio':>7s}   (cold first step, s; {other})")
+            for name in args.scenes:
+                rows.append(dict(scene=name, pairs=measure_against(name, other, args.reps)))
     elif args.profile:
         for name in args.scenes:
             cache = tempfile.mkdtemp(prefix="impulsim-cold-")

@@ -7,6 +7,8 @@ meanwhile, by stepping the same model with these contacts in place of the detect
 points under a dynamic body, pressed a little into a shape of another body and approaching it, so that the
 step classifies a collision, resolves it, corrects the penetration with friction and corrects the velocities.
 The kernels are the same whatever the contacts are; only the copy's steps use these made-up ones.
+Meanwhile the process compiles the detection, and the level-by-level passes of shock propagation that no
+made-up contact reaches, each on copies of its own.
 """
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ def compile_side_by_side(method, detector, state, h: float, wait_at_detection: b
     if side is None:
         return None
     _detect_on_a_copy(detector, state)
+    shock_passes_on_a_copy(method, state, h)
     if wait_at_detection:
         _wait_after_first_detection(detector, side)
     else:
@@ -72,6 +75,23 @@ def _detect_on_a_copy(detector, state) -> None:
         pass
 
 
+def shock_passes_on_a_copy(method, state, h: float) -> int:
+    """Compile the level-by-level passes of shock propagation now, on copies of ``method`` and ``state``, while
+    the second process compiles the rest of the resolution: a step reaches them only when its sweeps do not
+    converge in time, which the made-up contacts never do, so a pile compiled them after the wait (about 9 s
+    of CPU on the wall), and ``impulsim warmup`` left them to a scene's first pile. Nothing for a method
+    without them (see ``rehearse_shock_passes``); a failure is left for the step to meet. Returns the sweeps
+    the copy's passes made (0 where it has none)."""
+    if getattr(method, "rehearse_shock_passes", None) is None:
+        return 0
+    try:
+        twin = copy.deepcopy(method)
+        twin.rehearse_shock_passes(state.copy(), h)
+        return int(twin.contacts.level_sweeps)
+    except Exception:              # noqa: BLE001 - the real passes fail the same way, and say so
+        return 0
+
+
 def _wait_after_first_detection(detector, side) -> None:
     """Make the next ``detector.detect`` call wait for ``side`` once it has detected (the compile message
     shows the wait as compiling contact kernels); later calls go straight to the detector's own method."""
@@ -87,17 +107,12 @@ def _wait_after_first_detection(detector, side) -> None:
 def rehearse_contacts(method, detector, state, h: float, pair) -> None:
     """Two steps of ``method`` from ``state`` with ``detector`` (the one its steps call) replaced by made-up
     contacts between the shapes of ``pair``: in a second process, with its own copies of all three, they
-    compile the whole step but the detection. The second step also compiles the warm start from the first;
-    a method with level-by-level passes (shock propagation) then runs them once, as its steps would on a
-    pile."""
+    compile the whole step but the detection. The second step also compiles the warm start from the first."""
     detector.detect = lambda st, *args, **kwargs: rehearsal_contacts(
         method.model, st, pair, detector.eps_c, len(detector.buffers.distance))
     method._scratch = None
     for _ in range(2):
         method.step(state, h)
-    shock_passes = getattr(method, "rehearse_shock_passes", None)
-    if shock_passes is not None:
-        shock_passes(state, h)
 
 
 def rehearsal_pair(model) -> Optional[tuple[int, int]]:
