@@ -145,8 +145,7 @@ def _hinge_ranges(model, state) -> dict:
         if JointKind(model.joint_kind[j]) != JointKind.HINGE or model.limit_coord[i] != 0:
             raise NotImplementedError(f'limits[{i}] "{model.limit_names[i]}": only hinge angle limits are '
                                       f"converted to MuJoCo")
-        q0 = q[i]
-        ranges[j] = np.array([model.limit_lower[i] - q0, model.limit_upper[i] - q0])
+        ranges[j] = np.array([model.limit_lower[i] - q[i], model.limit_upper[i] - q[i]])
     return ranges
 
 

@@ -73,6 +73,7 @@ class Detector:
         self.eps_c = float(eps_c)
         self.geo, self.local_lo, self.local_hi = _build_geometry(model)
         self.ws = _workspace_for(self.geo)
+        self._full_ws = None                 # the workspace of distance queries, made at the first (see there)
         # None: no triangle mesh, and narrow_phase compiles without its mesh path (see there)
         self._meshes = True if bool(np.any(self.geo.kind == MESH)) else None
         n_bodies = model.n_bodies
@@ -183,7 +184,7 @@ class Detector:
         narrow phase of a model of basic kinds keeps its own lighter workspace (``make_workspace``)."""
         if self.ws.all_kinds is not None:
             return self.ws
-        if getattr(self, "_full_ws", None) is None:
+        if self._full_ws is None:
             self._full_ws = _workspace_for(self.geo, all_kinds=True)
         return self._full_ws
 

@@ -18,7 +18,7 @@ def contact_pair(model):
     shaped = np.unique(model.shape_body)
     if len(shaped) < 2 or not movable[shaped].any():
         return None
-    chain = _joint_components(model, movable)
+    chain = joint_components(model, movable)
     excluded = {(int(a), int(b)) for a, b in model.collision_exclude}
     for i, a in enumerate(shaped):
         for b in shaped[i + 1:]:
@@ -29,7 +29,7 @@ def contact_pair(model):
     return None
 
 
-def _joint_components(model, movable) -> np.ndarray:
+def joint_components(model, movable) -> np.ndarray:
     """Label of the set of bodies each body is joined to by joints between bodies of ``movable`` (a mask;
     union-find)."""
     parent = np.arange(model.n_bodies)

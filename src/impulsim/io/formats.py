@@ -118,10 +118,10 @@ def _exclude_overlapping_links(builder, model, state, path) -> bool:
     each other count. Pairs of different robots, or a robot and a free object, keep their contacts.
     Returns whether a pair was taken out."""
     from impulsim.collision import Detector
-    from impulsim.contact.default import _joint_components, model_has_contacts
+    from impulsim.contact.default import joint_components, model_has_contacts
     if not model_has_contacts(model):
         return False
-    robot = _joint_components(model, np.arange(model.n_bodies) != 0)   # joined by joints, not through the world
+    robot = joint_components(model, np.arange(model.n_bodies) != 0)   # joined by joints, not through the world
     base = (model.body_static != 0) if model_kind(path) == "urdf" else np.zeros(model.n_bodies, bool)
     found = Detector(model).detect(state)
     deepest: dict = {}

@@ -18,7 +18,7 @@ def check_start_overlaps(model, state, where_of: dict, file: str) -> None:
     the thinner one's thickness (2 sqrt(J_min / m)) to those of MAX_PILE or more bodies of other joint chains
     (two bodies started inside each other are pushed apart in a few steps; a pile of them is not)."""
     from scipy.spatial import cKDTree
-    from impulsim.contact.default import _joint_components, model_has_contacts
+    from impulsim.contact.default import joint_components, model_has_contacts
     if model.n_bodies < 3 or not model_has_contacts(model):
         return
     movable = (model.body_static + model.body_kinematic) == 0
@@ -31,7 +31,7 @@ def check_start_overlaps(model, state, where_of: dict, file: str) -> None:
     reach = limits.MIN_SEPARATION * thick
     pos = state.body_pos
     tree = cKDTree(pos[bodies])
-    chain = _joint_components(model, movable)
+    chain = joint_components(model, movable)
     inside = np.zeros(len(bodies), np.int64)
     for i, j in _close_pairs(tree, reach):
         a, b = int(bodies[i]), int(bodies[j])

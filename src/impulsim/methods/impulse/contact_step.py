@@ -277,11 +277,11 @@ class ContactCoupling:
         info.converged_pos = res <= self.eps_d
 
     def rehearse_shock_passes(self, s, h) -> None:
-        """Run the contacts' level-by-level passes once on the contacts of the last step (a copy's work in
-        :func:`impulsim.contact.rehearsal.rehearse_contacts`): a step reaches them only when its sweeps do not
-        converge within ``shock_propagation`` sweeps, which made-up contacts never do, so a scene's first pile
-        compiled them in the user's process (about 9 s of CPU on an empty cache). Changes ``s``'s velocities
-        and the method's predictions: for a copy only. Nothing without contacts or shock propagation."""
+        """Run the contacts' level-by-level passes once on the contacts it holds, to compile them (the work of a
+        copy, :func:`impulsim.contact.rehearsal.shock_passes_on_a_copy`): a step reaches them only when its
+        sweeps do not converge within ``shock_propagation`` sweeps, which made-up contacts never do. Changes
+        ``s``'s velocities and the method's predictions: for a copy only. Nothing without contacts or shock
+        propagation."""
         if self.contacts is None or self._shock is None:
             return
         self.contacts._collision_shock_pass(s, self.Iinv, 0)      # its level ranges (no collision to resolve)
