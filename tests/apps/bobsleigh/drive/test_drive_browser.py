@@ -174,6 +174,8 @@ def test_game_controller_axis_steers(drive):
     assert session.lever.target == 0.5 and session.lever.value == 0.5, \
         (session.state, session.lever.target, session.lever.value, pad.evaluate("window.drive.lastFrame"))
     time.sleep(0.3)
-    beta = session.sim.system.k[0]
+    with session.lock:              # a whole frame: the joint reaches the lever's angle at its end
+        beta, state = session.sim.system.k[0], session.state
+    assert state == "driving"
     assert beta == pytest.approx(session.bob.steering(0.5), rel=1e-9)   # the map with the directness d
     pad.close()
