@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import llvmlite.binding as llvm
 import numba
-from numba.core import caching, compiler, registry
+from numba.core import caching, compiler, errors, registry, types
 from numba.core.codegen import JITCodeLibrary
 
 _NO_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
@@ -203,9 +203,23 @@ class _InternalDispatcher(registry.CPUDispatcher):
 
 
 class KernelDispatcher(registry.CPUDispatcher):
-    """A Numba dispatcher whose calls from compiled code are typed and lowered against :attr:`internal`."""
+    """A Numba dispatcher whose calls from compiled code are typed and lowered against :attr:`internal`.
+
+    A call from compiled code with a constant argument (``fill_cache(..., 0, n, RESTING, ...)``) reaches
+    Numba typed as that constant (``Literal[int](0)``), and Numba compiles the callee once more for each
+    constant a caller passes: a contact scene compiled some kernels two and three times over, for constants
+    that only their branches read. Calls are therefore typed with the constants' plain types first; a kernel
+    that needs the value itself to type (a constant index into a tuple of mixed types, a literal string)
+    fails that and is compiled for the constant, as before."""
 
     def get_call_template(self, args, kws):
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return self.internal.get_call_template(plain, plain_kws)
+            except errors.TypingError:
+                pass
         return self.internal.get_call_template(args, kws)
 
     def get_overload(self, sig):

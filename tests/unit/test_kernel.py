@@ -168,6 +168,49 @@ def test_a_kernel_called_from_python_too_compiles_one_version():
     assert len(shared.signatures) == 1          # the kernel's call and Python's share it
 
 
+def _scaled_by_kind(x, kind):
+    return 2.0 * x if kind == 0 else x + kind
+
+
+def _pick(t, i):
+    return t[i]
+
+
+def test_a_kernel_called_with_constants_and_variables_compiles_one_version():
+    """Callers passing constants (typed as ``Literal[int](0)``, ``Literal[bool](True)``) and a caller passing
+    a variable share one compiled version of the callee, and each gets the callee's own results."""
+    inner = njit(_scaled_by_kind)
+
+    @njit
+    def with_zero(x):
+        return inner(x, 0)
+
+    @njit
+    def with_seven(x):
+        return inner(x, 7)
+
+    @njit
+    def with_variable(x, k):
+        return inner(x, k)
+
+    assert with_zero(1.5) == 3.0 and with_seven(1.5) == 8.5 and with_variable(1.5, 2) == 3.5
+    assert [str(t) for t in inner.internal.signatures[0]] == ["float64", "int64"]
+    assert len(inner.internal.signatures) == 1
+
+
+def test_a_kernel_that_needs_the_constant_to_type_is_compiled_for_it():
+    """An index into a tuple of mixed types can only be typed with its value: such a call is compiled for
+    the constant, as Numba does (the plain type is tried first and refused)."""
+    pick = njit(_pick)
+
+    @njit
+    def second(x):
+        return pick((x, "a", 3), 2) + pick((x, "a", 3), 0)
+
+    assert second(0.5) == 3.5
+    assert all(any("Literal" in str(t) for t in sig) for sig in pick.internal.signatures)
+
+
 def test_a_kernel_kept_out_of_line_stays_so_whoever_compiles_it_first():
     """A forceinline caller compiled first would otherwise hand forceinline to the kernels it calls, and a
     helper kept out of line on purpose (a rare branch) would be inlined into every later caller too."""
