@@ -144,6 +144,15 @@ boxes, spheres, capsules and half-spaces is compiled without the other kinds' co
 so both versions are warmed up."""
 
 
+_CONTACTS_AND_A_PENDULUM = _BASIC_CONTACTS + """  - {name: arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 2, 1.25]}
+joints:
+  - {name: pivot, type: hinge, bodies: [world, arm], anchor: [0, 2, 1.5], axis: [1, 0, 0]}
+"""
+"""The scene of boxes, spheres and capsules with a pendulum swinging apart: the other methods' contact steps
+of a model with joints (Lagrange's projection onto its joints after contact forces, Featherstone's contacts
+of a tree with a joint), which contacts alone do not reach."""
+
+
 def _tasks() -> list[WarmupTask]:
     return [
         WarmupTask("impulse method, iterative solver", "impulse", _DOUBLE_PENDULUM),
@@ -167,9 +176,9 @@ def _tasks() -> list[WarmupTask]:
         WarmupTask("impulse method with contacts on a triangle mesh", "contact", _MESH_CONTACTS),
         # the other methods' own contact kernels, in the contact group's process, which has the detection
         # compiled by then (a group of their own would compile it once more, side by side)
-        WarmupTask("Featherstone method with contacts", "contact", _BASIC_CONTACTS, method="featherstone"),
-        WarmupTask("Lagrange method with contacts", "contact", _BASIC_CONTACTS, method="lagrange"),
-        WarmupTask("Moreau method with contacts", "contact", _BASIC_CONTACTS, method="moreau"),
+        WarmupTask("Featherstone method with contacts", "contact", _CONTACTS_AND_A_PENDULUM, method="featherstone"),
+        WarmupTask("Lagrange method with contacts", "contact", _CONTACTS_AND_A_PENDULUM, method="lagrange"),
+        WarmupTask("Moreau method with contacts", "contact", _CONTACTS_AND_A_PENDULUM, method="moreau"),
         WarmupTask("Featherstone method", "featherstone", _DOUBLE_PENDULUM, method="featherstone"),
         WarmupTask("Lagrange method", "lagrange", _DOUBLE_PENDULUM, method="lagrange"),
         WarmupTask("Moreau method", "moreau", _DOUBLE_PENDULUM, method="moreau"),

@@ -242,6 +242,12 @@ def _slide_along(K, s, u, Pt, bound, out):
         out[r] = -p * s[r]
 
 
+IMMOVABLE = 1e-12
+"""A contact whose normal inverse mass nᵀKn is below this fraction of K's trace cannot be moved along its
+normal by any impulse (a ball pinned at its centre by a hinge, resting on the floor): it gets none, where
+dividing by nᵀKn would fail or give an impulse of ~1e16 N s."""
+
+
 @njit(cache=True)
 def sequential_impulses(contacts, c_target, c_bias, friction, patches, limits, art, eps_v, max_iter,
                         # in/out
@@ -284,6 +290,8 @@ def sequential_impulses(contacts, c_target, c_bias, friction, patches, limits, a
                 uvec[r] += c_bias[k, r]
             un = _dot(uvec, n)
             Knn = quad(n, c_K[k], n)
+            if not Knn > IMMOVABLE * (c_K[k, 0, 0] + c_K[k, 1, 1] + c_K[k, 2, 2]):
+                continue            # no impulse moves the point along its normal: the joints carry the load
             Pn_old = _dot(c_P[k], n)
             Pn = max(Pn_old + (c_target[k] - un) / Knn, 0.0)
             patch = c_patch[k]
