@@ -144,7 +144,8 @@ boxes, spheres, capsules and half-spaces is compiled without the other kinds' co
 so both versions are warmed up."""
 
 
-_CONTACTS_AND_A_PENDULUM = _BASIC_CONTACTS + """  - {name: arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 2, 1.25]}
+_CONTACTS_AND_A_PENDULUM = _BASIC_CONTACTS + """\
+  - {name: arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], density: 1000, position: [0, 2, 1.25]}
 joints:
   - {name: pivot, type: hinge, bodies: [world, arm], anchor: [0, 2, 1.5], axis: [1, 0, 0]}
 """
