@@ -199,6 +199,16 @@ def run_child(name: str, cache_dir: str, profile: bool = False) -> dict:
     return out
 
 
+def cold_child(name: str, **options) -> dict:
+    """One cold first step of scene ``name`` in a fresh process on an empty cache of its own, removed
+    afterwards (``options`` as :func:`start_child`'s)."""
+    cache = tempfile.mkdtemp(prefix="impulsim-cold-")
+    try:
+        return finish_child(name, start_child(name, cache, **options))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def measure_against(name: str, other: Path, reps: int) -> list:
     """CPU seconds of the cold first step here and in ``other``, both run at the same time, per repetition."""
     pairs = []
@@ -223,13 +233,7 @@ def measure_alternated(name: str, other: Path, reps: int) -> list:
     pairs = []
     for i in range(reps):
         roots = (ROOT, other) if i % 2 == 0 else (other, ROOT)
-        got = {}
-        for root in roots:
-            cache = tempfile.mkdtemp(prefix="impulsim-cold-")
-            try:
-                got[root] = finish_child(name, start_child(name, cache, root=root))
-            finally:
-                shutil.rmtree(cache, ignore_errors=True)
+        got = {root: cold_child(name, root=root) for root in roots}
         here, there = got[ROOT], got[other]
         pairs.append((here["first_s"], there["first_s"], here["first_cpu_s"], there["first_cpu_s"]))
         print(f"{name:10s} {here['first_s']:9.2f} {there['first_s']:9.2f} {here['first_s'] / there['first_s']:7.3f} "
@@ -245,14 +249,7 @@ def measure_fork_pairs(name: str, reps: int, beside_thread: bool = False) -> lis
     ``beside_thread`` both with a thread of the user's running)."""
     pairs = []
     for i in range(reps):
-        runs = []
-        for fork in (True, False):
-            cache = tempfile.mkdtemp(prefix="impulsim-cold-")
-            try:
-                runs.append(finish_child(name, start_child(name, cache, fork=fork, beside_thread=beside_thread)))
-            finally:
-                shutil.rmtree(cache, ignore_errors=True)
-        two, one = runs
+        two, one = (cold_child(name, fork=fork, beside_thread=beside_thread) for fork in (True, False))
         pairs.append((two["first_s"], one["first_s"], two["first_cpu_s"], one["first_cpu_s"]))
         print(f"{name:10s} {two['first_s']:9.2f} {one['first_s']:9.2f} {two['first_s'] / one['first_s']:7.3f} "
               f"{two['first_cpu_s']:9.2f} {one['first_cpu_s']:9.2f}   (load {os.getloadavg()[0]:.1f})", flush=True)
@@ -329,11 +326,7 @@ def main(argv=None) -> None:
                 rows.append(dict(scene=name, pairs=measure_against(name, other, args.reps)))
     elif args.profile:
         for name in args.scenes:
-            cache = tempfile.mkdtemp(prefix="impulsim-cold-")
-            try:
-                r = run_child(name, cache, profile=True)
-            finally:
-                shutil.rmtree(cache, ignore_errors=True)
+            r = cold_child(name, profile=True)
             rows.append(r)
             print(f"{name}: first step {r['first_s']:.1f} s ({r['first_cpu_s']:.1f} s cpu), compiled {sum(c for _, _, c in r['kernels'])} "
                   f"signatures of {len(r['kernels'])} kernels in {sum(s for _, s, _ in r['kernels']):.1f} s")

@@ -317,8 +317,8 @@ def test_the_impulse_tasks_take_every_compiled_run_loop():
 
 
 def test_the_contact_group_steps_contacts_with_every_method_that_has_them():
-    """Each method's own contact kernels are compiled by a contact task that steps a scene whose bodies
-    touch (a first contact step after the warm-up compiled 10-13 s for Featherstone and Lagrange without)."""
+    """Each method with contacts has a task in the contact group, on a scene with shapes on several bodies
+    (a first contact step after the warm-up compiled 10-13 s for Featherstone and Lagrange without)."""
     from impulsim.io import scene_from_string
     methods = set()
     for task in W.warmup_tasks(["contact"]):
