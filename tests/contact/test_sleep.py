@@ -52,3 +52,19 @@ def test_sleeping_is_off_by_default():
     method = make("impulse", model)
     for _ in range(int(1.0 / H)):
         assert method.step(state, H).n_asleep == 0
+
+
+def test_a_sleeping_heap_takes_one_pass_a_phase():
+    """Once every box of the pyramid of 55 sleeps, no impulse can move any contact: each phase ends after its
+    first pass, converged. (Friction anchors that had drifted apart by more than eps_d before the boxes fell
+    asleep used to count as a position error no pass could correct, and every step ran the position
+    correction to its cap of 10 000 sweeps.)"""
+    from impulsim.bench.contact import make_method
+    from impulsim.experiments import bender_contacts as S
+    model, state = S.pyramid()
+    method = make_method(model, S.STACK_SETTINGS, sleep=True)
+    infos = [method.step(state, S.STACK_H) for _ in range(70)]
+    first = next(k for k, i in enumerate(infos) if i.n_asleep == 55)    # the boxes fall asleep after this step
+    asleep = infos[first + 1:]
+    assert len(asleep) >= 10 and all(i.n_asleep == 55 for i in asleep)   # asleep after 0.5 s still
+    assert all(i.iters_pos == 1 and i.converged_pos and i.iters_vel == 1 and i.converged_vel for i in asleep)

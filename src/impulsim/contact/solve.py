@@ -38,6 +38,13 @@ def _k_entries(rows, c, frozen):
     return _k_entries_without_frozen(rows, c, frozen)
 
 
+@njit(**KERNEL, forceinline=True)
+def _immovable(rows, c, frozen):
+    """Whether no impulse at contact c moves either of its bodies (nᵀK n = 0: both static or frozen), as the
+    residuals (position_residual, velocity_residual) count it."""
+    return _k_entries(rows, c, frozen)[0] <= 0.0
+
+
 @njit(cache=True)
 def _k_entries_without_frozen(rows, c, frozen):
     """The K entries of _k_entries found afresh, leaving out the frozen bodies."""
@@ -204,8 +211,9 @@ def _apply_normal(rows, c, dl, un, dun, body_inv_mass, body_Iinv, frozen, body_v
 @njit(**KERNEL, forceinline=True)
 def velocity_friction(rows, c, body_inv_mass, body_Iinv, frozen, body_vel, body_omega):
     """Coulomb friction impulse at velocity level for the current normal impulse; returns the tangential
-    speed left at a contact that sticks [m/s] (0 for sliding ones and frictionless ones)."""
-    if rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0:
+    speed left at a contact that sticks [m/s] (0 for sliding ones, frictionless ones and those that join two
+    bodies no impulse can move)."""
+    if (rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0) or _immovable(rows, c, frozen):
         return 0.0
     u = relative_velocity(rows, c, body_vel, body_omega)
     u1 = dot(u, v3(rows.t1[c]))
@@ -450,8 +458,11 @@ def _anchor_drift(rows, c, pred_pos, pred_quat):
 def position_friction(rows, c, pred_pos, pred_quat, body_inv_mass, body_Iinv, frozen, h, body_vel, body_omega):
     """Static friction at position level: the impulse that brings the anchored material points of A and B
     (see warmstart.set_anchors) together tangentially at the predicted poses, or dynamic friction while
-    sliding. Returns (the drift left at a sticking contact [m], impulse applied?)."""
-    if rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0:
+    sliding. Returns (the drift left at a sticking contact [m], impulse applied?). A contact between two bodies
+    no impulse can move (static, sleeping or frozen by a shock pass) has no drift to correct: its anchors may
+    lie apart by what the bodies moved before they fell asleep, and counting that would keep the sweeps going
+    to their cap."""
+    if (rows.mu_s[c] <= 0.0 and rows.mu_d[c] <= 0.0) or _immovable(rows, c, frozen):
         return 0.0, False
     d1, d2 = _anchor_drift(rows, c, pred_pos, pred_quat)
     x1, x2, saturated = friction_update(rows, c, frozen, -d1 / h, -d2 / h, rows.lam_n[c])
