@@ -54,13 +54,15 @@ def test_sleeping_is_off_by_default():
         assert method.step(state, H).n_asleep == 0
 
 
-def test_a_sleeping_heap_takes_one_pass_a_phase():
+def test_a_sleeping_heap_takes_one_pass_a_phase(monkeypatch):
     """Once every box of the pyramid of 55 sleeps, no impulse can move any contact: each phase ends after its
     first pass, converged. (Friction anchors that had drifted apart by more than eps_d before the boxes fell
     asleep used to count as a position error no pass could correct, and every step ran the position
     correction to its cap of 10 000 sweeps.)"""
     from impulsim.bench.contact import make_method
+    from impulsim.contact.stage import ContactStage
     from impulsim.experiments import bender_contacts as S
+    monkeypatch.setattr(ContactStage, "at_rest", lambda self, state: False)   # as with an awake body elsewhere
     model, state = S.pyramid()
     method = make_method(model, S.STACK_SETTINGS, sleep=True)
     infos = [method.step(state, S.STACK_H) for _ in range(70)]
@@ -68,3 +70,53 @@ def test_a_sleeping_heap_takes_one_pass_a_phase():
     asleep = infos[first + 1:]
     assert len(asleep) >= 10 and all(i.n_asleep == 55 for i in asleep)   # asleep after 0.5 s still
     assert all(i.iters_pos == 1 and i.converged_pos and i.iters_vel == 1 and i.converged_vel for i in asleep)
+
+
+def boxes_and_ball():
+    """Two stacked boxes and a ball resting on the ground apart from them: nothing with joints, so the whole
+    model can sleep."""
+    b = ims.ModelBuilder("boxes and ball")
+    b.add_body("ground", shapes=[ims.HalfSpace()], static=True)
+    for k in range(2):
+        b.add_body(f"box{k}", shapes=[ims.Box(size=(0.4, 0.4, 0.4))], mass=1.0, position=(0, 0, 0.2 + 0.4 * k))
+    b.add_body("ball", shapes=[ims.Sphere(radius=0.1)], mass=0.5, position=(1.0, 0, 0.1))
+    return b.build()
+
+
+def _run_with_disturbances(method, state, steps):
+    """Step ``steps`` times; push the top box sideways for 20 steps from step 700 (after 1.4 s, long asleep)
+    and lift the ball by 1 cm between steps 900 and 901. Returns the states after every step."""
+    states = []
+    for i in range(steps):
+        state.body_force[2] = (30.0, 0.0, 0.0) if 700 <= i < 720 else (0.0, 0.0, 0.0)
+        if i == 900:
+            state.body_pos[3, 2] += 0.01
+        method.step(state, H)
+        states.append(np.concatenate([state.body_pos.ravel(), state.body_quat.ravel(), state.body_vel.ravel(),
+                                      state.body_omega.ravel()]))
+    return np.array(states)
+
+
+def test_a_model_asleep_whole_skips_its_steps_with_the_same_results(monkeypatch):
+    """Once every body sleeps and nothing disturbs them, a step changes nothing but the time, and it is skipped
+    (no contact passes). The trajectory is the full step's, bit for bit, through a push that wakes the boxes
+    and a ball lifted by the user between steps, both of which take the full step again."""
+    from impulsim.contact.stage import ContactStage
+    model, state = boxes_and_ball()
+    method = make("impulse", model, sleep=True)
+    skipped = [0]
+    original = ContactStage.at_rest
+
+    def counted(self, s):
+        rest = original(self, s)
+        skipped[0] += rest
+        return rest
+    monkeypatch.setattr(ContactStage, "at_rest", counted)
+    fast = _run_with_disturbances(method, state, 1200)
+    assert skipped[0] > 300                                   # asleep whole for most of 0.6 … 1.4 s
+    monkeypatch.setattr(ContactStage, "at_rest", lambda self, s: False)
+    model, state = boxes_and_ball()
+    full = _run_with_disturbances(make("impulse", model, sleep=True), state, 1200)
+    assert np.array_equal(fast, full)
+    assert full[719, 2 * 3] > full[699, 2 * 3] + 1e-3          # the push moved the top box: it woke
+    assert full[901, 3 * 3 + 2] > full[899, 3 * 3 + 2] + 5e-3  # the ball was lifted and falls back

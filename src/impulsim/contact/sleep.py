@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.contact import rows as R
+from impulsim.dynamics.forces import has_force_elements
 from impulsim.kernel import njit
 
 
@@ -43,6 +44,15 @@ class Sleep:
         """Static bodies and sleeping ones: what the free step and the predictions leave in place."""
         self._base_static = model.body_static.copy()
         self._island = np.zeros(n, np.int64)
+        moving = (model.body_inv_mass > 0) & ~fixed
+        self._whole_model_can_rest = bool(np.array_equal(moving, self.can_sleep > 0)) and not has_force_elements(model)
+        """Every moving body can sleep (none has joints) and no spring, motor or servo pulls at them: only then
+        can a step find the whole model asleep with nothing to wake it."""
+        self._n_sleepers = int(self.can_sleep.sum())
+        self._rest_pos = np.zeros((n, 3))
+        self._rest_quat = np.zeros((n, 4))
+        self.whole_model_asleep = False
+        """Every body that can sleep was asleep after the last step; its poses are in _rest_pos, _rest_quat."""
 
     @property
     def n_asleep(self) -> int:
@@ -63,7 +73,22 @@ class Sleep:
                            self.still_time, self.asleep, self._island, state.body_vel, state.body_omega)
         if fell:
             self._refresh()
+        self.whole_model_asleep = self._whole_model_can_rest and self._n_sleepers > 0 and \
+            self.n_asleep == self._n_sleepers
+        if self.whole_model_asleep:
+            self._rest_pos[...] = state.body_pos
+            self._rest_quat[...] = state.body_quat
         return fell
+
+    def nothing_can_move(self, state) -> bool:
+        """Whether a step from ``state`` would change nothing but the time: the whole model was asleep after the
+        last step (see whole_model_asleep), every body is still where that step left it and at rest (no static
+        or kinematic body moves either, so nothing can hit a sleeper), and the user applies no force or
+        torque (which would wake an island). Then the detection finds the same contacts, no impulse can move
+        a frozen body, and the step may be skipped; any other change takes the full step."""
+        return (self.whole_model_asleep and not state.body_vel.any() and not state.body_omega.any()
+                and not state.body_force.any() and not state.body_torque.any()
+                and np.array_equal(state.body_pos, self._rest_pos) and np.array_equal(state.body_quat, self._rest_quat))
 
     def _refresh(self):
         np.maximum(self._base_static, self.asleep, out=self.static_now)

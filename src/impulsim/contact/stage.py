@@ -379,6 +379,11 @@ class ContactStage:
         self.prev_sticking[:n] = self.rows.sticking[:n] & (1 - self.rows.slipped[:n])
         self.prev_count = n
 
+    def at_rest(self, state) -> bool:
+        """Whether sleeping is on and a step from ``state`` would change nothing but the time (see
+        Sleep.nothing_can_move): the contacts of the last step stand, and the step may be skipped."""
+        return self.sleep is not None and self.sleep.nothing_can_move(state)
+
     def after_step(self, state, h) -> None:
         """Sleeping: advance the still clocks and put islands at rest to sleep."""
         if self.sleep is not None:

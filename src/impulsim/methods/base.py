@@ -176,6 +176,11 @@ class Method:
         memory (warm start, anchors, sleep clocks, caches) as they were before the call."""
         _valid_step(h)
         self._check_input(state)
+        idle = self._idle_step(state)
+        if idle is not None:
+            state.t += float(h)
+            state.step_count += 1
+            return idle
         before = snapshot(self)
         try:
             if self._scratch is None:
@@ -199,6 +204,13 @@ class Method:
             raise
         state.assign_motion(self._scratch)       # the user's inputs are unchanged by a step
         return info
+
+    def _idle_step(self, state: State) -> StepInfo | None:
+        """The StepInfo of a step from ``state`` that would change nothing but the time and the step count, or
+        None (always, unless a method knows better: a model asleep whole, see ImpulseMethod). For such a step
+        :meth:`step` only advances the time: the full step would leave every body and the method's memory as
+        they are."""
+        return None
 
     def run(self, state: State, h: float, n: int, *, every: int = 0,
             callback: Optional[Callable[[RunInfo], None]] = None, iters: Optional[np.ndarray] = None) -> RunInfo:

@@ -200,6 +200,9 @@ class ImpulseMethod(Method, ContactCoupling):
     def contact_detector(self):
         return None if self.contacts is None else self.contacts.detector
 
+    def _idle_step(self, state):
+        return self._resting_step_info(state)     # a model asleep whole (ContactCoupling)
+
     _compiles_before_detecting = True      # see _prepare_first_step
 
     def _prepare_first_step(self, s, h):
