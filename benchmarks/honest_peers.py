@@ -2,8 +2,11 @@
 best reasonable MuJoCo configuration, paired in one process.
 
     nice python benchmarks/honest_peers.py scan [funnel|wall|heap ...] [--json FILE]
+    nice python benchmarks/honest_peers.py ours heap [--seconds S] [--json FILE]
     nice python benchmarks/honest_peers.py paired [funnel|wall|heap ...] [--seconds S] [--json FILE]
+        [--ours OPTION=VALUE ...] [--config default] [--mujoco-sleep]
 
+``ours``: impulsim's own solver options (OUR_OPTIONS) on a scene, alone: time, sweeps and drift per option set.
 ``scan``: every configuration of impulsim.bench.mujoco_configs over a window of each scene, all from the same
 start (the funnel: the state at t = 2 s, cubes piling into the funnel, reached with CG 30 sparse; the wall and
 the heap: their initial state, the wall's window ending before the ball arrives). ``paired``: impulsim's
@@ -21,6 +24,7 @@ acceptable configurations over the whole run, fastest first, as for MuJoCo; ``--
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 import os
@@ -50,13 +54,14 @@ def _wall_ball_touches(y_ball: float) -> bool:
 SCENES = {
     # xml, impulsim scene and method, step, window for the scan, rest bodies (MuJoCo body ids), budget [s]
     "funnel": dict(xml=C.funnel_mjcf, build=lambda: S.funnel(),
-                   method=lambda m: C.make_method(m, S.FUNNEL_SETTINGS, **S.FUNNEL_SOLVER),
+                   method=lambda m, **ours: C.make_method(m, S.FUNNEL_SETTINGS, **{**S.FUNNEL_SOLVER, **ours}),
                    h=S.FUNNEL_H, window=30, seconds=S.FUNNEL_DURATION, budget=4.0),
     "wall": dict(xml=C.wall_mjcf, build=lambda: S.wall(),
-                 method=lambda m: C.make_method(m, S.WALL_SETTINGS, **{**S.WALL_SOLVER,
-                                                                       "shock_propagation": S.WALL_SHOCK_ITERATIONS}),
+                 method=lambda m, **ours: C.make_method(m, S.WALL_SETTINGS, **{
+                     **S.WALL_SOLVER, "shock_propagation": S.WALL_SHOCK_ITERATIONS, **ours}),
                  h=S.WALL_H, window=240, seconds=S.WALL_DURATION, budget=12.0),
-    "heap": dict(xml=C.heap_mjcf, build=lambda: S.pyramid(), method=lambda m: C.make_method(m, S.STACK_SETTINGS),
+    "heap": dict(xml=C.heap_mjcf, build=lambda: S.pyramid(),
+                 method=lambda m, **ours: C.make_method(m, S.STACK_SETTINGS, **ours),
                  h=S.STACK_H, window=100, seconds=10.0, budget=12.0),
 }
 
@@ -231,21 +236,28 @@ def _our_watch(name, model, state, probe, penetration):
     return watch, see
 
 
-def paired(name, seconds, block=100, probe=5, config=None):
-    """impulsim and MuJoCo on the same scene in one process, alternating blocks of ``block`` steps."""
+def paired(name, seconds, block=100, probe=5, config=None, options=None, mujoco_sleep=False):
+    """impulsim and MuJoCo on the same scene in one process, alternating blocks of ``block`` steps. ``options``:
+    impulsim options over the scene's settings (e.g. shock_propagation, sleep); ``mujoco_sleep``: MuJoCo's
+    sleeping switched on (mjENBL_SLEEP; it puts islands to sleep, so the configuration needs islands)."""
     mujoco = _load()
     sc = SCENES[name]
     config = config or C._peer(name)
+    if mujoco_sleep and not config.islands:
+        raise SystemExit(f"MuJoCo sleeps by islands: {config.label} has none (use --config default)")
     model, state = sc["build"]()
-    method = sc["method"](model)
+    method = sc["method"](model, **(options or {}))
     m, d = MC.load(sc["xml"](), config)
+    if mujoco_sleep:
+        m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
     ours, see_ours = _our_watch(name, model, state, probe, MujocoProbe(name, model).penetration)
     mj = Watch(name, lambda: d.xpos, np.arange(1, _n_free(name) + 1), lambda: _wall_ball_touches(d.xpos[-1, 1]))
     steps = int(round(seconds / sc["h"]))
     ours_ms, mj_ms, first = paired_blocks(
         name, steps, block, (lambda: method.step(state, sc["h"]), see_ours),
         (lambda: mujoco.mj_step(m, d), lambda i: mj.see(d.ncon, MC.penetration(d))), "MuJoCo")
-    out = dict(scene=name, seconds=seconds, steps=steps, config=config.label, block=block,
+    out = dict(scene=name, seconds=seconds, steps=steps, config=config.label + (", sleeping" if mujoco_sleep else ""),
+               ours_options=options or {}, block=block,
                ours_cpu_ms=ours_ms, mujoco_cpu_ms=mj_ms, ratio=ours_ms / mj_ms, ours_first_step_s=first,
                ours_penetration=ours.penetration, ours_penetration_probe_every=probe,
                mujoco_penetration=mj.penetration, ours_avg_contacts=float(np.mean(ours.contacts)),
@@ -258,6 +270,43 @@ def paired(name, seconds, block=100, probe=5, config=None):
     else:
         out.update(ours_drift=ours.drift, mujoco_drift=mj.drift,
                    drift_window="before the ball touches the wall" if name == "wall" else "over the run")
+    return out
+
+
+OUR_OPTIONS = ({}, dict(skip_resolved=True, skip_resolved_positions=True), dict(shock_propagation=10),
+               dict(shock_propagation=5), dict(shock_propagation=3), dict(shock_propagation=2),
+               dict(shock_propagation=1), dict(shock_propagation=0))
+"""impulsim's solver options scanned over a scene's settings: the thesis's sweeps, passing over resolved
+patches, and shock propagation after 10 … 0 sweeps."""
+
+
+def ours_scan(name, seconds):
+    """impulsim alone on the scene for ``seconds`` under each of OUR_OPTIONS: median CPU ms per step (the first
+    step, which loads the kernels, left out), sweeps a step, and the largest displacement of a rest body [m]
+    (the heap: over the run; the wall: before its ball touches it; the funnel: None). One record per option
+    set; the wall and the funnel add theirs to the scene's solver options."""
+    sc = SCENES[name]
+    out = []
+    for options in OUR_OPTIONS:
+        model, state = sc["build"]()
+        method = sc["method"](model, **options)
+        watch = None if name == "funnel" else Watch(
+            name, lambda: state.body_pos, np.nonzero(model.body_inv_mass > 0)[0][:_n_free(name)],
+            lambda: _wall_ball_touches(state.body_pos[-1, 1]))
+        method.step(state, sc["h"])
+        cpu, sweeps = [], []
+        for _ in range(int(round(seconds / sc["h"]))):
+            c0 = time.process_time()
+            info = method.step(state, sc["h"])
+            cpu.append(time.process_time() - c0)
+            sweeps.append((info.iters_pos, info.iters_vel))
+            if watch is not None:
+                watch.see(info.n_contacts)
+        rec = dict(scene=name, options=options, seconds=seconds, cpu_ms=1e3 * float(np.median(cpu)),
+                   mean_cpu_ms=1e3 * float(np.mean(cpu)), sweeps=np.mean(sweeps, axis=0).tolist(),
+                   drift=None if watch is None else watch.drift, load=os.getloadavg())
+        print(json.dumps(rec), flush=True)
+        out.append(rec)
     return out
 
 
@@ -375,9 +424,20 @@ def pb_main(a):
     return records
 
 
+def _option(text):
+    """``name=value`` -> (name, value), the value read as a Python literal (1, 0.5, True, None) or kept as text."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise SystemExit(f"--ours: expected OPTION=VALUE, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=("scan", "confirm", "paired"))
+    p.add_argument("what", choices=("scan", "confirm", "paired", "ours"))
     p.add_argument("scenes", nargs="*", default=list(SCENES))
     p.add_argument("--seconds", type=float, default=None, help="paired: simulated seconds (default: the scene's)")
     p.add_argument("--block", type=int, default=100)
@@ -389,7 +449,12 @@ def main(argv=None):
                         "(default: stop at the first that passes)")
     p.add_argument("--scan-json", default=None, help="confirm: the scan's records (default: benchmarks/results/peers)")
     p.add_argument("--peer", choices=("mujoco", "pybullet"), default="mujoco")
+    p.add_argument("--ours", nargs="*", default=[], metavar="OPTION=VALUE",
+                   help="paired with MuJoCo: impulsim options over the scene's settings, e.g. shock_propagation=1 "
+                        "sleep=True")
+    p.add_argument("--mujoco-sleep", action="store_true", help="paired: switch MuJoCo's sleeping on")
     a = p.parse_args(argv)
+    a.ours = dict(_option(text) for text in a.ours)
     records = []
     if a.peer == "pybullet":
         records = pb_main(a)
@@ -400,6 +465,8 @@ def main(argv=None):
             results, best, where = scan_scene(name)
             records.append(scan_report(name, name, SCENES[name]["window"], where, results, best, MC.DEFAULT,
                                        MC.table))
+        elif a.what == "ours":
+            records += ours_scan(name, a.seconds or SCENES[name]["seconds"])
         elif a.what == "confirm":
             r = confirm_scene(name, a.scan_json or f"benchmarks/results/peers/scan_{name}.json", a.seconds,
                               a.first, a.checks)
@@ -407,7 +474,8 @@ def main(argv=None):
             records.append(r)
         else:
             cfg = MC.DEFAULT if a.config == "default" else None
-            r = paired(name, a.seconds or SCENES[name]["seconds"], a.block, config=cfg)
+            r = paired(name, a.seconds or SCENES[name]["seconds"], a.block, config=cfg, options=a.ours,
+                       mujoco_sleep=a.mujoco_sleep)
             print(json.dumps(r))
             records.append(r)
     if a.json:
