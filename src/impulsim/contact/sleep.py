@@ -7,6 +7,11 @@ A dynamic body without joints counts as still while |v| < ``velocity`` [m/s] and
 solver treats them as frozen (infinite mass), like shock propagation does. A body that is not asleep and
 collides with a sleeping one (approach faster than eps_rc), or a force or torque applied by the user,
 wakes the whole island. Bodies with joints never sleep (their joints would have to sleep with them).
+
+While an island sleeps, the contacts between two of its bodies, or between one of them and a static body,
+are not detected (they could not act: both bodies are frozen); each sleeping body remembers its island
+instead (``sleep_root``), and the step that wakes an island detects again, so its contacts are back before
+it moves. The contact graph levels sleeping bodies as static ones (``inv_mass_now``).
 """
 from __future__ import annotations
 
@@ -43,7 +48,14 @@ class Sleep:
         self.static_now = model.body_static.copy()
         """Static bodies and sleeping ones: what the free step and the predictions leave in place."""
         self._base_static = model.body_static.copy()
+        self._inv_mass = model.body_inv_mass
+        self.inv_mass_now = model.body_inv_mass.copy()
+        """The bodies' inverse masses [1/kg] with the sleeping ones' 0: the contact graph levels them as it levels
+        static bodies."""
         self._island = np.zeros(n, np.int64)
+        self.sleep_root = np.arange(n, dtype=np.int64)
+        """A member of each sleeping body's island, kept while it sleeps: the contacts among sleeping bodies are
+        not detected, and without it a sleeping island would fall apart into bodies that wake one by one."""
         moving = (model.body_inv_mass > 0) & ~fixed
         self._whole_model_can_rest = bool(np.array_equal(moving, self.can_sleep > 0)) and not has_force_elements(model)
         """Every moving body can sleep (none has joints) and no spring, motor or servo pulls at them: only then
@@ -53,6 +65,13 @@ class Sleep:
         self._rest_quat = np.zeros((n, 4))
         self.whole_model_asleep = False
         """Every body that can sleep was asleep after the last step; its poses are in _rest_pos, _rest_quat."""
+
+    def levelled_inv_mass(self):
+        """``inv_mass_now``, read-only like the model's array it stands in for (one compiled version of the
+        kernels that take either)."""
+        view = self.inv_mass_now.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def n_asleep(self) -> int:
@@ -70,7 +89,8 @@ class Sleep:
     def update(self, rows, count, state, h) -> int:
         """After a step: advance the still clocks, put islands to sleep; returns bodies fallen asleep."""
         fell = fall_asleep(rows, count, self.can_sleep, self.opt.velocity, self.opt.angular, self.opt.time, h,
-                           self.still_time, self.asleep, self._island, state.body_vel, state.body_omega)
+                           self.still_time, self.asleep, self._island, self.sleep_root, state.body_vel,
+                           state.body_omega)
         if fell:
             self._refresh()
         self.whole_model_asleep = self._whole_model_can_rest and self._n_sleepers > 0 and \
@@ -92,6 +112,7 @@ class Sleep:
 
     def _refresh(self):
         np.maximum(self._base_static, self.asleep, out=self.static_now)
+        np.multiply(self._inv_mass, 1 - self.asleep, out=self.inv_mass_now)
 
 
 @njit(cache=True)
@@ -103,23 +124,35 @@ def _find(parent, k):
 
 
 @njit(cache=True)
-def _islands(rows, count, movable, island):
-    """Union of the movable bodies linked by contacts; island[k] is k's root."""
+def _union(island, a, b):
+    ra, rb = _find(island, a), _find(island, b)
+    if ra != rb:
+        island[ra] = rb
+
+
+@njit(cache=True)
+def _islands(rows, count, movable, asleep, sleep_root, island):
+    """Union of the movable bodies linked by contacts, and of each sleeping body with the island it fell asleep
+    in (``sleep_root``: its contacts with other sleepers are not detected); island[k] is k's root."""
     for k in range(island.shape[0]):
         island[k] = k
     for c in range(count):
         a, b = rows.body_a[c], rows.body_b[c]
         if movable[a] and movable[b]:
-            ra, rb = _find(island, a), _find(island, b)
-            if ra != rb:
-                island[ra] = rb
+            _union(island, a, b)
+    for k in range(island.shape[0]):
+        if asleep[k]:
+            _union(island, k, sleep_root[k])
     for k in range(island.shape[0]):
         island[k] = _find(island, k)
 
 
 @njit(cache=True)
-def fall_asleep(rows, count, can_sleep, v_max, w_max, t_min, h, still_time, asleep, island, body_vel, body_omega):
-    """Advance the still clocks; islands whose bodies all can sleep and were still ≥ t_min fall asleep."""
+def fall_asleep(rows, count, can_sleep, v_max, w_max, t_min, h, still_time, asleep, island, sleep_root, body_vel,
+                body_omega):
+    """Advance the still clocks; islands whose bodies all can sleep and were still ≥ t_min fall asleep. Every
+    sleeping body's ``sleep_root`` becomes its island's root (an island that a body joins as it falls asleep
+    stays one)."""
     n = can_sleep.shape[0]
     for k in range(n):
         if asleep[k] or not can_sleep[k]:
@@ -130,7 +163,7 @@ def fall_asleep(rows, count, can_sleep, v_max, w_max, t_min, h, still_time, asle
     movable = np.ones(n, np.int8)
     for k in range(n):
         movable[k] = 1 if (can_sleep[k] or asleep[k]) else 0
-    _islands(rows, count, movable, island)
+    _islands(rows, count, movable, asleep, sleep_root, island)
     ready = np.ones(n, np.int8)          # per root: every member may sleep
     for c in range(count):               # an island touching a jointed or kinematic body stays awake
         a, b = rows.body_a[c], rows.body_b[c]
@@ -150,6 +183,9 @@ def fall_asleep(rows, count, can_sleep, v_max, w_max, t_min, h, still_time, asle
             for i in range(3):
                 body_vel[k, i] = 0.0
                 body_omega[k, i] = 0.0
+    for k in range(n):
+        if asleep[k]:
+            sleep_root[k] = island[k]
     return fell
 
 

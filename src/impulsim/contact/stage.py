@@ -134,7 +134,7 @@ class ContactStage:
     _scratch_attrs = frozenset((
         "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
         "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
-        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model"))
+        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed"))
     """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
     checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
     carry over and are kept."""
@@ -159,6 +159,8 @@ class ContactStage:
         self.body_level = np.zeros(model.n_bodies, np.int64)
         self.frozen = np.zeros(model.n_bodies, np.int8)
         self.sleep = Sleep(model, options.sleep_options) if options.sleep else None
+        self._fixed = self.detector.body_fixed.copy()
+        """The detector's fixed bodies (static, kinematic), to which detection adds the sleeping ones."""
         self._awake_frozen = np.zeros(model.n_bodies, np.int8) if self.sleep is None else self.sleep.asleep
         """What ``frozen`` returns to outside shock propagation: nothing, or the sleeping bodies."""
         self.top_level = 0
@@ -214,9 +216,30 @@ class ContactStage:
 
     # detection and classification ----------------------------------------------------------------
     def begin(self, state, Iinv) -> int:
-        """Detect contacts at the state's poses and classify them; returns the number of contacts."""
+        """Detect contacts at the state's poses and classify them; returns the number of contacts. With
+        sleeping, the pairs of two bodies that are asleep or static are left out (see impulsim.contact.sleep),
+        and when the contacts found wake an island, detection runs again with it awake."""
+        while True:
+            self._detect_and_classify(state, Iinv)
+            if self.sleep is None or not self.sleep.wake(self.rows, self.count, state, self.model.body_inv_mass):
+                break
+        self.frozen[:] = self._awake_frozen
+        return self.count
+
+    def _detect(self, state):
+        """The detector's contacts at the state's poses; with sleeping, the sleeping bodies count as fixed."""
+        if self.sleep is None:
+            return self.detector.detect(state)
+        fixed = self.detector.body_fixed
+        np.maximum(self._fixed, self.sleep.asleep, out=fixed)
+        try:
+            return self.detector.detect(state)
+        finally:
+            fixed[:] = self._fixed
+
+    def _detect_and_classify(self, state, Iinv):
         m = self.model
-        c = self.detector.detect(state)
+        c = self._detect(state)
         if len(self.rows.e) < c.count:
             self.rows = R.make_rows(2 * c.count)
             self._alloc_orders(len(self.rows.e))
@@ -231,12 +254,8 @@ class ContactStage:
             state.body_quat, state.body_vel, state.body_omega, m.body_inv_mass, Iinv, m.n_bodies, G.last_of(self),
             10.0 * self.opt.eps_c, self.eps_rc, self.opt.eps_vc, self.keys, self.rows, self.matched)
         self.top_level, self.n_patches_up, self.n_patches_down = _order_by_level(
-            self.rows, self.count, m.body_inv_mass, m.n_bodies, self.body_level, self.order, self.order_down,
-            self.patches_up, self.patches_down, self.level_patches)
-        if self.sleep is not None:
-            self.sleep.wake(self.rows, self.count, state, m.body_inv_mass)
-        self.frozen[:] = self._awake_frozen
-        return self.count
+            self.rows, self.count, m.body_inv_mass if self.sleep is None else self.sleep.levelled_inv_mass(), m.n_bodies,
+            self.body_level, self.order, self.order_down, self.patches_up, self.patches_down, self.level_patches)
 
     # collisions -------------------------------------------------------------------------------------
     def resolve_collisions(self, state, Iinv, joint_velocity_pass) -> int:
@@ -381,8 +400,13 @@ class ContactStage:
 
     def at_rest(self, state) -> bool:
         """Whether sleeping is on and a step from ``state`` would change nothing but the time (see
-        Sleep.nothing_can_move): the contacts of the last step stand, and the step may be skipped."""
+        Sleep.nothing_can_move), so that it may be skipped after :meth:`rest`."""
         return self.sleep is not None and self.sleep.nothing_can_move(state)
+
+    def rest(self) -> None:
+        """What a step of a model asleep whole leaves in the stage: its detection finds no contact (every pair
+        joins two bodies that are asleep or fixed), so none is counted or carried over to the next step."""
+        self.count = self.prev_count = self.n_collisions = 0
 
     def after_step(self, state, h) -> None:
         """Sleeping: advance the still clocks and put islands at rest to sleep."""

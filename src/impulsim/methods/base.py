@@ -39,7 +39,8 @@ class StepInfo:
     clamped: int = 0
     """Corrections cut short by the per-step impulse clamp."""
     n_contacts: int = 0
-    """Contact points detected at the start of the step."""
+    """Contact points detected at the start of the step (with sleeping, none between two bodies that are
+    asleep or static: they are not detected)."""
     n_collisions: int = 0
     """Of those, contacts approaching faster than eps_rc (resolved as collisions)."""
     iters_collision: int = 0

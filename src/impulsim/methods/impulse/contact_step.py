@@ -139,11 +139,12 @@ class ContactCoupling:
         """The StepInfo of a step that changes nothing but the time, if a step from ``s`` is one (Method.step
         then only advances the time): the whole model sleeps and nothing disturbs it (ContactStage.at_rest;
         not with limits or Wagner's constraints, or timed loads, which act on the step's copy of the state).
-        It reports the contacts of the last step and no pass; else None."""
+        It reports no contact (none is detected between sleeping bodies) and no pass; else None."""
         if (self.contacts is None or self.limits is not None or self._wagner is not None or self.model.n_loads
                 or not self.contacts.at_rest(s)):
             return None
-        return StepInfo(n_contacts=self.contacts.count, n_asleep=self.contacts.sleep.n_asleep)
+        self.contacts.rest()
+        return StepInfo(n_asleep=self.contacts.sleep.n_asleep)
 
     def _head_start(self, s, h):
         """On the first contact step with a second process compiling (Method._prepare_first_step): compile
