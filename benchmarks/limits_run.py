@@ -5,6 +5,7 @@ one process, with the position and velocity passes a step and how far each lets 
     PYTHONPATH=src python benchmarks/limits_run.py             # 9 rounds of 500 steps
     PYTHONPATH=src python benchmarks/limits_run.py --rounds 3
     PYTHONPATH=src python benchmarks/limits_run.py --one-by-one  # LGS with its limits corrected one at a time
+    PYTHONPATH=src python benchmarks/limits_run.py --free-fall   # the arm falling freely, with and without stops
 
 The model: an arm of six links (0.3 m boxes, 800 kg/m³) on hinges whose axes alternate between y and x, each
 between stops at ±0.6 rad (restitution 0.3), released horizontally under gravity at h = 1 ms, so the links
@@ -35,8 +36,8 @@ from impulsim.methods.impulse import run_path
 H = 1e-3
 
 
-def arm(n: int = 6):
-    """The limited arm of the module docstring: (model, state)."""
+def arm(n: int = 6, stops: float | None = 0.6):
+    """The limited arm of the module docstring: (model, state); its stops at ±``stops`` [rad], or none."""
     b = ims.ModelBuilder("limited arm")
     parent, p = "world", np.zeros(3)
     for k in range(n):
@@ -45,7 +46,8 @@ def arm(n: int = 6):
         size = (0.3, 0.08, 0.08) if along_x else (0.08, 0.08, 0.3)
         b.add_body(f"link{k}", shapes=[ims.Box(size=size)], density=800, position=p + 0.15 * e)
         b.add_hinge(f"joint{k}", parent, f"link{k}", anchor=p, axis=(0, 1, 0) if along_x else (1, 0, 0))
-        b.add_limit(f"stops{k}", f"joint{k}", -0.6, 0.6, restitution=0.3)
+        if stops is not None:
+            b.add_limit(f"stops{k}", f"joint{k}", -stops, stops, restitution=0.3)
         parent, p = f"link{k}", p + 0.3 * e
     return b.build()
 
@@ -121,13 +123,44 @@ def mujoco_past_stops(model, state, n) -> float:
     return worst
 
 
+def free_fall(rounds: int = 31, steps: int = 100) -> dict:
+    """What limits cost when no stop acts: CPU µs a step of ``run`` (LGS, its compiled loop) over the arm's first
+    ``steps`` steps from its release, with stops at ±3 rad that it does not reach and without stops; medians
+    of ``rounds`` runs, each from the release."""
+    saved = run_path.COMPILE_PAYS_STEPS
+    run_path.COMPILE_PAYS_STEPS = 0
+    out = {}
+    try:
+        for label, stops in (("stops at ±3 rad", 3.0), ("no stops", None)):
+            model, state = arm(stops=stops)
+            ims.make_method("impulse", model, solver="lgs", contacts=False).run(state.copy(), H, 2)   # compiled
+            times = []
+            for _ in range(rounds):
+                method = ims.make_method("impulse", model, solver="lgs", contacts=False)
+                s = state.copy()
+                t0 = time.process_time()
+                info = method.run(s, H, steps)
+                times.append((time.process_time() - t0) / steps * 1e6)
+            assert info.n_collisions == 0 and not (method.limits is not None and method.limits.lam.any())
+            out[label] = float(np.median(times))
+    finally:
+        run_path.COMPILE_PAYS_STEPS = saved
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--one-by-one", action="store_true",
                         help="LGS with its limits corrected one at a time, as before they were solved together")
+    parser.add_argument("--free-fall", action="store_true",
+                        help="what the limits cost when no stop acts (the arm falling freely, with and without stops)")
     args = parser.parse_args()
+    if args.free_fall:
+        for label, us in free_fall().items():
+            print(f"{label}: {us:.1f} µs a step")
+        return
     print("| solver | step() µs | run() µs | step / run | MuJoCo Euler µs | run / MuJoCo "
           "| position passes a step (max) | velocity passes a step | past a stop [rad]: impulse, MuJoCo |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -17,6 +17,7 @@ from numba.core import types
 import impulsim as ims
 from impulsim.methods.impulse import run_path
 from tests.impulse.random_models import random_model
+from tests.impulse.test_limit_run import limited_model
 from impulsim.experiments import bender as scenes
 
 run_path.COMPILE_PAYS_STEPS = 0
@@ -25,7 +26,9 @@ cases = [(lambda: random_model(21, 6, kinds=("hinge", "slider", "cylindrical"), 
          (lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
          (lambda: random_model(14, 6, kinds=("ball", "hinge")), dict(solver="lgs", integrator="rk45")),
          (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler")),
-         (lambda: random_model(13, 8), dict(solver="iterative"))]     # its loop counts (its sweeps allocate)
+         (lambda: random_model(13, 8), dict(solver="iterative")),    # its loop counts (its sweeps allocate)
+         (lambda: limited_model(5, 6), dict(solver="lgs")),           # the limits' loop, limits solved together
+         (lambda: limited_model(6, 5), dict(solver="iterative"))]     # ... and one by one, its sweeps counted
 for build, options in cases:
     model, state = build()
     method = ims.make_method("impulse", model, contacts=False, **options)
@@ -61,8 +64,11 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     rows = [line.split() for line in out.stdout.splitlines() if line.startswith("uncounted")]
     names = {r[2] for r in rows}
     # the loop and the step's kernels are among them (else the option had no effect) ...
-    assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "assemble"} <= names
+    assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "assemble", "limits_run",
+            "limits_step", "classify_limits", "predicted_distance"} <= names
     # ... and none of the functions compiled their way returns an array
     assert [r for r in rows if r[3] == "True"] == []
     # the loads of springs, motors and servos allocate: the loops call them compiled with the counts
     assert not names & {"element_loads", "add_springs", "add_motors_and_servos", "to_accelerations"}
+    # as do the iterative sweeps and the rows of primitives corrected one by one
+    assert not names & {"correct_velocities_of", "split_velocity_only", "compute_rows_of", "update_rows"}

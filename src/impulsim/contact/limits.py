@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from impulsim.collision.vec import KERNEL
 from impulsim.contact import groups as G
 from impulsim.dynamics.coordinates import coordinate_value
 from impulsim.dynamics.groups import motion_of
@@ -108,14 +109,14 @@ class LimitStage:
                              self.lam, self.model.body_inv_mass, Iinv, motion_of(state))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _body_term(inv_mass, Iinv, k, r, x, angular):
     """x's share of the effective inverse mass of body k: xᵀI⁻¹x (angle) or 1/m + (r×x)ᵀI⁻¹(r×x)."""
     w = x if angular else cross(r, x)
     return (0.0 if angular else inv_mass) + dot(w, matvec_at(Iinv, k, w))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def limit_geometry(limit_joint, limit_coord, joint_body_a, joint_body_b, joint_anchor_b, joint_axis_a,
                    body_pos, body_quat, body_inv_mass, Iinv,
                    # outputs
@@ -139,7 +140,7 @@ def limit_geometry(limit_joint, limit_coord, joint_body_a, joint_body_b, joint_a
             _body_term(body_inv_mass[b], Iinv, b, rb, x, angular)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def coordinate_of(args, i, rate, body_pos, body_quat, body_vel, body_omega):
     """Coordinate (or its rate) of limit i's joint."""
     limit_joint, limit_coord = args[0], args[1]
@@ -147,7 +148,7 @@ def coordinate_of(args, i, rate, body_pos, body_quat, body_vel, body_omega):
                             args[9], args[10], body_pos, body_quat, body_vel, body_omega)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
                     # outputs
                     side, phase, target):
@@ -187,7 +188,7 @@ def classify_limits(args, limit_restitution, motion, tol, eps_rc, eps_v, h,
     return n_coll
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _add_at(out, k, v, s):
     """out[k] += s v for a vector tuple v."""
     out[k, 0] += s * v[0]
@@ -195,7 +196,7 @@ def _add_at(out, k, v, s):
     out[k, 2] += s * v[2]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def apply_impulse(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, body_vel, body_omega):
     """Impulse s·dp along x: + on B, − on A (angular for an angle, at B's anchor for a position)."""
     p = scale(v3(x[i]), side[i] * dp)
@@ -209,7 +210,7 @@ def apply_impulse(i, dp, side, x, ra, rb, angular, a, b, body_inv_mass, Iinv, bo
         _add_at(body_omega, a, matvec_at(Iinv, a, cross(v3(ra[i]), p)), -1.0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def velocity_pass(args, which, geom, side, phase, target, lam, body_inv_mass, Iinv, motion):
     """Impulses that bring u = s q̇ to at least its target, with the accumulated impulse kept ≥ 0.
     ``which`` = COLLISION: the colliding limits; RESTING: the resting and arriving ones. ``args`` the
@@ -236,7 +237,7 @@ def velocity_pass(args, which, geom, side, phase, target, lam, body_inv_mass, Ii
     return worst
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
     """Impulses at t0 that keep each predicted coordinate at t0+h within its bounds: Δq ≈ k p h.
     A limit without accumulated impulse picks the side it would pass; one that passes while free of
@@ -269,7 +270,7 @@ def position_pass(args, geom, side, phase, lam, bodies, pred, free, h, eps_d):
     return worst, pushed
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def predicted_distance(i, args, side, phase, lam, bodies, pred, free, h, eps_d):
     """(acting, d) of limit i in a position pass: its two bodies predicted over h [s] where dirty, then its
     coordinate's signed distance d from the bound it acts at (< 0: passed by |d| [m or rad]). A limit without
@@ -298,7 +299,7 @@ def predicted_distance(i, args, side, phase, lam, bodies, pred, free, h, eps_d):
     return True, side[i] * (q - bound)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def coordinates(args, rate, motion, out):
     """Each limit's coordinate q [rad or m] (``rate`` False) or its rate q̇ [rad/s or m/s] (True) in
     ``motion`` (the state's, dynamics.groups), into ``out``."""
@@ -314,7 +315,7 @@ def limit_coordinates(model, state) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def velocity_targets(limit_restitution, side, phase, rate0, eps_rc,
                      # outputs
                      target):

@@ -11,6 +11,7 @@ import numpy as np
 
 from impulsim.dynamics.integrate import predict_body
 from impulsim.kernel import njit
+from impulsim.methods.impulse.jit import COUNTED
 from impulsim.math.vec import v3, q4, cross, dot, matvec, scale
 from impulsim.dynamics.prims import is_translational, is_velocity_only
 from impulsim.dynamics.prim_errors import position_error_t, velocity_error_t
@@ -240,7 +241,7 @@ def split_velocity_only(prims, prim_kind):
     return soft, hard
 
 
-@njit(cache=True)
+@njit(cache=True, **COUNTED)     # it allocates: counted whoever calls it (methods/impulse/jit.py)
 def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
     """Iterated velocity correction at t0+h over the listed primitives.
 

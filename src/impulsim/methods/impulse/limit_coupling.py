@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from impulsim.collision.vec import KERNEL
 from impulsim.contact.limits import ARRIVED, COLLISION, RESTING, apply_impulse, coordinate_of, predicted_distance
 from impulsim.kernel import njit
 from impulsim.methods.impulse.lgs_correct import correct_velocities_lgs
@@ -55,13 +56,21 @@ def coupling_arrays(n_limits: int, n_bodies: int) -> tuple:
             np.zeros(n_limits, np.int64)) + vectors
 
 
-@njit(cache=True)
+@njit(**KERNEL)
+def _copy_into(dst, src):
+    """dst[:] = src for (n, 3) arrays, in loops (kernels without reference counts may not copy whole arrays)."""
+    for b in range(dst.shape[0]):
+        for c in range(3):
+            dst[b, c] = src[b, c]
+
+
+@njit(**KERNEL)
 def forget(coupling):
     """A new phase: D is measured afresh at its first pass."""
     coupling[2][0] = -1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _rates(args, side, active, n, motion, out):
     """u = s q̇ of the ``n`` limits in ``active`` [rad/s or m/s], into ``out``."""
     body_pos, body_quat, body_vel, body_omega = motion
@@ -70,13 +79,13 @@ def _rates(args, side, active, n, motion, out):
         out[c] = side[i] * coordinate_of(args, i, True, body_pos, body_quat, body_vel, body_omega)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _joints_follow(lgs, prims, bodies, rows, eps_v):
     """One LGS velocity solve of every chain (the joints' answer to what was applied)."""
     correct_velocities_lgs(lgs[0], lgs[1], prims, bodies, rows, lgs[2], eps_v, 1)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _push(i, dp, args, geom, side, bodies):
     """Limit i's impulse s·dp on its two bodies."""
     x, ra, rb, k = geom
@@ -86,7 +95,7 @@ def _push(i, dp, args, geom, side, bodies):
                   body_omega)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def measure(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, coupling):
     """D of the ``n`` limits in ``active`` at the present poses (module docstring); velocities unchanged."""
     D, d_set, d_count, save_v, save_w = coupling[0], coupling[1], coupling[2], coupling[3], coupling[4]
@@ -94,13 +103,13 @@ def measure(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, coupli
     k = geom[3]
     body_pos, body_quat, body_vel, body_omega = bodies[0], bodies[1], bodies[2], bodies[3]
     motion = (body_pos, body_quat, body_vel, body_omega)
-    save_v[:] = body_vel
-    save_w[:] = body_omega
+    _copy_into(save_v, body_vel)
+    _copy_into(save_w, body_omega)
     _joints_follow(lgs, prims, bodies, rows, eps_v)
     _rates(args, side, active, n, motion, base)
     for c in range(n):
-        body_vel[:] = save_v
-        body_omega[:] = save_w
+        _copy_into(body_vel, save_v)
+        _copy_into(body_omega, save_w)
         i = active[c]
         p = 1.0 / k[i]                   # an impulse that would change the free rate by 1
         _push(i, p, args, geom, side, bodies)
@@ -109,12 +118,12 @@ def measure(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, coupli
         for r in range(n):
             D[r, c] = (probe[r] - base[r]) / p
         d_set[c] = i
-    body_vel[:] = save_v
-    body_omega[:] = save_w
+    _copy_into(body_vel, save_v)
+    _copy_into(body_omega, save_w)
     d_count[0] = n
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _measured_for(coupling, active, n):
     """Whether D was measured in this phase for exactly the limits ``active[:n]``."""
     d_set, d_count = coupling[1], coupling[2]
@@ -126,7 +135,7 @@ def _measured_for(coupling, active, n):
     return True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _solve_together(D, n, err, lam, dl, tol):
     """Changes dl of the accumulated impulses lam with lam + dl ≥ 0 and err − D dl ≤ 0, = 0 where lam + dl > 0
     (projected Gauss–Seidel; ``err`` the rate each limit lacks)."""
@@ -149,7 +158,7 @@ def _solve_together(D, n, err, lam, dl, tol):
             break
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _acts(which, ph):
     """Whether a limit in phase ``ph`` takes part in a velocity pass of ``which`` (COLLISION or RESTING)."""
     if which == COLLISION:
@@ -157,7 +166,7 @@ def _acts(which, ph):
     return ph == RESTING or ph == ARRIVED
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def velocity_pass(lgs, prims, bodies, rows, eps_v, args, which, geom, side, phase, target, lam, coupling, tol):
     """contact.limits.velocity_pass with the limits solved together (module docstring): every limit of the
     pass (``which``: the colliding ones, or the resting and arriving ones) gets at least its target rate,
@@ -191,7 +200,7 @@ def velocity_pass(lgs, prims, bodies, rows, eps_v, args, which, geom, side, phas
     return worst
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def position_pass(lgs, prims, bodies, rows, eps_v, args, geom, side, phase, lam, pred, free, h, eps_d, coupling):
     """contact.limits.position_pass with the limits solved together (module docstring): impulses at t0 that
     bring every predicted coordinate at t0+h within its bounds, the sides and arrivals chosen as there.
@@ -228,7 +237,7 @@ def position_pass(lgs, prims, bodies, rows, eps_v, args, geom, side, phase, lam,
     return worst, pushed
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def _push_through_joints(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, dl, coupling):
     """The impulses dl of the limits ``active[:n]`` with the joints' answer to them, M_c·impulse: the velocities
     after one LGS velocity solve with the impulses, minus those after the same solve without them, added to
@@ -239,16 +248,18 @@ def _push_through_joints(lgs, prims, bodies, rows, eps_v, args, geom, side, acti
     could not hand that on within its correction-speed limit."""
     save_v, save_w, base_v, base_w = coupling[3], coupling[4], coupling[5], coupling[6]
     body_vel, body_omega = bodies[2], bodies[3]
-    save_v[:] = body_vel
-    save_w[:] = body_omega
+    _copy_into(save_v, body_vel)
+    _copy_into(save_w, body_omega)
     _joints_follow(lgs, prims, bodies, rows, eps_v)
-    base_v[:] = body_vel
-    base_w[:] = body_omega
-    body_vel[:] = save_v
-    body_omega[:] = save_w
+    _copy_into(base_v, body_vel)
+    _copy_into(base_w, body_omega)
+    _copy_into(body_vel, save_v)
+    _copy_into(body_omega, save_w)
     for c in range(n):
         if dl[c] != 0.0:
             _push(active[c], dl[c], args, geom, side, bodies)
     _joints_follow(lgs, prims, bodies, rows, eps_v)
-    body_vel[:] += save_v - base_v
-    body_omega[:] += save_w - base_w
+    for b in range(body_vel.shape[0]):          # loops, not array expressions: nothing is allocated
+        for c in range(3):
+            body_vel[b, c] += save_v[b, c] - base_v[b, c]
+            body_omega[b, c] += save_w[b, c] - base_w[b, c]

@@ -9,7 +9,7 @@ the solver needs M_i = P K Pᵀ (or P L Pᵀ) and its inverse (eq. 3.15, 3.16, 3
 import numpy as np
 
 from impulsim.kernel import njit
-from impulsim.methods.impulse.jit import NO_REFCOUNT
+from impulsim.methods.impulse.jit import COUNTED, NO_REFCOUNT
 from impulsim.math.vec import v3, q4, sub, qrot
 from impulsim.dynamics.prims import is_translational
 from impulsim.dynamics.prim_errors import impulse_points_t, projection_t
@@ -109,7 +109,7 @@ def prim_geometry(i, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_an
     row_dim[i] = f
 
 
-@njit(cache=True)
+@njit(cache=True, **COUNTED)     # it allocates: counted whoever calls it (methods/impulse/jit.py)
 def compute_rows_of(prims, prim_kind, prim_body_a, prim_body_b, prim_anchor_a, prim_anchor_b, prim_axis_a,
                     prim_axis_b, body_pos, body_quat, body_inv_mass, body_Iinv,
                     # outputs

@@ -268,7 +268,7 @@ def lgs_run_elements(run, loads, elements, run_work, chains, struct, prims, bodi
     lgs_run(run, loads, elements, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme)
 
 
-@njit(cache=True)
+@njit(cache=True, **COUNTED)     # copies whole arrays: counted whoever calls it (the limits loop does not count)
 def update_rows(lgs, row_prims, prims, bodies, rows):
     """``ImpulseMethod._update_rows``: world inverse inertias, the rows of the primitives corrected one by one
     and the LGS factorization at the current poses, then the poses as the rows' key. ``lgs`` is None or
