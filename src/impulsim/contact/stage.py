@@ -379,9 +379,12 @@ class ContactStage:
 
     def end_velocities(self):
         """Keep the velocity-phase impulses and roll the contact identities over to the next step."""
-        W.store_phase(self.rows, self.count, self.cur_vel)
         self._count_visits()
         n = self.count
+        if n == 0:                      # nothing to carry over (the arrays' contents past prev_count are not read)
+            self.prev_count = 0
+            return
+        W.store_phase(self.rows, self.count, self.cur_vel)
         order = np.argsort(self.keys[:n], kind="mergesort")
         self.prev_keys_sorted[:n] = self.keys[:n][order]
         self.prev_index_sorted[:n] = order

@@ -101,6 +101,10 @@ class ContactCoupling:
         self._ensure_position_rows(s)
         self._begin_unilaterals(s, h, info)
         timer.lap("detect")
+        if self._joints_alone_when_untouched and self.contacts.count == 0:
+            self._joints_alone(s, h, info)
+            timer.lap("joints_alone")
+            return
         info.iters_collision = self._resolve_collisions(s)
         timer.lap("collisions")
         if self.contacts is not None:
@@ -134,6 +138,22 @@ class ContactCoupling:
             info.shock_sweeps = self.contacts.level_sweeps
             info.patch_visits = self.contacts.visits
         timer.lap("velocity_correction")
+
+    _joints_alone_when_untouched = False
+
+    def _joints_alone(self, s, h, info):
+        """The rest of a step that found no contact, in a model whose joints are all in LGS chains without limits
+        or extra constraints: the joints' correction, free step and velocity correction as a model without
+        contacts takes them (the kernels of the fused step after its loads, bit for bit), then the contacts'
+        bookkeeping of an empty step (sleep clocks)."""
+        sp, rp, cl, sv, rv, diverged = self._lgs.corrections(self, s, h)
+        if diverged:
+            raise diverged_error(s.step_count, s.t, h, rp, sp)
+        info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
+        info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
+        self.contacts.end_velocities()
+        self.contacts.after_step(s, h)
+        info.n_asleep = 0 if self.contacts.sleep is None else self.contacts.sleep.n_asleep
 
     def _resting_step_info(self, s) -> StepInfo | None:
         """The StepInfo of a step that changes nothing but the time, if a step from ``s`` is one (Method.step

@@ -26,7 +26,7 @@ from impulsim.model.kinds import Prim
 from impulsim.methods.impulse.lgs_structure import analyse
 from impulsim.methods.impulse.lgs_kernels import ball_lin_rows, build_and_factorize
 from impulsim.methods.impulse.lgs_correct import correct_positions_lgs, correct_velocities_lgs, DIVERGENCE_FACTOR
-from impulsim.methods.impulse.lgs_step import lgs_standard_step
+from impulsim.methods.impulse.lgs_step import lgs_corrections, lgs_standard_step
 from impulsim.methods.impulse.groups import bodies_of, chains_of, fac_of, pred_of, prims_of, rows_of, structure_of
 
 LOOP_TREATMENTS = ("drop", "cut")
@@ -155,6 +155,18 @@ class LgsSolver:
             fac_of(self), pred_of(method), m.gravity, s.body_force, s.body_torque, h,
             rotation_scheme(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
             method.max_correction_speed, self.dependent_pivot)
+        self.factorizations += facs
+        self.dropped = dropped
+        return sp, rp, cl, sv, rv, diverged
+
+    def corrections(self, method, s, h):
+        """:meth:`standard_step` after the step's loads, which the method has computed (lgs_step.lgs_corrections):
+        for a contact step that found no contact. Returns as :meth:`standard_step`."""
+        m = self.model
+        sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_corrections(
+            chains_of(self), structure_of(self), prims_of(m), bodies_of(m, s, method), rows_of(method),
+            fac_of(self), pred_of(method), h, rotation_scheme(method.integrator), method.eps_d, method.eps_v,
+            method.max_iter_pos, method.max_iter_vel, method.max_correction_speed, self.dependent_pivot, False)
         self.factorizations += facs
         self.dropped = dropped
         return sp, rp, cl, sv, rv, diverged

@@ -129,20 +129,24 @@ class ImpulseMethod(Method, ContactCoupling):
                 "correction: they need velocity_correction=True")
         self._fused = bool(fused) and self._fusable()
         self._run_fused = bool(fused)
+        self._joints_alone_when_untouched = bool(fused) and self.contacts is not None and self._all_lgs_standard(
+            contacts_too=False)
+        """Whether a contact step that finds no contact may finish as a step without contacts would
+        (ContactCoupling._joints_alone): every joint in LGS chains, no limits or extra constraints."""
 
     def _fusable(self) -> bool:
         """Whether the step is the fixed kernel sequence of lgs_step: an all-LGS standard step (see
         :meth:`_all_lgs_standard`) without force elements."""
         return self._all_lgs_standard() and not has_force_elements(self.model)
 
-    def _all_lgs_standard(self) -> bool:
+    def _all_lgs_standard(self, contacts_too: bool = True) -> bool:
         """Whether the step is, after its loads, the kernel sequence of ``lgs_step.lgs_corrections``: LGS
         only (no loop cuts or velocity-only rows corrected one by one), standard scheme with the velocity
-        correction, no contacts, limits or extra constraints. The compiled run loop takes such steps with
-        any loads, force elements included (run_path.compiled_path)."""
+        correction, no contacts (unless ``contacts_too`` is False), limits or extra constraints. The compiled
+        run loop takes such steps with any loads, force elements included (run_path.compiled_path)."""
         return (self._lgs is not None and self._iter_prims is None and self._row_prims is None
                 and self.scheme == "standard" and self.velocity_correction
-                and self.contacts is None and self.limits is None and self._wagner is None)
+                and (self.contacts is None or not contacts_too) and self.limits is None and self._wagner is None)
 
     def _alloc(self, m):
         n, p = m.n_bodies, m.n_prims
