@@ -24,36 +24,7 @@ import numpy as np
 import impulsim as ims
 from impulsim.bench import contact as C
 from impulsim.experiments import bender_contacts as B
-
-
-def pyramid_and_pendulum(n_base: int = 10):
-    """The pyramid of ``n_base`` boxes on its base row and a 0.2 m ball on a 3 m ball joint 30 m away, released
-    sideways (it never comes to rest)."""
-    b = B._stack_builder("pyramid and pendulum")
-    for row in range(n_base):
-        for i in range(n_base - row):
-            B._add_box(b, f"box{row}_{i}", ((i - 0.5 * (n_base - row - 1)) * B.STACK_BOX, 0.0,
-                                            (row + 0.5) * B.STACK_BOX))
-    b.add_body("bob", shapes=[ims.Sphere(radius=0.2)], mass=1.0, position=(33.0, 0.0, 10.0))
-    b.add_ball("rope", "world", "bob", anchor=(30.0, 0.0, 10.0))
-    return b.build()
-
-
-def swinging_chain(height: float = 10.0):
-    """Three capsules on ball joints hanging from a pivot ``height`` [m] above the ground, swinging at 3 rad/s."""
-    b = ims.ModelBuilder("chain in the air")
-    b.add_body("ground", shapes=[ims.HalfSpace()], static=True)
-    parent, pivot = "world", np.array([0.0, 0.0, height])
-    for k in range(3):
-        b.add_body(f"link{k}", shapes=[ims.Capsule(radius=0.05, length=0.4)], mass=1.0,
-                   position=pivot - (0, 0, 0.25 + 0.5 * k))
-        b.add_ball(f"joint{k}", parent, f"link{k}", anchor=pivot - (0, 0, 0.5 * k))
-        parent = f"link{k}"
-    model, state = b.build()
-    swing = np.array([0.0, 3.0, 0.0])
-    state.body_omega[-3:] = swing
-    state.body_vel[-3:] = np.cross(swing, state.body_pos[-3:] - pivot)
-    return model, state
+from impulsim.experiments.idle import pyramid_and_pendulum, swinging_chain
 
 
 def time_steps(method, state, h, settle, rounds, steps=100):

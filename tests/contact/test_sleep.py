@@ -122,19 +122,6 @@ def test_a_model_asleep_whole_skips_its_steps_with_the_same_results(monkeypatch)
     assert full[901, 3 * 3 + 2] > full[899, 3 * 3 + 2] + 5e-3  # the ball was lifted and falls back
 
 
-def pyramid_and_ball(n_base=6, drop=12.0):
-    """A pyramid of 21 unit cubes at rest and a ball released 12 m above its top: it lands after ~1.56 s, long
-    after the pyramid could fall asleep."""
-    from impulsim.experiments import bender_contacts as S
-    b = S._stack_builder("pyramid and ball")
-    for row in range(n_base):
-        for i in range(n_base - row):
-            S._add_box(b, f"box{row}_{i}", ((i - 0.5 * (n_base - row - 1)) * S.STACK_BOX, 0.0, (row + 0.5) * S.STACK_BOX))
-    b.add_body("ball", shapes=[ims.Sphere(radius=0.3, material="wood")], mass=5.0,
-               position=(0.1, 0.0, n_base * S.STACK_BOX + drop))
-    return b.build()
-
-
 def test_contacts_among_sleepers_are_left_out_and_found_again_when_they_wake():
     """While the pyramid sleeps, none of its contacts is detected (they join bodies that are asleep or static);
     the ball's impact wakes all 21 boxes in the step it arrives, which then has every contact a detector finds at
@@ -142,6 +129,7 @@ def test_contacts_among_sleepers_are_left_out_and_found_again_when_they_wake():
     from impulsim.bench.contact import make_method
     from impulsim.collision import Detector
     from impulsim.experiments import bender_contacts as S
+    from impulsim.experiments.idle import pyramid_and_ball
     model, state = pyramid_and_ball()
     method = make_method(model, S.STACK_SETTINGS, sleep=True, shock_propagation=1)
     judge = Detector(model, eps_c=S.STACK_SETTINGS["eps_c"])

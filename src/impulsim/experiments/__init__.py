@@ -13,4 +13,6 @@ scenes here, so that no scene is built twice.
   runner-law sleds.
 * :mod:`~impulsim.experiments.schmitt` and :mod:`~impulsim.experiments.schmitt_runs` — Schmitt & Thüring
   2000, the mass-point scenes and the runs that reproduce their figures.
+* :mod:`~impulsim.experiments.idle` — scenes where contacts have little to do (piles asleep, chains in the air),
+  for what contacts cost then.
 """
