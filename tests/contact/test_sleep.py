@@ -146,3 +146,25 @@ def test_contacts_among_sleepers_are_left_out_and_found_again_when_they_wake():
     for _ in range(50):
         method.step(state, S.STACK_H)
         assert judge.penetration(state) >= -S.STACK_SETTINGS["eps_c"]
+
+
+def test_a_body_on_a_spring_does_not_fall_asleep():
+    """A box resting on the ground, tied by a spring to a ball on a pendulum that swings down past it: the box
+    never sleeps (the spring's pull changes as the ball moves, and a sleeping box would not follow it), while
+    a box beside it without a spring does; the spring, tightening as the ball swings on, drags its box along."""
+    b = ims.ModelBuilder("box on a spring")
+    b.add_body("ground", shapes=[ims.HalfSpace()], static=True)
+    b.add_body("tied", shapes=[ims.Box(size=(0.4, 0.4, 0.4))], mass=10.0, position=(0.0, 0.0, 0.2))
+    b.add_body("free", shapes=[ims.Box(size=(0.4, 0.4, 0.4))], mass=1.0, position=(0.0, 3.0, 0.2))
+    b.add_body("ball", shapes=[ims.Sphere(radius=0.1)], mass=20.0, position=(-10.0, 0.0, 11.0))
+    b.add_ball("rope", "world", "ball", anchor=(0.0, 0.0, 11.0))       # horizontal: it swings down towards +x
+    b.add_spring("tie", "tied", "ball", stiffness=20.0, rest_length=14.0)
+    model, state = b.build()
+    tied, free = model.body_names.index("tied"), model.body_names.index("free")
+    method = make("impulse", model, sleep=True)
+    start = state.body_pos[tied].copy()
+    for _ in range(int(2.0 / H)):
+        method.step(state, H)
+        assert method.contacts.sleep.asleep[tied] == 0
+    assert method.contacts.sleep.asleep[free] == 1
+    assert np.linalg.norm(state.body_pos[tied] - start) > 0.05

@@ -6,7 +6,8 @@ A dynamic body without joints counts as still while |v| < ``velocity`` [m/s] and
 ``time`` [s]: their velocities are set to zero, the free step leaves them where they are, and the contact
 solver treats them as frozen (infinite mass), like shock propagation does. A body that is not asleep and
 collides with a sleeping one (approach faster than eps_rc), or a force or torque applied by the user,
-wakes the whole island. Bodies with joints never sleep (their joints would have to sleep with them).
+wakes the whole island. Bodies with joints or springs never sleep (their joints would have to sleep with
+them; a spring's pull changes as its other end moves, and the free step would leave a sleeper in place).
 
 While an island sleeps, the contacts between two of its bodies, or between one of them and a static body,
 are not detected (they could not act: both bodies are frozen); each sleeping body remembers its island
@@ -42,6 +43,8 @@ class Sleep:
         jointed = np.zeros(n, bool)
         jointed[model.joint_body_a] = True
         jointed[model.joint_body_b] = True
+        jointed[model.spring_body_a] = True       # a spring's pull changes as its other end moves: never asleep
+        jointed[model.spring_body_b] = True
         self.can_sleep = (~fixed & ~jointed).astype(np.int8)
         self.asleep = np.zeros(n, np.int8)
         self.still_time = np.zeros(n)
