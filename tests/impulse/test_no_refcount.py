@@ -27,8 +27,7 @@ cases = [(lambda: random_model(21, 6, kinds=("hinge", "slider", "cylindrical"), 
          (lambda: random_model(14, 6, kinds=("ball", "hinge")), dict(solver="lgs", integrator="rk45")),
          (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler")),
          (lambda: random_model(13, 8), dict(solver="iterative")),    # its loop counts (its sweeps allocate)
-         (lambda: limited_model(5, 6), dict(solver="lgs")),           # the limits' loop, limits solved together
-         (lambda: limited_model(6, 5), dict(solver="iterative"))]     # ... and one by one, its sweeps counted
+         (lambda: limited_model(5, 6), dict(solver="lgs"))]           # the limits' loop, limits solved together
 for build, options in cases:
     model, state = build()
     method = ims.make_method("impulse", model, contacts=False, **options)
@@ -70,5 +69,6 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     assert [r for r in rows if r[3] == "True"] == []
     # the loads of springs, motors and servos allocate: the loops call them compiled with the counts
     assert not names & {"element_loads", "add_springs", "add_motors_and_servos", "to_accelerations"}
-    # as do the iterative sweeps and the rows of primitives corrected one by one
+    # as do the iterative velocity sweeps and the rows of primitives corrected one by one, which the limits' loop
+    # calls with other solvers (tests/impulse/test_limit_run.py compiles those)
     assert not names & {"correct_velocities_of", "split_velocity_only", "compute_rows_of", "update_rows"}
