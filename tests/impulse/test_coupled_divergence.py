@@ -20,11 +20,15 @@ from tests.contact.test_lgs_coupling import chain_on_box
 from tests.impulse.test_iterative_divergence import EPS, H, LINKS, assert_unchanged, every_array
 
 
-def started_chain(contacts: bool):
-    """Chain 200 (iterative solver, contacts on or off) after its first step, which does not diverge."""
+def started_chain(contacts: bool, coupled: bool = True):
+    """Chain 200 (iterative solver, contacts on or off) after its first step, which does not diverge. No contact
+    is found in these steps; with ``coupled`` the steps take the coupled correction all the same, as a step
+    with a contact would (a step that finds none otherwise finishes as without contacts, contact_step)."""
     model, state = B.chain(LINKS)
     method = ims.make_method("impulse", model, solver="iterative", eps_d=EPS, eps_v=EPS, contacts=contacts)
     assert (method.contacts is not None) == contacts
+    if contacts and coupled:
+        method._joints_alone_when_untouched = False
     method.step(state, H)
     return model, state, method
 
@@ -52,6 +56,20 @@ def test_coupled_refusal_is_the_plain_corrections_when_no_contact_acts():
     assert with_contacts.value.solves == without.value.solves
     assert with_contacts.value.residual == pytest.approx(without.value.residual, rel=1e-9)
     assert with_contacts.value.residual < 1e-3 * DIVERGENCE_FACTOR
+
+
+def test_a_step_that_finds_no_contact_is_refused_as_without_contacts():
+    """By default the diverging step, which finds no contact, is the plain correction's: the same refusal, with
+    the state unchanged."""
+    _, state, method = started_chain(contacts=True, coupled=False)
+    _, plain_state, plain = started_chain(contacts=False)
+    before = every_array(state)
+    with pytest.raises(CorrectionDiverged) as caught:
+        method.step(state, H)
+    assert_unchanged(state, before)
+    with pytest.raises(CorrectionDiverged) as without:
+        plain.step(plain_state, H)
+    assert str(caught.value) == str(without.value)
 
 
 @pytest.mark.parametrize("solver", ["lgs", "iterative"])

@@ -134,7 +134,8 @@ class ContactStage:
     _scratch_attrs = frozenset((
         "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
         "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
-        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed"))
+        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed",
+        "_has_kinematic"))
     """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
     checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
     carry over and are kept."""
@@ -161,6 +162,7 @@ class ContactStage:
         self.sleep = Sleep(model, options.sleep_options) if options.sleep else None
         self._fixed = self.detector.body_fixed.copy()
         """The detector's fixed bodies (static, kinematic), to which detection adds the sleeping ones."""
+        self._has_kinematic = bool(model.body_kinematic.any())
         self._awake_frozen = np.zeros(model.n_bodies, np.int8) if self.sleep is None else self.sleep.asleep
         """What ``frozen`` returns to outside shock propagation: nothing, or the sleeping bodies."""
         self.top_level = 0
@@ -227,8 +229,11 @@ class ContactStage:
         return self.count
 
     def _detect(self, state):
-        """The detector's contacts at the state's poses; with sleeping, the sleeping bodies count as fixed."""
-        if self.sleep is None:
+        """The detector's contacts at the state's poses; with sleeping, the sleeping bodies count as fixed, so
+        that their pairs with each other and with static bodies are left out. Not in a model with kinematic
+        bodies: the detector's filter cannot tell a kinematic body, which may start moving and must then wake
+        the sleepers it hits, from a static one; there every pair is detected."""
+        if self.sleep is None or self._has_kinematic:
             return self.detector.detect(state)
         fixed = self.detector.body_fixed
         np.maximum(self._fixed, self.sleep.asleep, out=fixed)

@@ -27,6 +27,7 @@ from impulsim.methods.impulse.limit_coupling import position_pass as coupled_pos
 from impulsim.methods.impulse.limit_coupling import velocity_pass as coupled_velocity_pass
 from impulsim.methods.impulse.lgs import diverged_error
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR
+from impulsim.methods.impulse.schemes import standard_after_loads
 
 
 
@@ -102,8 +103,7 @@ class ContactCoupling:
         self._begin_unilaterals(s, h, info)
         timer.lap("detect")
         if self._joints_alone_when_untouched and self.contacts.count == 0:
-            self._joints_alone(s, h, info)
-            timer.lap("joints_alone")
+            self._joints_alone(s, h, info, timer)
             return
         info.iters_collision = self._resolve_collisions(s)
         timer.lap("collisions")
@@ -140,17 +140,22 @@ class ContactCoupling:
         timer.lap("velocity_correction")
 
     _joints_alone_when_untouched = False
+    _fused_when_untouched = False
 
-    def _joints_alone(self, s, h, info):
-        """The rest of a step that found no contact, in a model whose joints are all in LGS chains without limits
-        or extra constraints: the joints' correction, free step and velocity correction as a model without
-        contacts takes them (the kernels of the fused step after its loads, bit for bit), then the contacts'
-        bookkeeping of an empty step (sleep clocks)."""
-        sp, rp, cl, sv, rv, diverged = self._lgs.corrections(self, s, h)
-        if diverged:
-            raise diverged_error(s.step_count, s.t, h, rp, sp)
-        info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
-        info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
+    def _joints_alone(self, s, h, info, timer):
+        """The rest of a step that found no contact, in a model without limits or extra constraints: the joints'
+        correction, free step and velocity correction as the standard step without contacts takes them after
+        its loads (bit for bit: the fused step's kernels when every joint is in LGS chains, else the staged
+        stages), then the contacts' bookkeeping of an empty step (sleep clocks)."""
+        if self._fused_when_untouched:
+            sp, rp, cl, sv, rv, diverged = self._lgs.corrections(self, s, h)
+            if diverged:
+                raise diverged_error(s.step_count, s.t, h, rp, sp)
+            info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
+            info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
+            timer.lap("lgs_step")
+        else:
+            standard_after_loads(self, s, h, info, timer)
         self.contacts.end_velocities()
         self.contacts.after_step(s, h)
         info.n_asleep = 0 if self.contacts.sleep is None else self.contacts.sleep.n_asleep

@@ -54,9 +54,10 @@ def prims_of(m) -> tuple:
 
 
 def bodies_of(m, s, method) -> tuple:
-    """``bodies`` of model ``m``, state ``s`` and the method's accelerations and inverse inertias."""
+    """``bodies`` of model ``m``, state ``s`` and the method's accelerations and inverse inertias; the bodies that
+    stay in place are the static ones and, with sleeping, the sleeping ones (ContactCoupling._static_now)."""
     return (s.body_pos, s.body_quat, s.body_vel, s.body_omega, method.acc, method.tau, method.Iinv,
-            m.body_inertia, m.body_inv_inertia, m.body_inv_mass, m.body_static)
+            m.body_inertia, m.body_inv_inertia, m.body_inv_mass, method._static_now())
 
 
 def rows_of(method) -> tuple:

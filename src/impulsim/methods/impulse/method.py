@@ -129,10 +129,13 @@ class ImpulseMethod(Method, ContactCoupling):
                 "correction: they need velocity_correction=True")
         self._fused = bool(fused) and self._fusable()
         self._run_fused = bool(fused)
-        self._joints_alone_when_untouched = bool(fused) and self.contacts is not None and self._all_lgs_standard(
-            contacts_too=False)
+        self._joints_alone_when_untouched = (self.contacts is not None and self.limits is None and self._wagner is None
+                                             and self.velocity_correction)
         """Whether a contact step that finds no contact may finish as a step without contacts would
-        (ContactCoupling._joints_alone): every joint in LGS chains, no limits or extra constraints."""
+        (ContactCoupling._joints_alone): no limits or extra constraints, velocity correction on."""
+        self._fused_when_untouched = bool(fused) and self.contacts is not None and self._all_lgs_standard(
+            contacts_too=False)
+        """... and then in the fused step's kernels (every joint in LGS chains)."""
 
     def _fusable(self) -> bool:
         """Whether the step is the fixed kernel sequence of lgs_step: an all-LGS standard step (see

@@ -26,8 +26,9 @@ EXTRAPOLATION_WEIGHTS = {
 }
 
 
-def _core(method, s, h, info, timer):
-    """Joint correction over h from the current poses, free step, velocity correction (loads are set)."""
+def standard_after_loads(method, s, h, info, timer):
+    """Joint correction over h from the current poses, free step, velocity correction (loads are set): the
+    standard step after its loads (also a contact step's when it found no contact, contact_step)."""
     method._ensure_position_rows(s)
     timer.lap("rows")
     method._correct_positions(s, h, info)
@@ -50,7 +51,7 @@ def _loads(method, s, h, timer):
 def standard(method, s, h, info, timer):
     """Bender Fig. 3.1: loads, joint correction with impulses at t0, free step, velocity correction."""
     _loads(method, s, h, timer)
-    _core(method, s, h, info, timer)
+    standard_after_loads(method, s, h, info, timer)
 
 
 def _midpoint_step(method, s, h, info, timer):
@@ -60,7 +61,7 @@ def _midpoint_step(method, s, h, info, timer):
         method._wagner.t_end = s.t + h   # the correction aims at the sub-step's end (s.t is its start)
     method._advance(s, 0.5 * h)          # no prediction is pending here: a plain free half step
     timer.lap("free_step")
-    _core(method, s, 0.5 * h, info, timer)
+    standard_after_loads(method, s, 0.5 * h, info, timer)
 
 
 def order2(method, s, h, info, timer):
