@@ -408,8 +408,9 @@ class ContactStage:
 
     def at_rest(self, state) -> bool:
         """Whether sleeping is on and a step from ``state`` would change nothing but the time (see
-        Sleep.nothing_can_move), so that it may be skipped after :meth:`rest`."""
-        return self.sleep is not None and self.sleep.nothing_can_move(state)
+        Sleep.nothing_can_move), so that it may be skipped after :meth:`rest`. Not in a model with kinematic
+        bodies, whose steps still detect the sleepers' contacts (see :meth:`_detect`) and carry them over."""
+        return self.sleep is not None and not self._has_kinematic and self.sleep.nothing_can_move(state)
 
     def rest(self) -> None:
         """What a step of a model asleep whole leaves in the stage: its detection finds no contact (every pair
