@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.contact import rows as R
-from impulsim.dynamics.forces import has_force_elements
 from impulsim.kernel import njit
 
 
@@ -31,6 +30,15 @@ class SleepOptions:
             if not (np.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be positive, got {v!r}")
         self.velocity, self.angular, self.time = float(velocity), float(angular), float(time)
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a``, for an array of the sleep state that stands in for a read-only array of the
+    model: Numba compiles a kernel once per argument type, and a writable array in the model's place cost a
+    second compile of the kernels that take it (the position pass: ~30 s)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 class Sleep:
@@ -60,9 +68,9 @@ class Sleep:
         """A member of each sleeping body's island, kept while it sleeps: the contacts among sleeping bodies are
         not detected, and without it a sleeping island would fall apart into bodies that wake one by one."""
         moving = (model.body_inv_mass > 0) & ~fixed
-        self._whole_model_can_rest = bool(np.array_equal(moving, self.can_sleep > 0)) and not has_force_elements(model)
-        """Every moving body can sleep (none has joints) and no spring, motor or servo pulls at them: only then
-        can a step find the whole model asleep with nothing to wake it."""
+        self._whole_model_can_rest = bool(np.array_equal(moving, self.can_sleep > 0))
+        """Every moving body can sleep (none has joints or springs, so no spring, motor or servo pulls at them):
+        only then can a step find the whole model asleep with nothing to wake it."""
         self._n_sleepers = int(self.can_sleep.sum())
         self._rest_pos = np.zeros((n, 3))
         self._rest_quat = np.zeros((n, 4))
@@ -70,11 +78,8 @@ class Sleep:
         """Every body that can sleep was asleep after the last step; its poses are in _rest_pos, _rest_quat."""
 
     def levelled_inv_mass(self):
-        """``inv_mass_now``, read-only like the model's array it stands in for (one compiled version of the
-        kernels that take either)."""
-        view = self.inv_mass_now.view()
-        view.flags.writeable = False
-        return view
+        """``inv_mass_now``, read-only like the model's array it stands in for (see read_only)."""
+        return read_only(self.inv_mass_now)
 
     @property
     def n_asleep(self) -> int:

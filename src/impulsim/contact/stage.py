@@ -20,7 +20,7 @@ from impulsim.contact import rows as R
 from impulsim.contact import warmstart as W
 from impulsim.contact.graph import body_levels, contact_levels
 from impulsim.contact.materials import parse_rule, DEFAULT_RESTITUTION_RULE, DEFAULT_FRICTION_RULE
-from impulsim.contact.sleep import Sleep, SleepOptions
+from impulsim.contact.sleep import Sleep, SleepOptions, read_only
 from impulsim.collision.vec import KERNEL
 from impulsim.contact.patches import group_patches, make_workspace, make_cache, patches_with_kind
 from impulsim.contact import memo as MEMO
@@ -425,13 +425,10 @@ class ContactStage:
     @property
     def static_now(self):
         """Bodies the free step and the predictions leave in place: static ones and sleeping ones. Read-only
-        either way, like the model's array: Numba compiles a kernel once per argument type, and a writable
-        array here cost a second compile of the position pass (~30 s) in a process with both kinds of scene."""
+        either way, like the model's array (see sleep.read_only)."""
         if self.sleep is None:
             return self.model.body_static
-        view = self.sleep.static_now.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self.sleep.static_now)
 
     def position_sweep(self, bodies, pred, free, h, eps_d):
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass;

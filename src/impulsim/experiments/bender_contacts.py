@@ -99,11 +99,17 @@ def pyramid(n_base: int = 10):
     """A two-dimensional pyramid of cubes in the x-z plane: ``n_base`` on the ground, one fewer in each
     row above, each row shifted by half a cube (10 rows: 55 boxes), touching, at rest."""
     b = _stack_builder(f"pyramid {n_base}")
+    add_pyramid(b, n_base)
+    return b.build()
+
+
+def add_pyramid(b, n_base: int = 10):
+    """The cubes of :func:`pyramid` added to builder ``b`` (which defines the "wood" material), the base row
+    standing on z = 0: for scenes that put the pyramid beside other things or on another floor."""
     for row in range(n_base):
         for i in range(n_base - row):
             x = (i - 0.5 * (n_base - row - 1)) * STACK_BOX
             _add_box(b, f"box{row}_{i}", (x, 0.0, (row + 0.5) * STACK_BOX))
-    return b.build()
 
 
 # Incline (Sec. 5.5.2, Table 5.2) ---------------------------------------------------------------------------

@@ -13,12 +13,9 @@ from impulsim.experiments import bender_contacts as B
 
 
 def _pyramid_builder(name: str, n_base: int):
-    """The stacking pyramid of ``n_base`` boxes on its base row (bender_contacts.pyramid), in a builder."""
+    """The stacking pyramid of ``n_base`` boxes on the ground (bender_contacts.pyramid), in a builder."""
     b = B._stack_builder(name)
-    for row in range(n_base):
-        for i in range(n_base - row):
-            B._add_box(b, f"box{row}_{i}", ((i - 0.5 * (n_base - row - 1)) * B.STACK_BOX, 0.0,
-                                            (row + 0.5) * B.STACK_BOX))
+    B.add_pyramid(b, n_base)
     return b
 
 

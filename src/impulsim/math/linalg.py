@@ -1,4 +1,5 @@
-"""3×3 helpers: cross-product matrix, closed-form symmetric inverse, world inertia, plane bases."""
+"""3×3 helpers: cross-product matrix, closed-form symmetric inverse, world inertia, plane bases; an array copy for
+kernels compiled without reference counts."""
 import numpy as np
 
 from impulsim.kernel import njit
@@ -92,3 +93,12 @@ def cholesky_into(M, n, L):
         for i in range(j):
             L[i, j] = 0.0
     return True
+
+
+@njit(cache=True, _nrt=False)
+def copy_rows(src, dst):
+    """dst[:] = src for 2-d arrays of equal shape, element by element (an array assignment needs Numba's
+    runtime, which kernels compiled without reference counts lack: they never allocate)."""
+    for i in range(src.shape[0]):
+        for k in range(src.shape[1]):
+            dst[i, k] = src[i, k]

@@ -207,10 +207,10 @@ class Method:
         return info
 
     def _idle_step(self, state: State) -> StepInfo | None:
-        """The StepInfo of a step from ``state`` that would change nothing but the time and the step count, or
+        """The StepInfo of a step from ``state`` that would change no body, only the time and the step count, or
         None (always, unless a method knows better: a model asleep whole, see ImpulseMethod). For such a step
-        :meth:`step` only advances the time: the full step would leave every body and the method's memory as
-        they are."""
+        :meth:`step` only advances the time; the method has already put its memory where the full step would
+        leave it. Nothing in it can fail, so it takes no snapshot."""
         return None
 
     def run(self, state: State, h: float, n: int, *, every: int = 0,

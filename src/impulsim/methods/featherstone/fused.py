@@ -9,6 +9,7 @@ of :mod:`.groups`.
 
 from impulsim.dynamics.forces import add_springs
 from impulsim.kernel import njit
+from impulsim.math.linalg import copy_rows
 from impulsim.methods.featherstone import aba, kinematics as kin
 from impulsim.methods.featherstone.articulated import (damping_forces, normalize_quaternions, position_rates,
                                                        spatial_loads)
@@ -56,8 +57,8 @@ def dynamics(tree, mdl, ws, damping, q, qd, qdot, qdd):
     (body_pos, body_quat, body_vel, body_omega, body_R, joint_Rp, joint_Rc, joint_point, S, I, IA, U, Dinv, v,
      vj, c, pA, a, f_ext, u, work, tmp6, a0, tmp4, tmp33, force, torque, tau, user_force, user_torque,
      tau_const) = ws
-    kin.copy_rows(user_force, force)
-    kin.copy_rows(user_torque, torque)
+    copy_rows(user_force, force)
+    copy_rows(user_torque, torque)
     if spring_body_a.shape[0] > 0:
         _springs(mdl, body_pos, body_quat, body_vel, body_omega, force, torque)
     spatial_loads(body, body_pos, force, torque, f_ext)

@@ -19,15 +19,6 @@ FIXED, REVOLUTE, PRISMATIC, CYLINDRICAL, SPHERICAL, FREE, UNIVERSAL = 0, 1, 2, 3
 
 
 @njit(cache=True, _nrt=False)
-def copy_rows(src, dst):
-    """dst[:] = src for 2-d arrays of equal shape, element by element (an array assignment needs Numba's
-    runtime, which these kernels are compiled without: they never allocate)."""
-    for i in range(src.shape[0]):
-        for k in range(src.shape[1]):
-            dst[i, k] = src[i, k]
-
-
-@njit(cache=True, _nrt=False)
 def quat_mul_into(p, q, out):
     """out = p ⊗ q (scalar first)."""
     w = p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3]

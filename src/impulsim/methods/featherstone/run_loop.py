@@ -20,6 +20,7 @@ import numpy as np
 from impulsim.dynamics.checks import all_finite
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.kernel import njit
+from impulsim.math.linalg import copy_rows
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.featherstone import kinematics as kin
 from impulsim.methods.featherstone.articulated import VELOCITY_MISMATCH
@@ -76,12 +77,12 @@ def run_steps(tree, mdl, ws, loads, prims, motors, settings, h, n, t, state, q, 
             for r in range(4):
                 backup[b, 3 + r] = quat[b, r]
         # loads of the step: the held user loads plus the timed loads' means over [t, t + h)
-        kin.copy_rows(user_f, user_force)
-        kin.copy_rows(user_t, user_torque)
+        copy_rows(user_f, user_force)
+        copy_rows(user_t, user_torque)
         add_timed_loads(load_body, load_force, load_torque, load_start, load_end, t, h, user_force, user_torque)
         # coordinates
-        kin.copy_rows(pos, ws_pos)
-        kin.copy_rows(quat, ws_quat)
+        copy_rows(pos, ws_pos)
+        copy_rows(quat, ws_quat)
         kin.read_coordinates(kind, body, parent_body, q_start, v_start, frame_p, origin_p, frame_c, origin_c, pos,
                              quat, vel, omega, q, qd, tmp4, R3)
         pose_and_velocities(tree, mdl, ws, q, qd, True)

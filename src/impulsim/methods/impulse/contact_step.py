@@ -148,11 +148,7 @@ class ContactCoupling:
         its loads (bit for bit: the fused step's kernels when every joint is in LGS chains, else the staged
         stages), then the contacts' bookkeeping of an empty step (sleep clocks)."""
         if self._fused_when_untouched:
-            sp, rp, cl, sv, rv, diverged = self._lgs.corrections(self, s, h)
-            if diverged:
-                raise diverged_error(s.step_count, s.t, h, rp, sp)
-            info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
-            info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
+            self._take_lgs_result(s, h, info, self._lgs.corrections(self, s, h))
             timer.lap("lgs_step")
         else:
             standard_after_loads(self, s, h, info, timer)
@@ -164,7 +160,8 @@ class ContactCoupling:
         """The StepInfo of a step that changes nothing but the time, if a step from ``s`` is one (Method.step
         then only advances the time): the whole model sleeps and nothing disturbs it (ContactStage.at_rest;
         not with limits or Wagner's constraints, or timed loads, which act on the step's copy of the state).
-        It reports no contact (none is detected between sleeping bodies) and no pass; else None."""
+        It reports no contact (none is detected between sleeping bodies) and no pass, and leaves the contact
+        stage as that step would (ContactStage.rest); else None."""
         if (self.contacts is None or self.limits is not None or self._wagner is not None or self.model.n_loads
                 or not self.contacts.at_rest(s)):
             return None

@@ -150,23 +150,24 @@ class LgsSolver:
         force elements. Returns (position solves, residual, clamped, velocity solves, residual, diverged
         chains; when some diverged the step stopped after its joint correction)."""
         m = self.model
-        sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_standard_step(
+        return self._tally(lgs_standard_step(
             chains_of(self), structure_of(self), prims_of(m), bodies_of(m, s, method), rows_of(method),
             fac_of(self), pred_of(method), m.gravity, s.body_force, s.body_torque, h,
             rotation_scheme(method.integrator), method.eps_d, method.eps_v, method.max_iter_pos, method.max_iter_vel,
-            method.max_correction_speed, self.dependent_pivot)
-        self.factorizations += facs
-        self.dropped = dropped
-        return sp, rp, cl, sv, rv, diverged
+            method.max_correction_speed, self.dependent_pivot))
 
     def corrections(self, method, s, h):
         """:meth:`standard_step` after the step's loads, which the method has computed (lgs_step.lgs_corrections):
         for a contact step that found no contact. Returns as :meth:`standard_step`."""
         m = self.model
-        sp, rp, cl, sv, rv, facs, dropped, diverged = lgs_corrections(
+        return self._tally(lgs_corrections(
             chains_of(self), structure_of(self), prims_of(m), bodies_of(m, s, method), rows_of(method),
             fac_of(self), pred_of(method), h, rotation_scheme(method.integrator), method.eps_d, method.eps_v,
-            method.max_iter_pos, method.max_iter_vel, method.max_correction_speed, self.dependent_pivot, False)
+            method.max_iter_pos, method.max_iter_vel, method.max_correction_speed, self.dependent_pivot, False))
+
+    def _tally(self, result):
+        """Count a fused kernel's factorizations and dropped rows; its other results, as standard_step returns."""
+        sp, rp, cl, sv, rv, facs, dropped, diverged = result
         self.factorizations += facs
         self.dropped = dropped
         return sp, rp, cl, sv, rv, diverged

@@ -30,6 +30,7 @@ import numpy as np
 from impulsim.collision.vec import KERNEL
 from impulsim.contact.limits import ARRIVED, COLLISION, RESTING, apply_impulse, coordinate_of, predicted_distance
 from impulsim.kernel import njit
+from impulsim.math.linalg import copy_rows
 from impulsim.methods.impulse.lgs_correct import correct_velocities_lgs
 
 SWEEPS = 200
@@ -54,14 +55,6 @@ def coupling_arrays(n_limits: int, n_bodies: int) -> tuple:
     return (np.zeros((n_limits, n_limits)), np.zeros(n_limits, np.int64), np.full(1, -1, np.int64),
             np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)),
             np.zeros(n_limits, np.int64)) + vectors
-
-
-@njit(**KERNEL)
-def _copy_into(dst, src):
-    """dst[:] = src for (n, 3) arrays, in loops (kernels without reference counts may not copy whole arrays)."""
-    for b in range(dst.shape[0]):
-        for c in range(3):
-            dst[b, c] = src[b, c]
 
 
 @njit(**KERNEL)
@@ -103,13 +96,13 @@ def measure(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, coupli
     k = geom[3]
     body_pos, body_quat, body_vel, body_omega = bodies[0], bodies[1], bodies[2], bodies[3]
     motion = (body_pos, body_quat, body_vel, body_omega)
-    _copy_into(save_v, body_vel)
-    _copy_into(save_w, body_omega)
+    copy_rows(body_vel, save_v)
+    copy_rows(body_omega, save_w)
     _joints_follow(lgs, prims, bodies, rows, eps_v)
     _rates(args, side, active, n, motion, base)
     for c in range(n):
-        _copy_into(body_vel, save_v)
-        _copy_into(body_omega, save_w)
+        copy_rows(save_v, body_vel)
+        copy_rows(save_w, body_omega)
         i = active[c]
         p = 1.0 / k[i]                   # an impulse that would change the free rate by 1
         _push(i, p, args, geom, side, bodies)
@@ -118,8 +111,8 @@ def measure(lgs, prims, bodies, rows, eps_v, args, geom, side, active, n, coupli
         for r in range(n):
             D[r, c] = (probe[r] - base[r]) / p
         d_set[c] = i
-    _copy_into(body_vel, save_v)
-    _copy_into(body_omega, save_w)
+    copy_rows(save_v, body_vel)
+    copy_rows(save_w, body_omega)
     d_count[0] = n
 
 
@@ -248,13 +241,13 @@ def _push_through_joints(lgs, prims, bodies, rows, eps_v, args, geom, side, acti
     could not hand that on within its correction-speed limit."""
     save_v, save_w, base_v, base_w = coupling[3], coupling[4], coupling[5], coupling[6]
     body_vel, body_omega = bodies[2], bodies[3]
-    _copy_into(save_v, body_vel)
-    _copy_into(save_w, body_omega)
+    copy_rows(body_vel, save_v)
+    copy_rows(body_omega, save_w)
     _joints_follow(lgs, prims, bodies, rows, eps_v)
-    _copy_into(base_v, body_vel)
-    _copy_into(base_w, body_omega)
-    _copy_into(body_vel, save_v)
-    _copy_into(body_omega, save_w)
+    copy_rows(body_vel, base_v)
+    copy_rows(body_omega, base_w)
+    copy_rows(save_v, body_vel)
+    copy_rows(save_w, body_omega)
     for c in range(n):
         if dl[c] != 0.0:
             _push(active[c], dl[c], args, geom, side, bodies)

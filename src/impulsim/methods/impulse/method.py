@@ -134,7 +134,7 @@ class ImpulseMethod(Method, ContactCoupling):
         """Whether a contact step that finds no contact may finish as a step without contacts would
         (ContactCoupling._joints_alone): no limits or extra constraints, velocity correction on."""
         self._fused_when_untouched = bool(fused) and self.contacts is not None and self._all_lgs_standard(
-            contacts_too=False)
+            contacts_allowed=True)
         """... and then in the fused step's kernels (every joint in LGS chains)."""
 
     def _fusable(self) -> bool:
@@ -142,14 +142,15 @@ class ImpulseMethod(Method, ContactCoupling):
         :meth:`_all_lgs_standard`) without force elements."""
         return self._all_lgs_standard() and not has_force_elements(self.model)
 
-    def _all_lgs_standard(self, contacts_too: bool = True) -> bool:
+    def _all_lgs_standard(self, contacts_allowed: bool = False) -> bool:
         """Whether the step is, after its loads, the kernel sequence of ``lgs_step.lgs_corrections``: LGS
         only (no loop cuts or velocity-only rows corrected one by one), standard scheme with the velocity
-        correction, no contacts (unless ``contacts_too`` is False), limits or extra constraints. The compiled
-        run loop takes such steps with any loads, force elements included (run_path.compiled_path)."""
+        correction, no limits or extra constraints, and no contacts unless ``contacts_allowed`` (a contact step
+        that finds none, ContactCoupling._joints_alone). The compiled run loop takes such steps with any
+        loads, force elements included (run_path.compiled_path)."""
         return (self._lgs is not None and self._iter_prims is None and self._row_prims is None
                 and self.scheme == "standard" and self.velocity_correction
-                and (self.contacts is None or not contacts_too) and self.limits is None and self._wagner is None)
+                and (self.contacts is None or contacts_allowed) and self.limits is None and self._wagner is None)
 
     def _alloc(self, m):
         n, p = m.n_bodies, m.n_prims
@@ -197,10 +198,15 @@ class ImpulseMethod(Method, ContactCoupling):
 
     def _fused_step(self, s, h, info: StepInfo):
         t = time.perf_counter()
-        sp, rp, cl, sv, rv, diverged = self._lgs.standard_step(self, s, h)
+        self._take_lgs_result(s, h, info, self._lgs.standard_step(self, s, h))
+        info.timings["lgs_step"] = time.perf_counter() - t
+
+    def _take_lgs_result(self, s, h, info: StepInfo, result):
+        """Fail the step if a chain's correction diverged, else put the solves and residuals of the fused step's
+        kernels (``LgsSolver.standard_step`` or ``corrections``) into ``info``."""
+        sp, rp, cl, sv, rv, diverged = result
         if diverged:
             raise diverged_error(s.step_count, s.t, h, rp, sp)
-        info.timings["lgs_step"] = time.perf_counter() - t
         info.iters_pos, info.residual_pos, info.clamped, info.converged_pos = sp, rp, cl, rp <= self.eps_d
         info.iters_vel, info.residual_vel, info.converged_vel = sv, rv, rv <= self.eps_v
 
