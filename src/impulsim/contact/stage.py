@@ -70,7 +70,8 @@ class ContactOptions:
     restitution_rule, friction_rule : how two materials' coefficients combine ("product", "sum", "min",
         "max", "mean", "geometric"; the thesis's e = e1·e2 and μ = μ1 + μ2 by default).
     max_iter_collision, max_iter_contact : caps on the collision iterations and on the contact sweeps.
-    shock_propagation : iterations before the shock-propagation pass (None: no shock propagation).
+    shock_propagation : iterations before the shock-propagation pass (None: no shock propagation; 0 acts as 1,
+        the pass always follows a first sweep).
     shock_level_iterations : cap on the sweeps over one level's contacts in a shock pass before its bodies
         are frozen (Bender 5.3.2: a level is frozen once its contacts are resolved; see level_resolved).
     capacity : initial contact buffer size (grown on demand).
