@@ -133,22 +133,24 @@ class Simulation:
         return info
 
     def _warn_if_joints_open(self, info: StepInfo) -> None:
-        """Warn once when a step ends with its joints open by more than OPEN_JOINTS [m or rad], which the run
-        would otherwise only show in ``info.converged_pos``: the joint correction stopped at its cap (the
-        motion is too fast for h) or, with contacts, stopped because the contacts contradict the joints."""
+        """Warn once when a step ends unconverged with an error above OPEN_JOINTS [m or rad], which the run would
+        otherwise only show in ``info.converged_pos``: the joint correction stopped at its cap with the joints
+        open (the motion is too fast for h) or, with contacts, stopped because the contacts contradict the
+        joints (contact_step.STALL_PASSES)."""
         if (self._warned_open or not self.warn_open_joints or info.converged_pos
                 or not info.residual_pos > OPEN_JOINTS):
             return
         self._warned_open = True
         if info.n_contacts:
-            why = (f"the correction stopped with its {info.n_contacts} contact(s) pushing against the joints. Do "
-                   "bodies start inside each other, or does a contact press a straight chain along its axis?")
-        else:
-            why = ("the joint correction stopped at its cap. If the joints did not start open, the motion is too "
-                   f"fast for h = {self.h:g} s (take a smaller h; the impulse method's step halving is in "
-                   "docs/lgs.md)")
+            warnings.warn(f"{self.model.name}: by t = {self.t:.4g} s a step left {info.residual_pos:.3g} (m or rad) "
+                          f"uncorrected: its {info.n_contacts} contact(s) push against the joints, which hold. Do "
+                          "bodies start inside each other, or does a contact press a straight chain along its axis?",
+                          RuntimeWarning, stacklevel=3)
+            return
         warnings.warn(f"{self.model.name}: by t = {self.t:.4g} s a step ended with its joints open by "
-                      f"{info.residual_pos:.3g} (m or rad): {why}", RuntimeWarning, stacklevel=3)
+                      f"{info.residual_pos:.3g} (m or rad): the joint correction stopped at its cap. If the joints "
+                      f"did not start open, the motion is too fast for h = {self.h:g} s (take a smaller h; the "
+                      "impulse method's step halving is in docs/lgs.md)", RuntimeWarning, stacklevel=3)
 
     @property
     def batchable(self) -> bool:
