@@ -143,8 +143,9 @@ class Simulation:
         self._warned_open = True
         if info.n_contacts:
             warnings.warn(f"{self.model.name}: by t = {self.t:.4g} s a step left {info.residual_pos:.3g} (m or rad) "
-                          f"uncorrected: its {info.n_contacts} contact(s) push against the joints, which hold. Do "
-                          "bodies start inside each other, or does a contact press a straight chain along its axis?",
+                          f"uncorrected with {info.n_contacts} contact(s) acting: contacts that push against the "
+                          "joints cannot be separated (do bodies start inside each other, or does a contact press a "
+                          f"straight chain along its axis?), else the motion is too fast for h = {self.h:g} s",
                           RuntimeWarning, stacklevel=3)
             return
         warnings.warn(f"{self.model.name}: by t = {self.t:.4g} s a step ended with its joints open by "

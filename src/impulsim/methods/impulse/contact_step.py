@@ -46,9 +46,10 @@ the joints undoing what the contacts do, and no further pass can gain. A straigh
 pivot with its tip 1 mm in the ground is such a case: the contact pushes along the chain, the joint pass pulls
 the tip back, and the contact error stays at 1.00e-3 m, the same to 1e-13, for all 10 000 passes of the cap
 (150 ms a step). The correction then ends with a joint pass: the joints hold and the contact keeps its
-penetration, as in the other methods, which keep their joints exactly. A correction that is slow is not flat: the contact error of Bender's pyramid of 55 boxes,
-which converges in 660 passes a step on average, changed by at least 4e-5 of itself over any 50 passes of 300
-steps (and may rise for a while before it falls, which is no stall either)."""
+penetration, as in the other methods, which keep their joints exactly. A correction that is slow is not flat:
+the contact error of Bender's pyramid of 55 boxes, which converges in 660 passes a step on average, changed by
+at least 4e-5 of itself over any 50 passes of 300 steps (and may rise for a while before it falls, which is no
+stall either)."""
 STALL_CHANGE = 1e-9
 """Relative change of an error of the coupled position correction (of eps_d for the joints' error) below which a
 pass counts as repeating the last (STALL_PASSES): far above rounding (1e-13 in a repeating pass), far below
