@@ -73,3 +73,35 @@ def test_non_finite_input_is_refused_by_the_mass_point_method(field, value):
     with pytest.raises(SimulationError, match="not finite|non-finite"):
         method.step(state, 0.01)
     assert state.body_pos.tobytes() == before.body_pos.tobytes()
+
+
+def _range_by_numpy(pos, vel, before, thickness, max_distance, max_speed, factor):
+    """range_check's answer by its definition, with NumPy."""
+    from impulsim.dynamics.checks import IN_RANGE, OUT_OF_RANGE, TUNNELS
+    if np.abs(pos).max(initial=0.0) > max_distance or np.abs(vel).max(initial=0.0) > max_speed:
+        return OUT_OF_RANGE
+    if thickness.size and (np.linalg.norm(pos - before, axis=1) > factor * thickness).any():
+        return TUNNELS
+    return IN_RANGE
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_range_check_agrees_with_its_numpy_definition(seed):
+    """The step's compiled range check against the NumPy formulas it replaced, on random states spread
+    across both limits and the tunnelling threshold (infinite thickness included)."""
+    from impulsim.dynamics.checks import range_check
+    rng = np.random.default_rng(seed)
+    answers = set()
+    for _ in range(400):
+        n = int(rng.integers(1, 6))
+        pos = rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-1, 9)
+        vel = rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-1, 6)
+        before = pos + rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-3, 2)
+        thickness = rng.uniform(1e-3, 1.0, n) if rng.random() < 0.7 else np.zeros(0)
+        if thickness.size:
+            thickness[rng.random(n) < 0.3] = np.inf
+        args = (pos, vel, before, thickness, 1e8, 1e5, 100.0)
+        expected = _range_by_numpy(*args)
+        assert range_check(*args) == expected
+        answers.add(expected)
+    assert answers == {0, 1, 2}          # every outcome was exercised

@@ -135,7 +135,7 @@ class ContactStage:
     _scratch_attrs = frozenset((
         "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
         "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
-        "cur_vel", "pair_keys", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed",
+        "cur_vel", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed",
         "_has_kinematic"))
     """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
     checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
@@ -208,7 +208,6 @@ class ContactStage:
         self.prev_pos, self.prev_vel = np.zeros((cap, 3)), np.zeros((cap, 3))
         self.prev_keys_sorted = np.zeros(cap, np.int64)
         self.prev_index_sorted = np.zeros(cap, np.int64)
-        self.pair_keys = np.zeros(cap, np.int64)
         self.prev_pair_sorted = np.zeros(cap, np.int64)
         self.prev_pair_index = np.zeros(cap, np.int64)
         self.prev_local_a = np.zeros((cap, 3))
@@ -371,7 +370,8 @@ class ContactStage:
     def _eps_t(self, h):
         """Tangential speed below which a contact counts as sticking: the tolerance, or the speed gravity
         gives in one step, whichever is larger (static friction can stop such a slip within the step)."""
-        return max(self.opt.eps_vc, float(np.linalg.norm(self.model.gravity)) * h)
+        g = self.model.gravity
+        return max(self.opt.eps_vc, math.sqrt(float(g[0]) ** 2 + float(g[1]) ** 2 + float(g[2]) ** 2) * h)
 
     def end_positions(self):
         """Keep this step's position-phase impulses for the next step's warm start."""
@@ -390,21 +390,13 @@ class ContactStage:
         if n == 0:                      # nothing to carry over (the arrays' contents past prev_count are not read)
             self.prev_count = 0
             return
-        W.store_phase(self.rows, self.count, self.cur_vel)
-        order = np.argsort(self.keys[:n], kind="mergesort")
-        self.prev_keys_sorted[:n] = self.keys[:n][order]
-        self.prev_index_sorted[:n] = order
-        self.prev_pos[:n], self.prev_vel[:n] = self.cur_pos[:n], self.cur_vel[:n]
-        W.pair_keys(self.rows.body_a, self.rows.body_b, n, self.model.n_bodies, self.pair_keys)
-        order = np.argsort(self.pair_keys[:n], kind="mergesort")
-        self.prev_pair_sorted[:n] = self.pair_keys[:n][order]
-        self.prev_pair_index[:n] = order
-        self.prev_local_a[:n] = self.rows.local_a[:n]
-        self.prev_local_b[:n] = self.rows.local_b[:n]
-        self.prev_anchor_a[:n] = self.rows.anchor_a[:n]
-        self.prev_anchor_b[:n] = self.rows.anchor_b[:n]
-        # a contact that slipped keeps no anchor: held to it, the next steps would pull the body back
-        self.prev_sticking[:n] = self.rows.sticking[:n] & (1 - self.rows.slipped[:n])
+        rows = self.rows
+        pairs = rows.body_a[:n].astype(np.int64) * self.model.n_bodies + rows.body_b[:n]    # as W.roll_over keys them
+        W.roll_over(rows, n, self.model.n_bodies, self.keys, self.keys[:n].argsort(kind="mergesort"),
+                    pairs.argsort(kind="mergesort"), self.cur_pos, self.cur_vel, self.prev_keys_sorted,
+                    self.prev_index_sorted, self.prev_pair_sorted, self.prev_pair_index, self.prev_pos,
+                    self.prev_vel, self.prev_local_a, self.prev_local_b, self.prev_anchor_a, self.prev_anchor_b,
+                    self.prev_sticking)
         self.prev_count = n
 
     def at_rest(self, state) -> bool:

@@ -49,13 +49,6 @@ def match(keys, count, prev_keys_sorted, prev_index_sorted, prev_count, match_ou
         match_out[c] = prev_index_sorted[lo] if lo < prev_count and prev_keys_sorted[lo] == k else -1
 
 
-@njit(**KERNEL)
-def pair_keys(body_a, body_b, count, n_bodies, keys_out):
-    """keys_out[c] = body_a·n_bodies + body_b: contacts of one body pair share a key."""
-    for c in range(count):
-        keys_out[c] = np.int64(body_a[c]) * n_bodies + body_b[c]
-
-
 @njit(cache=True)     # allocates its "used" flags
 def match_nearby(rows, count, n_bodies, prev_pair_sorted, prev_pair_index, prev_local_a, prev_local_b, prev_count,
                  tol,
@@ -135,6 +128,35 @@ def store_phase(rows, count, out):
                 add(scale(v3(rows.t1[c]), rows.lam_t[c, 0]), scale(v3(rows.t2[c]), rows.lam_t[c, 1])))
         for i in range(3):
             out[c, i] = p[i]
+
+
+@njit(**KERNEL)
+def roll_over(rows, count, n_bodies, keys, key_order, pair_order, cur_pos, cur_vel, prev_keys_sorted,
+              prev_index_sorted, prev_pair_sorted, prev_pair_index, prev_pos, prev_vel, prev_local_a, prev_local_b,
+              prev_anchor_a, prev_anchor_b, prev_sticking):
+    """The end of a step's contacts in one call: the velocity phase's impulses into ``cur_vel``
+    (store_phase), then everything the next step's matching reads: the keys and the body-pair keys
+    (body_a·n_bodies + body_b) in sorted order with the contacts they came from (``key_order``,
+    ``pair_order``: stable argsorts of both), both phases' impulses, the points in the bodies' frames and
+    the anchors. A contact that slipped keeps no sticking flag (held to its anchor, the next steps would
+    pull the body back)."""
+    store_phase(rows, count, cur_vel)
+    for j in range(count):
+        c = key_order[j]
+        prev_keys_sorted[j] = keys[c]
+        prev_index_sorted[j] = c
+        c = pair_order[j]
+        prev_pair_sorted[j] = np.int64(rows.body_a[c]) * n_bodies + rows.body_b[c]
+        prev_pair_index[j] = c
+    for c in range(count):
+        for i in range(3):
+            prev_pos[c, i] = cur_pos[c, i]
+            prev_vel[c, i] = cur_vel[c, i]
+            prev_local_a[c, i] = rows.local_a[c, i]
+            prev_local_b[c, i] = rows.local_b[c, i]
+            prev_anchor_a[c, i] = rows.anchor_a[c, i]
+            prev_anchor_b[c, i] = rows.anchor_b[c, i]
+        prev_sticking[c] = rows.sticking[c] & (1 - rows.slipped[c])
 
 
 @njit(**KERNEL)

@@ -1,4 +1,4 @@
-"""A compiled check that a state is finite (the common case of every step, without NumPy temporaries)."""
+"""Compiled checks of a step's result (the common case of every step, without NumPy temporaries)."""
 import numpy as np
 
 from impulsim.kernel import njit
@@ -15,3 +15,28 @@ def all_finite(body_pos, body_quat, body_vel, body_omega):
             if not np.isfinite(body_quat[k, i]):
                 return False
     return True
+
+
+IN_RANGE, OUT_OF_RANGE, TUNNELS = 0, 1, 2
+"""What :func:`range_check` found."""
+
+
+@njit(cache=True)
+def range_check(body_pos, body_vel, before_pos, thickness, max_distance, max_speed, tunnel_factor):
+    """Whether a step's result stays in the model's range, in one pass without NumPy temporaries (the
+    common case of every step): OUT_OF_RANGE if a position coordinate exceeds max_distance [m] or a velocity
+    component max_speed [m/s] in magnitude; else TUNNELS if a body moved farther than tunnel_factor times
+    its ``thickness`` [m] from ``before_pos`` (an empty ``thickness`` skips that test); else IN_RANGE. The
+    caller names the body from NumPy on the rare failure."""
+    for k in range(body_pos.shape[0]):
+        for i in range(3):
+            if abs(body_pos[k, i]) > max_distance or abs(body_vel[k, i]) > max_speed:
+                return OUT_OF_RANGE
+    if thickness.shape[0]:
+        for k in range(body_pos.shape[0]):
+            d0 = body_pos[k, 0] - before_pos[k, 0]
+            d1 = body_pos[k, 1] - before_pos[k, 1]
+            d2 = body_pos[k, 2] - before_pos[k, 2]
+            if np.sqrt(d0 * d0 + d1 * d1 + d2 * d2) > tunnel_factor * thickness[k]:
+                return TUNNELS
+    return IN_RANGE

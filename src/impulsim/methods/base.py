@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from impulsim.dynamics.checks import all_finite
+from impulsim.dynamics.checks import IN_RANGE, OUT_OF_RANGE, TUNNELS, all_finite, range_check
 from impulsim.dynamics.loads import add_timed_loads
 from impulsim.errors import SimulationError, UnsupportedFeatureError
 from impulsim.model.kinds import JointKind
@@ -122,6 +122,8 @@ TUNNEL_FACTOR = 100.0
 (it passes through anything in its way: a body shot at 1e6 m/s went 2 km through the ground and was thrown
 back). Below this it is let through and may pass through obstacles thinner than its travel: Holck's
 complex pendulum at h = 1/10 s shows a ball falling through a bar so, up to 10 times its size a step."""
+_NO_THICKNESS = np.zeros(0)
+"""The thickness handed to range_check where contacts are not detected (no tunnelling test)."""
 
 
 class Method:
@@ -296,25 +298,33 @@ class Method:
                                       f"(the step h = {h:g} s is too large for the model, or its forces blew up)")
         if not hasattr(s, "body_pos"):
             return
-        far = float(np.abs(s.body_pos).max(initial=0.0))
-        speed = float(np.abs(s.body_vel).max(initial=0.0))
-        if far > MAX_DISTANCE or speed > MAX_SPEED:
-            k = int(np.argmax(np.maximum(np.abs(s.body_pos).max(axis=1) / MAX_DISTANCE,
-                                         np.abs(s.body_vel).max(axis=1) / MAX_SPEED)))
-            raise SimulationError(
-                f"{where}: the simulation diverged: body \"{self.model.body_names[k]}\" is at "
-                f"{np.linalg.norm(s.body_pos[k]):.3g} m moving at {np.linalg.norm(s.body_vel[k]):.3g} m/s "
-                f"(limits {MAX_DISTANCE:g} m, {MAX_SPEED:g} m/s); the state was left at the last good step")
         thickness = self._thickness()
-        if thickness is not None:
-            travel = np.linalg.norm(s.body_pos - before.body_pos, axis=1)
-            over = travel > TUNNEL_FACTOR * thickness
-            if over.any():
-                k = int(np.argmax(travel / thickness))
-                raise SimulationError(
-                    f"{where}: step too large for the model: body \"{self.model.body_names[k]}\" moves "
-                    f"{travel[k]:.3g} m in one step, more than {TUNNEL_FACTOR:g} times its size "
-                    f"{thickness[k]:.3g} m, and would pass through what it should hit (reduce h); the state was left at the last good step")
+        found = range_check(s.body_pos, s.body_vel, before.body_pos,
+                            _NO_THICKNESS if thickness is None else thickness, MAX_DISTANCE, MAX_SPEED,
+                            TUNNEL_FACTOR)
+        if found == OUT_OF_RANGE:
+            self._refuse_out_of_range(s, where)
+        if found == TUNNELS:
+            self._refuse_tunnelling(s, before, thickness, where)
+
+    def _refuse_out_of_range(self, s: State, where: str):
+        """Raise naming the body farthest beyond MAX_DISTANCE or MAX_SPEED (relative to the limit)."""
+        k = int(np.argmax(np.maximum(np.abs(s.body_pos).max(axis=1) / MAX_DISTANCE,
+                                     np.abs(s.body_vel).max(axis=1) / MAX_SPEED)))
+        raise SimulationError(
+            f"{where}: the simulation diverged: body \"{self.model.body_names[k]}\" is at "
+            f"{np.linalg.norm(s.body_pos[k]):.3g} m moving at {np.linalg.norm(s.body_vel[k]):.3g} m/s "
+            f"(limits {MAX_DISTANCE:g} m, {MAX_SPEED:g} m/s); the state was left at the last good step")
+
+    def _refuse_tunnelling(self, s: State, before: State, thickness, where: str):
+        """Raise naming the body that moved farthest in the step relative to its thickness."""
+        travel = np.linalg.norm(s.body_pos - before.body_pos, axis=1)
+        k = int(np.argmax(travel / thickness))
+        raise SimulationError(
+            f"{where}: step too large for the model: body \"{self.model.body_names[k]}\" moves "
+            f"{travel[k]:.3g} m in one step, more than {TUNNEL_FACTOR:g} times its size "
+            f"{thickness[k]:.3g} m, and would pass through what it should hit (reduce h); the state was left "
+            "at the last good step")
 
     def _thickness(self):
         """Per body, its size [m] when contacts are detected (None otherwise): 2 sqrt(J_max / m), 0.82 of a

@@ -38,7 +38,7 @@ class MemoryPlan:
     buffer grown on demand) makes the next snapshot walk again.
     """
 
-    __slots__ = ("slots", "structure", "arrays", "lists", "dicts", "namespaces")
+    __slots__ = ("slots", "structure", "arrays", "lists", "dicts", "namespaces", "slot_dicts", "dict_slots")
 
     def __init__(self, root):
         self.slots: list = []          # (container, key) of every place: __dict__ of an object or a dict
@@ -52,6 +52,23 @@ class MemoryPlan:
         for key, value in list(vars(root).items()):
             if key not in skip:
                 self._take(root.__dict__, key, value, seen)
+        self._index_dict_slots()
+
+    def _index_dict_slots(self):
+        """The distinct dicts (attribute namespaces and plain dicts) that hold slots, and each such slot as
+        (dict, key, index of the dict): a snapshot copies each dict once (one C call) instead of reading its
+        slots one by one. Slots in lists need no value of their own (the lists are copied whole)."""
+        index: dict = {}
+        self.slot_dicts: list = []
+        self.dict_slots: list = []
+        for container, key in self.slots:
+            if not isinstance(container, dict):
+                continue
+            i = index.get(id(container))
+            if i is None:
+                i = index[id(container)] = len(self.slot_dicts)
+                self.slot_dicts.append(container)
+            self.dict_slots.append((container, key, i))
 
     def _take(self, container, key, value, seen):
         if container is not None:
@@ -103,10 +120,11 @@ class Snapshot:
     """The method's memory at one moment; :meth:`restore` puts every attribute and array back."""
 
     __slots__ = ("plan", "values", "copies", "list_items", "dict_items")
+    # values: a shallow copy of each dict of plan.slot_dicts
 
     def __init__(self, root, plan: MemoryPlan | None = None):
         self.plan = plan = MemoryPlan(root) if plan is None else plan
-        self.values = [c.get(k, _Nowhere) if isinstance(c, dict) else c[k] for c, k in plan.slots]
+        self.values = [d.copy() for d in plan.slot_dicts]
         self.copies = [a.copy() for a in plan.arrays]
         self.list_items = [list(x) for x in plan.lists]
         self.dict_items = [dict(x) for x in plan.dicts]
@@ -119,9 +137,8 @@ class Snapshot:
         for dct, items in zip(plan.dicts, self.dict_items):
             dct.clear()
             dct.update(items)
-        for (container, key), value in zip(plan.slots, self.values):
-            if isinstance(container, list):
-                continue                                  # lists are back whole
+        for container, key, i in plan.dict_slots:          # (lists are back whole)
+            value = self.values[i].get(key, _Nowhere)
             now = container.get(key, _Nowhere)
             if now is value:
                 continue
