@@ -76,7 +76,7 @@ def test_non_finite_input_is_refused_by_the_mass_point_method(field, value):
 
 
 def _range_by_numpy(pos, vel, before, thickness, max_distance, max_speed, factor):
-    """range_check's answer by its definition, with NumPy."""
+    """check_state's answer on finite arrays by its definition, with NumPy."""
     from impulsim.dynamics.checks import IN_RANGE, OUT_OF_RANGE, TUNNELS
     if np.abs(pos).max(initial=0.0) > max_distance or np.abs(vel).max(initial=0.0) > max_speed:
         return OUT_OF_RANGE
@@ -86,10 +86,10 @@ def _range_by_numpy(pos, vel, before, thickness, max_distance, max_speed, factor
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_compiled_range_check_agrees_with_its_numpy_definition(seed):
-    """The step's compiled range check against the NumPy formulas it replaced, on random states spread
-    across both limits and the tunnelling threshold (infinite thickness included)."""
-    from impulsim.dynamics.checks import range_check
+def test_compiled_state_check_agrees_with_its_numpy_definition(seed):
+    """The step's compiled check against the NumPy formulas it replaced, on random states spread across both
+    limits and the tunnelling threshold (infinite thickness included), and with one entry made non-finite."""
+    from impulsim.dynamics.checks import NOT_FINITE, check_state
     rng = np.random.default_rng(seed)
     answers = set()
     for _ in range(400):
@@ -102,6 +102,10 @@ def test_compiled_range_check_agrees_with_its_numpy_definition(seed):
             thickness[rng.random(n) < 0.3] = np.inf
         args = (pos, vel, before, thickness, 1e8, 1e5, 100.0)
         expected = _range_by_numpy(*args)
-        assert range_check(*args) == expected
+        quat = rng.normal(size=(n, 4))
+        assert check_state(pos, quat, vel, vel, *args[2:]) == expected
         answers.add(expected)
+        bad = [pos.copy(), quat, vel.copy(), vel.copy()]
+        bad[int(rng.integers(4))][int(rng.integers(n)), 0] = rng.choice([np.nan, np.inf, -np.inf])
+        assert check_state(*bad, *args[2:]) == NOT_FINITE
     assert answers == {0, 1, 2}          # every outcome was exercised

@@ -17,17 +17,22 @@ def all_finite(body_pos, body_quat, body_vel, body_omega):
     return True
 
 
-IN_RANGE, OUT_OF_RANGE, TUNNELS = 0, 1, 2
-"""What :func:`range_check` found."""
+IN_RANGE, OUT_OF_RANGE, TUNNELS, NOT_FINITE = 0, 1, 2, 3
+"""What :func:`check_state` found."""
 
 
 @njit(cache=True)
-def range_check(body_pos, body_vel, before_pos, thickness, max_distance, max_speed, tunnel_factor):
-    """Whether a step's result stays in the model's range, in one pass without NumPy temporaries (the
-    common case of every step): OUT_OF_RANGE if a position coordinate exceeds max_distance [m] or a velocity
-    component max_speed [m/s] in magnitude; else TUNNELS if a body moved farther than tunnel_factor times
-    its ``thickness`` [m] from ``before_pos`` (an empty ``thickness`` skips that test); else IN_RANGE. The
-    caller names the body from NumPy on the rare failure."""
+def check_state(body_pos, body_quat, body_vel, body_omega, before_pos, thickness, max_distance, max_speed,
+                tunnel_factor):
+    """The checks of a step's result in one compiled pass, without NumPy temporaries (the common case of
+    every step; the caller names the body with NumPy on the rare failure): NOT_FINITE if an entry of the
+    four arrays is not finite; else OUT_OF_RANGE if a position coordinate exceeds max_distance [m] or a
+    velocity component max_speed [m/s] in magnitude; else TUNNELS if a body moved farther than tunnel_factor
+    times its ``thickness`` [m] from ``before_pos`` (an empty ``thickness`` skips that test); else IN_RANGE.
+    With infinite limits it is a finiteness check of any four arrays of these shapes (one kernel for all
+    of Method.step's checks: each kernel costs its compile at a scene's first step)."""
+    if not all_finite(body_pos, body_quat, body_vel, body_omega):
+        return NOT_FINITE
     for k in range(body_pos.shape[0]):
         for i in range(3):
             if abs(body_pos[k, i]) > max_distance or abs(body_vel[k, i]) > max_speed:
