@@ -200,8 +200,7 @@ class Method:
             if not self._first_step_prepared:
                 self._prepare_first_step(self._scratch, float(h))
             self._step(self._scratch, float(h), info)
-            self._check_finite(self._scratch, state.step_count)
-            self._check_divergence(self._scratch, state, float(h), info)
+            self._check_divergence(self._scratch, state, float(h), info)     # finiteness first
         except BaseException:
             before.restore()
             raise
@@ -271,7 +270,7 @@ class Method:
             raise SimulationError(f"step {s.step_count}: the time t = {s.t!r} s is not finite")
         if (_finite(s.body_pos, s.body_quat, s.body_vel, s.body_omega)
                 and _finite(s.body_force, s.body_quat, s.body_torque, s.body_torque)
-                and np.isfinite(s.motor_effort).all()):
+                and (not s.motor_effort.size or np.isfinite(s.motor_effort).all())):
             return
         for name in _STATE_CHECKS + ("body_force", "body_torque"):
             bad = ~np.isfinite(getattr(s, name)).all(axis=1)
@@ -288,27 +287,29 @@ class Method:
         raise NotImplementedError
 
     def _check_divergence(self, s: State, before: State, h: float, info: StepInfo) -> None:
-        """Name a run that has left the model's range as divergence, not as a solver failure: residuals
-        that are no longer finite, bodies farther than MAX_DISTANCE or faster than MAX_SPEED, and, where
-        contacts are detected, a free body that moves farther in one step than TUNNEL_FACTOR times its own size (it would pass
-        through what it should hit: the step is too large for the model)."""
-        where = f"step {before.step_count} (t = {before.t:.6g} s)"
-        for what, value in (("position", info.residual_pos), ("velocity", info.residual_vel)):
-            if not math.isfinite(value):
-                raise SimulationError(f"{where}: the simulation diverged: the {what} residual is {value} "
-                                      f"(the step h = {h:g} s is too large for the model, or its forces blew up)")
-        if not hasattr(s, "body_pos"):
-            return
-        thickness = self._thickness()
-        found = check_state(s.body_pos, s.body_quat, s.body_vel, s.body_omega, before.body_pos,
-                            _NO_THICKNESS if thickness is None else thickness, MAX_DISTANCE, MAX_SPEED,
-                            TUNNEL_FACTOR)
-        if found == NOT_FINITE:
-            self._check_finite(s, before.step_count)
+        """Check a step's result ``s`` (from ``before``) and name what went wrong: a pose or velocity that is
+        not finite (first, as :meth:`_check_finite`); then, as divergence rather than a solver failure,
+        residuals that are no longer finite, bodies farther than MAX_DISTANCE or faster than MAX_SPEED, and,
+        where contacts are detected, a free body that moves farther in one step than TUNNEL_FACTOR times its
+        own size (it would pass through what it should hit: the step is too large for the model). One
+        compiled pass (check_state) in the common case."""
+        found, thickness = None, None
+        if hasattr(s, "body_pos"):
+            thickness = self._thickness()
+            found = check_state(s.body_pos, s.body_quat, s.body_vel, s.body_omega, before.body_pos,
+                                _NO_THICKNESS if thickness is None else thickness, MAX_DISTANCE, MAX_SPEED,
+                                TUNNEL_FACTOR)
+            if found == NOT_FINITE:
+                self._check_finite(s, before.step_count)
+        if not (math.isfinite(info.residual_pos) and math.isfinite(info.residual_vel)):
+            what, value = (("position", info.residual_pos) if not math.isfinite(info.residual_pos)
+                           else ("velocity", info.residual_vel))
+            raise SimulationError(f"{_place(before)}: the simulation diverged: the {what} residual is {value} "
+                                  f"(the step h = {h:g} s is too large for the model, or its forces blew up)")
         if found == OUT_OF_RANGE:
-            self._refuse_out_of_range(s, where)
+            self._refuse_out_of_range(s, _place(before))
         if found == TUNNELS:
-            self._refuse_tunnelling(s, before, thickness, where)
+            self._refuse_tunnelling(s, before, thickness, _place(before))
 
     def _refuse_out_of_range(self, s: State, where: str):
         """Raise naming the body farthest beyond MAX_DISTANCE or MAX_SPEED (relative to the limit)."""
@@ -366,6 +367,11 @@ class Method:
                 raise SimulationError(
                     f"step {step_count} (t = {s.t:.6g} s): body \"{self.model.body_names[k]}\" got a "
                     f"non-finite {name.removeprefix('body_')}; the state was left at the last good step")
+
+
+def _place(before: State) -> str:
+    """"step N (t = T s)" of the step that starts from ``before``, for an error message."""
+    return f"step {before.step_count} (t = {before.t:.6g} s)"
 
 
 def _finite(a, b, c, d) -> bool:
