@@ -1,5 +1,7 @@
 """Divergence is named as divergence: too large a step, bodies thrown out of any scene, non-finite input;
 `impulsim run` exits with an error when a run ends with its joints broken."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -87,9 +89,11 @@ def _range_by_numpy(pos, vel, before, thickness, max_distance, max_speed, factor
 
 @pytest.mark.parametrize("seed", range(4))
 def test_compiled_state_check_agrees_with_its_numpy_definition(seed):
-    """The step's compiled check against the NumPy formulas it replaced, on random states spread across both
-    limits and the tunnelling threshold (infinite thickness included), and with one entry made non-finite."""
-    from impulsim.dynamics.checks import NOT_FINITE, check_state
+    """The step's compiled check against the NumPy formulas it replaced (and the NumPy fallback for methods
+    that accept non-finite orientations), on random states spread across both limits and the tunnelling
+    threshold (infinite thickness included), and with one entry made non-finite."""
+    from impulsim.dynamics.checks import IN_RANGE, NOT_FINITE, check_state
+    from impulsim.methods.base import _range_by_numpy as method_fallback
     rng = np.random.default_rng(seed)
     answers = set()
     for _ in range(400):
@@ -104,6 +108,9 @@ def test_compiled_state_check_agrees_with_its_numpy_definition(seed):
         expected = _range_by_numpy(*args)
         quat = rng.normal(size=(n, 4))
         assert check_state(pos, quat, vel, vel, *args[2:]) == expected
+        after, before_state = SimpleNamespace(body_pos=pos, body_vel=vel), SimpleNamespace(body_pos=before)
+        by_fallback = method_fallback(after, before_state, thickness if thickness.size else None)
+        assert (IN_RANGE if by_fallback is None else by_fallback) == expected
         answers.add(expected)
         bad = [pos.copy(), quat, vel.copy(), vel.copy()]
         bad[int(rng.integers(4))][int(rng.integers(n)), 0] = rng.choice([np.nan, np.inf, -np.inf])

@@ -300,7 +300,8 @@ class Method:
                                 _NO_THICKNESS if thickness is None else thickness, MAX_DISTANCE, MAX_SPEED,
                                 TUNNEL_FACTOR)
             if found == NOT_FINITE:
-                self._check_finite(s, before.step_count)
+                self._check_finite(s, before.step_count)      # raises, unless a method accepts what is not finite
+                found = _range_by_numpy(s, before, thickness)  # (the mass-point method's unused orientations)
         if not (math.isfinite(info.residual_pos) and math.isfinite(info.residual_vel)):
             what, value = (("position", info.residual_pos) if not math.isfinite(info.residual_pos)
                            else ("velocity", info.residual_vel))
@@ -372,6 +373,19 @@ class Method:
 def _place(before: State) -> str:
     """"step N (t = T s)" of the step that starts from ``before``, for an error message."""
     return f"step {before.step_count} (t = {before.t:.6g} s)"
+
+
+def _range_by_numpy(s: State, before: State, thickness):
+    """check_state's range and tunnelling tests with NumPy, ignoring what is not finite in the orientations
+    and angular velocities (for a method whose _check_finite accepts that)."""
+    with np.errstate(invalid="ignore"):
+        if (np.abs(s.body_pos).max(initial=0.0) > MAX_DISTANCE
+                or np.abs(s.body_vel).max(initial=0.0) > MAX_SPEED):
+            return OUT_OF_RANGE
+        if thickness is not None and (np.linalg.norm(s.body_pos - before.body_pos, axis=1)
+                                      > TUNNEL_FACTOR * thickness).any():
+            return TUNNELS
+    return None
 
 
 def _finite(a, b, c, d) -> bool:
