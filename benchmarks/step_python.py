@@ -1,0 +1,77 @@
+"""The Python around a step called one at a time: Python function calls and µs per ``method.step``, and a
+hash of the state the steps reach (to compare two source trees bit for bit).
+
+    python benchmarks/step_python.py examples/falling_boxes.yaml --t0 1.5 --t1 1.6
+    python benchmarks/step_python.py examples/falling_boxes.yaml --method lagrange --t0 0 --t1 1 --hash-only
+    PYTHONPATH=../other/src python benchmarks/step_python.py ...   # the same figures of another checkout
+
+Each repetition loads the scene, runs its simulation to ``t0`` (Simulation.run) and times the steps from t0
+to t1 with ``method.step`` in a Python loop (wall-clock, perf_counter). The figure given is the minimum over
+the repetitions: on a shared machine whose load comes in bursts a repetition can take twice as long, and the
+minimum is the run least disturbed. The calls per step are counted by cProfile over one more repetition;
+they do not depend on the load, so they show a change to the Python around the kernels even when the times
+cannot. The hash is the SHA-1 of the poses and velocities at t1 (its first 16 hex digits).
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import pstats
+import time
+
+from impulsim.io import load_scene
+
+
+def _simulation_at(path, method, t0):
+    sim = load_scene(path).simulation(method=method)
+    sim.run(t0)
+    return sim
+
+
+def _steps(sim, t1):
+    """Calls of method.step from the simulation's time to t1 [s]; returns their number."""
+    m, s, h = sim.method, sim.state, sim.h
+    n = max(1, int(round((t1 - s.t) / h)))
+    for _ in range(n):
+        m.step(s, h)
+    return n
+
+
+def state_hash(state) -> str:
+    """First 16 hex digits of the SHA-1 of the poses and velocities."""
+    data = b"".join(a.tobytes() for a in (state.body_pos, state.body_quat, state.body_vel, state.body_omega))
+    return hashlib.sha1(data).hexdigest()[:16]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("scene", help="a scene file")
+    p.add_argument("--method", default=None, help="the method (default: the scene's)")
+    p.add_argument("--t0", type=float, default=1.5, help="time [s] the simulation runs to first")
+    p.add_argument("--t1", type=float, default=1.6, help="time [s] the timed steps end at")
+    p.add_argument("-n", "--reps", type=int, default=15, help="repetitions timed (minimum taken)")
+    p.add_argument("--hash-only", action="store_true", help="only run to t1 and print the state's hash")
+    a = p.parse_args(argv)
+    if a.hash_only:
+        sim = _simulation_at(a.scene, a.method, a.t1)
+        print(state_hash(sim.state))
+        return
+    best = float("inf")
+    for _ in range(a.reps):
+        sim = _simulation_at(a.scene, a.method, a.t0)
+        start = time.perf_counter()
+        n = _steps(sim, a.t1)
+        best = min(best, (time.perf_counter() - start) / n)
+    sim = _simulation_at(a.scene, a.method, a.t0)
+    profile = cProfile.Profile()
+    profile.enable()
+    n = _steps(sim, a.t1)
+    profile.disable()
+    calls = pstats.Stats(profile).total_calls / n
+    print(f"{a.scene} [{a.t0:g}, {a.t1:g}] s: {best * 1e6:.1f} µs a step (min of {a.reps}), "
+          f"{calls:.0f} Python calls a step, state at t1 {state_hash(sim.state)}")
+
+
+if __name__ == "__main__":
+    main()
