@@ -391,8 +391,8 @@ class ContactStage:
             self.prev_count = 0
             return
         rows = self.rows
-        pairs = rows.body_a[:n].astype(np.int64) * self.model.n_bodies + rows.body_b[:n]    # as W.roll_over keys them
-        W.roll_over(rows, n, self.model.n_bodies, self.keys, self.keys[:n].argsort(kind="mergesort"),
+        pairs = rows.body_a[:n].astype(np.int64) * self.model.n_bodies + rows.body_b[:n]   # as W.match_nearby keys
+        W.roll_over(rows, n, self.keys, self.keys[:n].argsort(kind="mergesort"), pairs,
                     pairs.argsort(kind="mergesort"), self.cur_pos, self.cur_vel, self.prev_keys_sorted,
                     self.prev_index_sorted, self.prev_pair_sorted, self.prev_pair_index, self.prev_pos,
                     self.prev_vel, self.prev_local_a, self.prev_local_b, self.prev_anchor_a, self.prev_anchor_b,

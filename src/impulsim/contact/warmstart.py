@@ -131,14 +131,14 @@ def store_phase(rows, count, out):
 
 
 @njit(**KERNEL)
-def roll_over(rows, count, n_bodies, keys, key_order, pair_order, cur_pos, cur_vel, prev_keys_sorted,
+def roll_over(rows, count, keys, key_order, pair_keys, pair_order, cur_pos, cur_vel, prev_keys_sorted,
               prev_index_sorted, prev_pair_sorted, prev_pair_index, prev_pos, prev_vel, prev_local_a, prev_local_b,
               prev_anchor_a, prev_anchor_b, prev_sticking):
     """The end of a step's contacts in one call: the velocity phase's impulses into ``cur_vel``
     (store_phase), then everything the next step's matching reads: the keys and the body-pair keys
-    (body_a·n_bodies + body_b) in sorted order with the contacts they came from (``key_order``,
-    ``pair_order``: stable argsorts of both), both phases' impulses, the points in the bodies' frames and
-    the anchors. A contact that slipped keeps no sticking flag (held to its anchor, the next steps would
+    (``pair_keys``: body_a·n_bodies + body_b, as match_nearby looks them up) in sorted order with the
+    contacts they came from (``key_order``, ``pair_order``: stable argsorts of both), both phases' impulses,
+    the points in the bodies' frames and the anchors. A contact that slipped keeps no sticking flag (held to its anchor, the next steps would
     pull the body back)."""
     store_phase(rows, count, cur_vel)
     for j in range(count):
@@ -146,7 +146,7 @@ def roll_over(rows, count, n_bodies, keys, key_order, pair_order, cur_pos, cur_v
         prev_keys_sorted[j] = keys[c]
         prev_index_sorted[j] = c
         c = pair_order[j]
-        prev_pair_sorted[j] = np.int64(rows.body_a[c]) * n_bodies + rows.body_b[c]
+        prev_pair_sorted[j] = pair_keys[c]
         prev_pair_index[j] = c
     for c in range(count):
         for i in range(3):

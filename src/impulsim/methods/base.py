@@ -301,7 +301,7 @@ class Method:
                                 TUNNEL_FACTOR)
             if found == NOT_FINITE:
                 self._check_finite(s, before.step_count)      # raises, unless a method accepts what is not finite
-                found = _range_by_numpy(s, before, thickness)  # (the mass-point method's unused orientations)
+                found = _range_ignoring_orientations(s, before, thickness)   # (the mass-point method's)
         if not (math.isfinite(info.residual_pos) and math.isfinite(info.residual_vel)):
             what, value = (("position", info.residual_pos) if not math.isfinite(info.residual_pos)
                            else ("velocity", info.residual_vel))
@@ -375,17 +375,13 @@ def _place(before: State) -> str:
     return f"step {before.step_count} (t = {before.t:.6g} s)"
 
 
-def _range_by_numpy(s: State, before: State, thickness):
-    """check_state's range and tunnelling tests with NumPy, ignoring what is not finite in the orientations
-    and angular velocities (for a method whose _check_finite accepts that)."""
-    with np.errstate(invalid="ignore"):
-        if (np.abs(s.body_pos).max(initial=0.0) > MAX_DISTANCE
-                or np.abs(s.body_vel).max(initial=0.0) > MAX_SPEED):
-            return OUT_OF_RANGE
-        if thickness is not None and (np.linalg.norm(s.body_pos - before.body_pos, axis=1)
-                                      > TUNNEL_FACTOR * thickness).any():
-            return TUNNELS
-    return None
+def _range_ignoring_orientations(s: State, before: State, thickness) -> int:
+    """check_state's range and tunnelling tests of ``s`` with what is not finite in its orientations and
+    angular velocities set aside (for a method whose _check_finite accepts that; positions and velocities
+    are finite by then)."""
+    return check_state(s.body_pos, np.nan_to_num(s.body_quat), s.body_vel, np.nan_to_num(s.body_omega),
+                       before.body_pos, _NO_THICKNESS if thickness is None else thickness, MAX_DISTANCE,
+                       MAX_SPEED, TUNNEL_FACTOR)
 
 
 def _finite(a, b, c, d) -> bool:
