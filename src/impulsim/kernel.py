@@ -40,8 +40,11 @@ kernels call too would compile both faces; ``called_from_python=True`` gives it 
 """
 from __future__ import annotations
 
+import types as types_module
+
 import llvmlite.binding as llvm
 import numba
+import numpy as np
 from numba.core import caching, compiler, errors, registry, types
 from numba.core.codegen import JITCodeLibrary
 
@@ -304,3 +307,130 @@ def njit(function=None, **options):
     cache = bool(options.pop("cache", False))
     targetoptions = {**options, "nopython": True, "boundscheck": options.get("boundscheck"), "no_cfunc_wrapper": True}
     return _make(KernelDispatcher, function, targetoptions, cache)
+
+
+class CallSite:
+    """A kernel as one place in Python calls it, step after step, with the same arrays: the Numba dispatcher's
+    choice of compiled version made once, not at every call.
+
+    Numba's dispatcher types every argument of every call from Python before it calls the compiled code. For
+    an array that is cheap; for the contact rows, a named tuple of 37 arrays, it took about 5 µs of the 7 µs
+    a call cost, and a contact step makes about ten such calls. A call site remembers the arguments of its
+    last call that went through the dispatcher, and the compiled version (its entry point) the dispatcher
+    took for them. A later call calls that entry point directly when its arguments match: the same objects
+    (arrays, named tuples and other objects), plain tuples of matching members, scalars of the same Python
+    type, and, at a place that got a new array at each call (a slice, a sort's result, a read-only view), a
+    C-contiguous, aligned array of the same dtype, dimension and writeability. Those determine the arguments' Numba types
+    (impulsim never changes an array's dtype, shape or flags in place), so the dispatcher would take the same
+    version and the results are the same. Any other call goes through the dispatcher and is remembered in
+    turn.
+
+    Keep one call site per object whose arrays it is called with (a stage, a detector): shared between two
+    simulations it would go through the dispatcher on every switch. It holds its last arguments, so they
+    live as long as it does or until the next call replaces them."""
+
+    __slots__ = ("kernel", "_last")
+
+    remember = True
+    """False sends every call through the dispatcher (for comparisons: ``benchmarks/step_python.py
+    --paired-call-sites``)."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self._last = None          # (argument patterns, entry point), replaced whole (thread-safe reads)
+
+    def __call__(self, *args):
+        if not self.remember:
+            return self.kernel(*args)
+        last = self._last
+        if last is not None and _matches(args, last[0]):
+            return last[1](*args)
+        result = self.kernel(*args)
+        self._last = _remembered(self.kernel, args, None if last is None else last[0])
+        return result
+
+    def __reduce__(self):          # the entry point is the process's own: a copy resolves afresh
+        return CallSite, (self.kernel,)
+
+
+class _Items:
+    """The pattern of a plain tuple argument: the tuple last seen (the same tuple again matches at once: its
+    members are the same objects) and one pattern per member (a new tuple matches if its members do)."""
+    __slots__ = ("source", "members")
+
+    def __init__(self, source: tuple, members: tuple):
+        self.source, self.members = source, members
+
+
+class _ArrayOf:
+    """The pattern of a place that gets a new array at every call: any C-contiguous, aligned NumPy array of
+    this dtype, number of dimensions and writeability (Numba types all of them alike)."""
+    __slots__ = ("dtype", "ndim", "writeable")
+
+    def __init__(self, like: np.ndarray):
+        self.dtype, self.ndim, self.writeable = like.dtype, like.ndim, like.flags.writeable
+
+    def accepts(self, value) -> bool:
+        if type(value) is not np.ndarray or value.dtype is not self.dtype or value.ndim != self.ndim:
+            return False
+        flags = value.flags
+        return flags.c_contiguous and flags.aligned and flags.writeable == self.writeable
+
+
+_SCALAR_TYPES = frozenset((int, float, bool, type(None)))
+
+
+def _pattern(value, before=None):
+    """What a later argument must be to take the same compiled version (see CallSite); ``before`` is the
+    place's last pattern: a place that held another array becomes an _ArrayOf."""
+    kind = type(value)
+    if kind is tuple:
+        members = (before.members if type(before) is _Items and len(before.members) == len(value)
+                   else (None,) * len(value))
+        return _Items(value, tuple(_pattern(v, b) for v, b in zip(value, members)))
+    if kind in _SCALAR_TYPES or isinstance(value, np.generic):
+        return kind
+    if (kind is np.ndarray and (type(before) is _ArrayOf or (type(before) is np.ndarray and before is not value))
+            and _ArrayOf(value).accepts(value)):
+        return _ArrayOf(value)
+    return value
+
+
+def _matches(args, patterns) -> bool:
+    if len(args) != len(patterns):
+        return False
+    for value, pattern in zip(args, patterns):
+        if value is pattern or type(value) is pattern:
+            continue
+        kind = type(pattern)
+        if kind is _ArrayOf:
+            if not pattern.accepts(value):
+                return False
+        elif kind is _Items:
+            if value is not pattern.source and (type(value) is not tuple or not _matches(value, pattern.members)):
+                return False
+        else:
+            return False
+    return True
+
+
+def _remembered(kernel, args, before):
+    """(patterns of ``args``, the entry point of the version the dispatcher just called with them), or None
+    when that version cannot be told (several versions, none compiled for exactly these types). ``before``:
+    the last patterns, or None."""
+    overloads = kernel.overloads
+    if len(overloads) == 1:
+        version = next(iter(overloads.values()))
+    else:
+        version = overloads.get(tuple(kernel.typeof_pyval(a) for a in args))
+    if version is None:
+        return None
+    if before is None or len(before) != len(args):
+        before = (None,) * len(args)
+    return tuple(_pattern(a, b) for a, b in zip(args, before)), version.entry_point
+
+
+def call_sites(*kernels) -> types_module.SimpleNamespace:
+    """A :class:`CallSite` for each kernel, as attributes named after the kernels (leading underscores
+    dropped): ``sites = call_sites(_position_pass, store_phase)``, then ``sites.position_pass(...)``."""
+    return types_module.SimpleNamespace(**{k.__name__.lstrip("_"): CallSite(k) for k in kernels})

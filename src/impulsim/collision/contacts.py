@@ -73,6 +73,9 @@ def append_region(region, regcode, k, n, sa, sb, ba, bb, swapped, pair, feat_a, 
     return count
 
 
+_BUFFER_NAMES = frozenset(ContactBuffers._fields)
+
+
 class Contacts:
     """Contacts found by :meth:`Detector.detect`: the arrays of :class:`ContactBuffers` cut to ``count``.
 
@@ -86,8 +89,14 @@ class Contacts:
         self.count = min(count, cap)
         self.overflow = max(0, count - cap)
         self.n_pairs = n_pairs
-        for name in ContactBuffers._fields:
-            setattr(self, name, getattr(buffers, name)[:self.count])
+
+    def __getattr__(self, name):
+        """A buffer of :class:`ContactBuffers` cut to ``count``, made when first read (a contact step hands
+        the uncut buffers and the count to its kernels and reads none of these)."""
+        if name in _BUFFER_NAMES and "buffers" in self.__dict__:
+            view = self.__dict__[name] = getattr(self.buffers, name)[:self.count]
+            return view
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __len__(self) -> int:
         return self.count

@@ -21,6 +21,7 @@ from impulsim.collision.core import (BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, 
                                      Geometry, make_workspace)
 from impulsim.collision.pairs import narrow_phase, pair_distance
 from impulsim.errors import ModelError
+from impulsim.kernel import call_sites
 from impulsim.geometry.bvh import build_bvh
 from impulsim.geometry.hull import convex_hull
 from impulsim.math import quat_to_matrix
@@ -58,7 +59,8 @@ class Detector:
 
     _scratch_attrs = frozenset((
         "ws", "buffers", "geo", "local_lo", "local_hi", "xpos", "xmat", "lo", "hi", "cell", "keys", "order",
-        "tmp_keys", "tmp_order", "counts", "ptr", "box", "pairs", "timings", "model", "_full_ws"))
+        "tmp_keys", "tmp_order", "counts", "ptr", "box", "pairs", "timings", "model", "_full_ws",
+        "_kernels", "_fixed_groups"))
     """Workspace written in every detection before it is read, and geometry fixed with the model (see
     impulsim.methods.memory)."""
 
@@ -98,6 +100,12 @@ class Detector:
         self.grow_count = 0
         self.n_pairs = 0
         self.timings = {"broad": 0.0, "narrow": 0.0}
+        self._kernels = call_sites(narrow_phase, bp.broad_phase, sap.sap_broad_phase)
+        """The kernels of every detection, with the detector's arrays (see impulsim.kernel.CallSite)."""
+        self._fixed_groups = (G.shapes_of(self), G.grid_of(self) if broad_phase == "grid" else None,
+                              G.boxes_of(self))
+        """The broad phase's shapes, grid and boxes (collision.groups): arrays made here for the detector's life,
+        so one tuple of each serves every detection (and its call site sees the same tuples again)."""
 
     def _make_grid(self) -> None:
         """Grid layout (small and big shapes, cell size) and the grid's tables."""
@@ -130,17 +138,19 @@ class Detector:
             self.pairs = np.zeros((2 * n, 2), np.int64)
 
     def _grid_pairs(self, state) -> int:
-        return bp.broad_phase(G.shapes_of(self), state.body_pos, state.body_quat, 0.5 * self.eps_c,
-                              G.filter_of(self), G.grid_of(self), G.boxes_of(self), self.pairs)
+        shapes, grid, boxes = self._fixed_groups
+        return self._kernels.broad_phase(shapes, state.body_pos, state.body_quat, 0.5 * self.eps_c,
+                                         G.filter_of(self), grid, boxes, self.pairs)
 
     def _sap_pairs(self, state) -> int:
-        return sap.sap_broad_phase(G.shapes_of(self), state.body_pos, state.body_quat, 0.5 * self.eps_c,
-                                   G.filter_of(self), G.sweep_of(self), 0, G.boxes_of(self), self.pairs)
+        return self._kernels.sap_broad_phase(G.shapes_of(self), state.body_pos, state.body_quat,
+                                             0.5 * self.eps_c, G.filter_of(self), G.sweep_of(self), 0,
+                                             G.boxes_of(self), self.pairs)
 
     def narrow_phase(self, region: bool = True) -> Contacts:
         """Contacts of the current broad-phase pairs (call :meth:`broad_phase` first)."""
         while True:
-            count, n_hit = narrow_phase(self.geo, self.pairs, self.n_pairs, self.xpos, self.xmat, self.ws,
+            count, n_hit = self._kernels.narrow_phase(self.geo, self.pairs, self.n_pairs, self.xpos, self.xmat, self.ws,
                                         self.eps_c, region, self.buffers, self._meshes)
             if count <= len(self.buffers.distance):
                 return Contacts(self.buffers, count, n_hit)

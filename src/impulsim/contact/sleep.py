@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from impulsim.contact import rows as R
-from impulsim.kernel import njit
+from impulsim.kernel import call_sites, njit
 
 
 class SleepOptions:
@@ -44,8 +44,12 @@ def read_only(a: np.ndarray) -> np.ndarray:
 class Sleep:
     """Sleep state of the bodies of one model (see the module docstring)."""
 
+    _scratch_attrs = frozenset(("_kernels",))
+
     def __init__(self, model, options: SleepOptions):
         self.opt = options
+        self._kernels = call_sites(wake_islands, fall_asleep)
+        """The kernels of every step, with the same arrays (see impulsim.kernel.CallSite)."""
         n = model.n_bodies
         fixed = (model.body_static + model.body_kinematic) > 0
         jointed = np.zeros(n, bool)
@@ -88,17 +92,17 @@ class Sleep:
     def wake(self, rows, count, state, body_inv_mass) -> int:
         """Wake islands hit or touched by a moving body or pushed by the user; returns bodies woken.
         Call after the contacts of the step are classified."""
-        woken = wake_islands(rows, count, self.still_time, body_inv_mass, state.body_force, state.body_torque,
-                             self.asleep, self._island)
+        woken = self._kernels.wake_islands(rows, count, self.still_time, body_inv_mass, state.body_force,
+                                           state.body_torque, self.asleep, self._island)
         if woken:
             self._refresh()
         return woken
 
     def update(self, rows, count, state, h) -> int:
         """After a step: advance the still clocks, put islands to sleep; returns bodies fallen asleep."""
-        fell = fall_asleep(rows, count, self.can_sleep, self.opt.velocity, self.opt.angular, self.opt.time, h,
-                           self.still_time, self.asleep, self._island, self.sleep_root, state.body_vel,
-                           state.body_omega)
+        fell = self._kernels.fall_asleep(rows, count, self.can_sleep, self.opt.velocity, self.opt.angular,
+                                         self.opt.time, h, self.still_time, self.asleep, self._island,
+                                         self.sleep_root, state.body_vel, state.body_omega)
         if fell:
             self._refresh()
         self.whole_model_asleep = self._whole_model_can_rest and self._n_sleepers > 0 and \

@@ -29,7 +29,7 @@ from impulsim.contact.solve import (velocity_sweep, velocity_sweeps, restitution
                                    position_patch_normals, position_friction, patch_setup, fill_cache, keep_frozen_k,
                                    forget_frozen_k, position_patch_residual)
 from impulsim.dynamics.integrate import predict_body
-from impulsim.kernel import njit
+from impulsim.kernel import call_sites, njit
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
 from impulsim.geometry.shapes import ShapeKind
 
@@ -136,7 +136,7 @@ class ContactStage:
         "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
         "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
         "cur_vel", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed",
-        "_has_kinematic"))
+        "_has_kinematic", "_kernels"))
     """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
     checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
     carry over and are kept."""
@@ -175,6 +175,10 @@ class ContactStage:
         self.visits = 0
         """Patch visits of this step's position and velocity sweeps (shock passes not counted)."""
         self.ws = make_workspace()
+        self._kernels = call_sites(_load_and_classify, _order_by_level, _begin_position_phase, _position_pass,
+                                   W.store_phase, _begin_velocity_phase, velocity_sweeps, velocity_sweep,
+                                   W.roll_over, memo_set_limit)
+        """The kernels called in every step, with the stage's arrays (see impulsim.kernel.CallSite)."""
 
     def _alloc_orders(self, cap):
         """Contact orders bottom-up and top-down, each split into patches (see contact.patches)."""
@@ -254,11 +258,12 @@ class ContactStage:
         self.visits = 0
         self.cache[0][0] = 0            # the last phase's blocks are not this step's
         # sticking flags are set again before the positions
-        self.n_collisions = _load_and_classify(
-            G.found_of(c), c.feature_a, c.feature_b, c.count, G.materials_of(self), state.body_pos,
+        found = c.buffers          # uncut: the kernel reads the first c.count
+        self.n_collisions = self._kernels.load_and_classify(
+            G.found_of(found), found.feature_a, found.feature_b, c.count, G.materials_of(self), state.body_pos,
             state.body_quat, state.body_vel, state.body_omega, m.body_inv_mass, Iinv, m.n_bodies, G.last_of(self),
             10.0 * self.opt.eps_c, self.eps_rc, self.opt.eps_vc, self.keys, self.rows, self.matched)
-        self.top_level, self.n_patches_up, self.n_patches_down = _order_by_level(
+        self.top_level, self.n_patches_up, self.n_patches_down = self._kernels.order_by_level(
             self.rows, self.count, m.body_inv_mass if self.sleep is None else self.sleep.levelled_inv_mass(), m.n_bodies,
             self.body_level, self.order, self.order_down, self.patches_up, self.patches_down, self.level_patches)
 
@@ -354,7 +359,7 @@ class ContactStage:
         """Turn every contact that is not separating now into a contact joint for this step and seed it
         with last step's impulse (warm start). Returns the number of collisions left after resolution."""
         speed = self.eps_rc if self.opt.recovery_speed is None else float(self.opt.recovery_speed)
-        n, self.n_seeded = _begin_position_phase(
+        n, self.n_seeded = self._kernels.begin_position_phase(
             self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc, self._eps_t(h), speed, h,
             self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking, self._phase_of(state, Iinv),
             self.prev_pos, MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
@@ -375,7 +380,7 @@ class ContactStage:
 
     def end_positions(self):
         """Keep this step's position-phase impulses for the next step's warm start."""
-        W.store_phase(self.rows, self.count, self.cur_pos)
+        self._kernels.store_phase(self.rows, self.count, self.cur_pos)
         self._count_visits()
 
     def _count_visits(self):
@@ -392,7 +397,7 @@ class ContactStage:
             return
         rows = self.rows
         pairs = rows.body_a[:n].astype(np.int64) * self.model.n_bodies + rows.body_b[:n]   # as W.match_nearby keys
-        W.roll_over(rows, n, self.keys, self.keys[:n].argsort(kind="mergesort"), pairs,
+        self._kernels.roll_over(rows, n, self.keys, self.keys[:n].argsort(kind="mergesort"), pairs,
                     pairs.argsort(kind="mergesort"), self.cur_pos, self.cur_vel, self.prev_keys_sorted,
                     self.prev_index_sorted, self.prev_pair_sorted, self.prev_pair_index, self.prev_pos,
                     self.prev_vel, self.prev_local_a, self.prev_local_b, self.prev_anchor_a, self.prev_anchor_b,
@@ -427,8 +432,8 @@ class ContactStage:
         """One pass of contact-joint impulses, predicting dirty bodies with ``free`` (see _position_pass;
         ``bodies`` and ``pred`` the impulse method's groups). Returns (largest remaining error [m], any impulse
         applied)."""
-        memo_set_limit(self.memo, eps_d)
-        return _position_pass(self.rows, (self.order_down, *self.patches_down), 0, self.n_patches_down, bodies, pred,
+        self._kernels.memo_set_limit(self.memo, eps_d)
+        return self._kernels.position_pass(self.rows, (self.order_down, *self.patches_down), 0, self.n_patches_down, bodies, pred,
                               free, self.frozen, h, eps_d, ALL_LEVELS, self.ws, self.cache, self.memo)
 
     def position_shock_pass(self, bodies, pred, free, h, eps_d) -> float:
@@ -445,7 +450,7 @@ class ContactStage:
 
     def begin_velocities(self, state, Iinv):
         """Contact geometry at t0+h and fresh impulses for the velocity correction."""
-        self.n_seeded = _begin_velocity_phase(self.rows, self.count, state.body_pos, state.body_quat,
+        self.n_seeded = self._kernels.begin_velocity_phase(self.rows, self.count, state.body_pos, state.body_quat,
                                               self._phase_of(state, Iinv), self.prev_vel,
                                               MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP, self.opt.eps_vc)
 
@@ -455,7 +460,7 @@ class ContactStage:
         or None) sweeps did not do it, a shock pass. The same sweeps as calling velocity_sweep in a loop;
         returns (sweeps, error of the last [m/s])."""
         limit = cap if shock is None else min(cap, max(shock, 1))
-        sweeps, err = velocity_sweeps(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
+        sweeps, err = self._kernels.velocity_sweeps(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
                                       R.RESTING, self.model.body_inv_mass, Iinv, self.frozen, state.body_vel,
                                       state.body_omega, self.opt.eps_vc, ALL_LEVELS, self.ws, self.cache, self.memo,
                                       limit)
@@ -465,8 +470,10 @@ class ContactStage:
 
     def velocity_sweep(self, state, Iinv) -> float:
         """One pass of velocity-level contact impulses (non-approach and friction) at t0+h."""
-        return self._velocity_pass(state, Iinv, self.order_down, self.patches_down, 0, self.n_patches_down, R.RESTING,
-                                   ALL_LEVELS, self.cache, self.memo)
+        return self._kernels.velocity_sweep(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
+                                            R.RESTING, self.model.body_inv_mass, Iinv, self.frozen, state.body_vel,
+                                            state.body_omega, self.opt.eps_vc, ALL_LEVELS, self.ws, self.cache,
+                                            self.memo)
 
     def _velocity_pass(self, state, Iinv, order, patches, p_lo, p_hi, kind, level_hi, cache, memo=None) -> float:
         """One velocity pass over patches p_lo … p_hi − 1 of ``patches`` (contacts of ``kind`` up to level
