@@ -370,11 +370,13 @@ class _client:
         stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": method}))
         _preload_forkserver(method)
         start = time.monotonic()
+        before = _descendants()        # this process's children before the cluster, to tell its workers later
         cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
                                dashboard_address=":0" if _has_bokeh() else None, silence_logs=logging.ERROR)
         processes = {}                 # pid: psutil.Process of every worker process seen, to end if need be
         closing = [self.timeout]       # how long closing the cluster may take before its processes are ended
-        stack.callback(lambda: _close_cluster(cluster, closing[0], processes))
+        strays = [None]                # after a failed start: the children before it (see _end_strays)
+        stack.callback(lambda: _close_cluster(cluster, closing[0], processes, strays[0]))
         client = stack.enter_context(Client(cluster))
         cluster.scale(n)
         deadline = start + self.timeout
@@ -392,7 +394,7 @@ class _client:
         up = len(client.scheduler_info()["workers"])
         waited = time.monotonic() - start
         _kill(processes.values())      # not up by now: stuck or failed, not slow
-        closing[0] = 10.0
+        closing[0], strays[0] = 10.0, before
         what = (f"{failed} of {n} worker processes (start method {method!r}) failed to start" if failed else
                 f"{n - up} of {n} worker processes (start method {method!r}) not up after {waited:.0f} s")
         raise SweepError(f"Dask local cluster: {what}; try start_method='spawn', fewer workers or a longer "
@@ -405,15 +407,47 @@ def _failed_workers(cluster) -> int:
                if str(getattr(nanny, "status", "")) == "Status.failed")
 
 
-def _close_cluster(cluster, timeout: float, processes: dict) -> None:
+def _close_cluster(cluster, timeout: float, processes: dict, strays_since: set | None = None) -> None:
     """Close ``cluster`` within about ``timeout`` seconds, then end any of its worker ``processes`` still
-    alive ({pid: psutil.Process})."""
+    alive ({pid: psutil.Process}); after a failed start (``strays_since``: the pids of this process's children
+    before the cluster) also the worker processes whose nannies never gave their pid (see _end_strays)."""
     _note_processes(cluster, processes)
     try:
         cluster.close(timeout=timeout)
     except Exception:          # a cluster that does not close in time: its processes are ended below
         pass
+    _note_processes(cluster, processes)
     _kill(processes.values())
+    if strays_since is not None:
+        _end_strays(strays_since)
+
+
+def _descendants() -> dict:
+    """{pid: psutil.Process} of every process this one started, directly or through theirs."""
+    import psutil
+    try:
+        return {p.pid: p for p in psutil.Process().children(recursive=True)}
+    except psutil.Error:
+        return {}
+
+
+def _end_strays(before) -> None:
+    """End the worker processes a failed start left behind without telling their pids: on a loaded machine a
+    nanny may start its worker process only after the deadline, and with the fork server that process is a
+    child of the server, not of the nanny. Ended: the processes this one started, directly or through the
+    fork server, since ``before`` (pids) was taken, but for the fork server itself and the resource tracker,
+    which this process keeps for later clusters."""
+    keep = set(before) | _multiprocessing_helpers()
+    new = [p for pid, p in _descendants().items() if pid not in keep]
+    _kill(new)
+
+
+def _multiprocessing_helpers() -> set:
+    """The pids of multiprocessing's fork server and resource tracker of this process, where they run."""
+    from multiprocessing import forkserver, resource_tracker
+    pids = {getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None),
+            getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)}
+    return {p for p in pids if p}
 
 
 def _note_processes(cluster, processes: dict) -> None:
