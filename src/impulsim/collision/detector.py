@@ -60,9 +60,11 @@ class Detector:
     _scratch_attrs = frozenset((
         "ws", "buffers", "geo", "local_lo", "local_hi", "xpos", "xmat", "lo", "hi", "cell", "keys", "order",
         "tmp_keys", "tmp_order", "counts", "ptr", "box", "pairs", "timings", "model", "_full_ws",
-        "_kernels", "_fixed_groups"))
-    """Workspace written in every detection before it is read, and geometry fixed with the model (see
-    impulsim.methods.memory)."""
+        "_kernels", "_fixed_groups", "body_fixed", "group", "mask", "exclude_keys", "matrix", "planes", "bounded",
+        "small", "big", "cell_size"))
+    """Workspace written in every detection before it is read, and geometry and collision filters fixed with the
+    model (see impulsim.methods.memory): a snapshot before each step need not copy them. (``body_fixed`` gains
+    the sleeping bodies during a detection and is put back before it returns.)"""
 
     def __init__(self, model, eps_c: float = DEFAULT_EPS_C, capacity: int | None = None,
                  collision_matrix=None, broad_phase: str = DEFAULT_BROAD_PHASE):
