@@ -136,7 +136,7 @@ class ContactStage:
         "rows", "order", "order_down", "patches_up", "patches_down", "patches_colliding", "level_patches",
         "level_colliding", "cache", "no_cache", "level_cache", "memo", "no_memo", "keys", "matched", "cur_pos",
         "cur_vel", "ws", "body_level", "frozen", "shape_round_radius", "shape_rolls", "model", "_fixed",
-        "_has_kinematic", "_kernels"))
+        "_has_kinematic", "_kernels", "_materials", "_found", "_down"))
     """Rebuilt in every step before they are read (or fixed): a failed step need not roll them back and a
     checkpoint need not hold them (see impulsim.methods.memory). The prev_* arrays and the sleep clocks
     carry over and are kept."""
@@ -179,6 +179,11 @@ class ContactStage:
                                    W.store_phase, _begin_velocity_phase, velocity_sweeps, velocity_sweep,
                                    W.roll_over, memo_set_limit)
         """The kernels called in every step, with the stage's arrays (see impulsim.kernel.CallSite)."""
+        self._materials = G.materials_of(self)
+        """The contacts' material arrays and rules (groups.materials_of), fixed with the model: one tuple for
+        every step, which the call sites then find unchanged at once."""
+        self._found = (None, None)
+        """(the detector's buffers, their ``found`` tuple): made again only when the detector grows them."""
 
     def _alloc_orders(self, cap):
         """Contact orders bottom-up and top-down, each split into patches (see contact.patches)."""
@@ -186,6 +191,8 @@ class ContactStage:
         self.order_down = np.zeros(cap, np.int64)
         self.patches_up = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         self.patches_down = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+        self._down = (self.order_down, *self.patches_down)
+        """The top-down order with its patches, as the position passes take them."""
         self.patches_colliding = (np.zeros(cap, np.int64), np.zeros(cap, np.int64))
         """The patches of patches_up with a collision, for the iterations of one collision round."""
         self.n_patches_up = self.n_patches_down = 0
@@ -259,8 +266,10 @@ class ContactStage:
         self.cache[0][0] = 0            # the last phase's blocks are not this step's
         # sticking flags are set again before the positions
         found = c.buffers          # uncut: the kernel reads the first c.count
+        if self._found[0] is not found:
+            self._found = (found, G.found_of(found))
         self.n_collisions = self._kernels.load_and_classify(
-            G.found_of(found), found.feature_a, found.feature_b, c.count, G.materials_of(self), state.body_pos,
+            self._found[1], found.feature_a, found.feature_b, c.count, self._materials, state.body_pos,
             state.body_quat, state.body_vel, state.body_omega, m.body_inv_mass, Iinv, m.n_bodies, G.last_of(self),
             10.0 * self.opt.eps_c, self.eps_rc, self.opt.eps_vc, self.keys, self.rows, self.matched)
         self.top_level, self.n_patches_up, self.n_patches_down = self._kernels.order_by_level(
@@ -433,8 +442,8 @@ class ContactStage:
         ``bodies`` and ``pred`` the impulse method's groups). Returns (largest remaining error [m], any impulse
         applied)."""
         self._kernels.memo_set_limit(self.memo, eps_d)
-        return self._kernels.position_pass(self.rows, (self.order_down, *self.patches_down), 0, self.n_patches_down, bodies, pred,
-                              free, self.frozen, h, eps_d, ALL_LEVELS, self.ws, self.cache, self.memo)
+        return self._kernels.position_pass(self.rows, self._down, 0, self.n_patches_down, bodies, pred, free,
+                                           self.frozen, h, eps_d, ALL_LEVELS, self.ws, self.cache, self.memo)
 
     def position_shock_pass(self, bodies, pred, free, h, eps_d) -> float:
         """Shock propagation of the contact joints (see _position_levels). Returns the largest error left [m]."""
