@@ -320,9 +320,9 @@ class CallSite:
     took for them. A later call calls that entry point directly when its arguments match: the same objects
     (arrays, named tuples and other objects), plain tuples of matching members, scalars of the same Python
     type, and, at a place that got a new array at each call (a slice, a sort's result, a read-only view), a
-    C-contiguous, aligned array of the same dtype, dimension and writeability. Those determine the arguments' Numba types
-    (impulsim never changes an array's dtype, shape or flags in place), so the dispatcher would take the same
-    version and the results are the same. Any other call goes through the dispatcher and is remembered in
+    C-contiguous, aligned array of the same dtype, dimension and writeability. Those determine the arguments'
+    Numba types (impulsim never changes an array's dtype, shape or flags in place), so the dispatcher would
+    take the same version and the results are the same. Any other call goes through the dispatcher and is remembered in
     turn.
 
     Keep one call site per object whose arrays it is called with (a stage, a detector): shared between two
@@ -390,9 +390,10 @@ def _pattern(value, before=None):
         return _Items(value, tuple(_pattern(v, b) for v, b in zip(value, members)))
     if kind in _SCALAR_TYPES or isinstance(value, np.generic):
         return kind
-    if (kind is np.ndarray and (type(before) is _ArrayOf or (type(before) is np.ndarray and before is not value))
-            and _ArrayOf(value).accepts(value)):
-        return _ArrayOf(value)
+    if kind is np.ndarray and (type(before) is _ArrayOf or (type(before) is np.ndarray and before is not value)):
+        like = _ArrayOf(value)
+        if like.accepts(value):
+            return like
     return value
 
 

@@ -145,15 +145,15 @@ class Detector:
                                          G.filter_of(self), grid, boxes, self.pairs)
 
     def _sap_pairs(self, state) -> int:
-        return self._kernels.sap_broad_phase(G.shapes_of(self), state.body_pos, state.body_quat,
-                                             0.5 * self.eps_c, G.filter_of(self), G.sweep_of(self), 0,
-                                             G.boxes_of(self), self.pairs)
+        shapes, _, boxes = self._fixed_groups
+        return self._kernels.sap_broad_phase(shapes, state.body_pos, state.body_quat, 0.5 * self.eps_c,
+                                             G.filter_of(self), G.sweep_of(self), 0, boxes, self.pairs)
 
     def narrow_phase(self, region: bool = True) -> Contacts:
         """Contacts of the current broad-phase pairs (call :meth:`broad_phase` first)."""
         while True:
-            count, n_hit = self._kernels.narrow_phase(self.geo, self.pairs, self.n_pairs, self.xpos, self.xmat, self.ws,
-                                        self.eps_c, region, self.buffers, self._meshes)
+            count, n_hit = self._kernels.narrow_phase(self.geo, self.pairs, self.n_pairs, self.xpos, self.xmat,
+                                                      self.ws, self.eps_c, region, self.buffers, self._meshes)
             if count <= len(self.buffers.distance):
                 return Contacts(self.buffers, count, n_hit)
             self.buffers = make_buffers(2 * count)

@@ -407,10 +407,10 @@ class ContactStage:
         rows = self.rows
         pairs = rows.body_a[:n].astype(np.int64) * self.model.n_bodies + rows.body_b[:n]   # as W.match_nearby keys
         self._kernels.roll_over(rows, n, self.keys, self.keys[:n].argsort(kind="mergesort"), pairs,
-                    pairs.argsort(kind="mergesort"), self.cur_pos, self.cur_vel, self.prev_keys_sorted,
-                    self.prev_index_sorted, self.prev_pair_sorted, self.prev_pair_index, self.prev_pos,
-                    self.prev_vel, self.prev_local_a, self.prev_local_b, self.prev_anchor_a, self.prev_anchor_b,
-                    self.prev_sticking)
+                                pairs.argsort(kind="mergesort"), self.cur_pos, self.cur_vel, self.prev_keys_sorted,
+                                self.prev_index_sorted, self.prev_pair_sorted, self.prev_pair_index, self.prev_pos,
+                                self.prev_vel, self.prev_local_a, self.prev_local_b, self.prev_anchor_a,
+                                self.prev_anchor_b, self.prev_sticking)
         self.prev_count = n
 
     def at_rest(self, state) -> bool:
@@ -459,9 +459,9 @@ class ContactStage:
 
     def begin_velocities(self, state, Iinv):
         """Contact geometry at t0+h and fresh impulses for the velocity correction."""
-        self.n_seeded = self._kernels.begin_velocity_phase(self.rows, self.count, state.body_pos, state.body_quat,
-                                              self._phase_of(state, Iinv), self.prev_vel,
-                                              MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP, self.opt.eps_vc)
+        self.n_seeded = self._kernels.begin_velocity_phase(
+            self.rows, self.count, state.body_pos, state.body_quat, self._phase_of(state, Iinv), self.prev_vel,
+            MEMO.SKIP if self.opt.skip_resolved else MEMO.KEEP, self.opt.eps_vc)
 
     def velocity_sweeps(self, state, Iinv, cap, shock) -> tuple[int, float]:
         """The velocity correction of contacts alone (no joints or limits to alternate with): up to ``cap``
@@ -469,10 +469,10 @@ class ContactStage:
         or None) sweeps did not do it, a shock pass. The same sweeps as calling velocity_sweep in a loop;
         returns (sweeps, error of the last [m/s])."""
         limit = cap if shock is None else min(cap, max(shock, 1))
-        sweeps, err = self._kernels.velocity_sweeps(self.rows, self.order_down, *self.patches_down, 0, self.n_patches_down,
-                                      R.RESTING, self.model.body_inv_mass, Iinv, self.frozen, state.body_vel,
-                                      state.body_omega, self.opt.eps_vc, ALL_LEVELS, self.ws, self.cache, self.memo,
-                                      limit)
+        sweeps, err = self._kernels.velocity_sweeps(self.rows, self.order_down, *self.patches_down, 0,
+                                                    self.n_patches_down, R.RESTING, self.model.body_inv_mass, Iinv,
+                                                    self.frozen, state.body_vel, state.body_omega, self.opt.eps_vc,
+                                                    ALL_LEVELS, self.ws, self.cache, self.memo, limit)
         if shock is not None and sweeps >= max(shock, 1) and err > self.opt.eps_vc:
             self.velocity_shock_pass(state, Iinv)
         return sweeps, err

@@ -138,8 +138,8 @@ def roll_over(rows, count, keys, key_order, pair_keys, pair_order, cur_pos, cur_
     (store_phase), then everything the next step's matching reads: the keys and the body-pair keys
     (``pair_keys``: body_a·n_bodies + body_b, as match_nearby looks them up) in sorted order with the
     contacts they came from (``key_order``, ``pair_order``: stable argsorts of both), both phases' impulses,
-    the points in the bodies' frames and the anchors. A contact that slipped keeps no sticking flag (held to its anchor, the next steps would
-    pull the body back)."""
+    the points in the bodies' frames and the anchors. A contact that slipped keeps no sticking flag (held to
+    its anchor, the next steps would pull the body back)."""
     store_phase(rows, count, cur_vel)
     for j in range(count):
         c = key_order[j]

@@ -370,7 +370,7 @@ class _client:
         stack.enter_context(dask.config.set({"distributed.worker.multiprocessing-method": method}))
         _preload_forkserver(method)
         start = time.monotonic()
-        before = _descendants()        # this process's children before the cluster, to tell its workers later
+        before = set(_descendants())   # pids of this process's children before the cluster (see _end_strays)
         cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
                                dashboard_address=":0" if _has_bokeh() else None, silence_logs=logging.ERROR)
         processes = {}                 # pid: psutil.Process of every worker process seen, to end if need be
@@ -431,13 +431,13 @@ def _descendants() -> dict:
         return {}
 
 
-def _end_strays(before) -> None:
+def _end_strays(before: set) -> None:
     """End the worker processes a failed start left behind without telling their pids: on a loaded machine a
     nanny may start its worker process only after the deadline, and with the fork server that process is a
     child of the server, not of the nanny. Ended: the processes this one started, directly or through the
     fork server, since ``before`` (pids) was taken, but for the fork server itself and the resource tracker,
     which this process keeps for later clusters."""
-    keep = set(before) | _multiprocessing_helpers()
+    keep = before | _multiprocessing_helpers()
     new = [p for pid, p in _descendants().items() if pid not in keep]
     _kill(new)
 
