@@ -50,6 +50,10 @@ class WarmupTask:
     cpu_s: float = 0.0
     """CPU seconds the task takes alone on an empty cache, for an application's group (the library's groups are
     weighed by :data:`GROUP_CPU_S`)."""
+    contact_loop: bool = False
+    """Whether the task also compiles the impulse method's compiled contact loop for its scene
+    (:mod:`impulsim.methods.impulse.contact_run`: about a minute of CPU for each set of shape kinds, so only
+    for the common one)."""
 
 
 _DOUBLE_PENDULUM = """
@@ -172,7 +176,8 @@ def _tasks() -> list[WarmupTask]:
         WarmupTask("impulse method, joint limits and springs, LGS solver", "impulse", _LIMITS_AND_SPRING,
                    options=(("solver", "lgs"),)),
         WarmupTask("impulse method with contacts", "contact", _CONTACTS, steps=5),
-        WarmupTask("impulse method with contacts (boxes, spheres, capsules)", "contact", _BASIC_CONTACTS, steps=5),
+        WarmupTask("impulse method with contacts (boxes, spheres, capsules)", "contact", _BASIC_CONTACTS, steps=5,
+                   contact_loop=True),
         WarmupTask("impulse method with contacts and joints", "contact", _JOINTS_AND_CONTACTS),
         WarmupTask("impulse method with contacts on a triangle mesh", "contact", _MESH_CONTACTS),
         # the other methods' own contact kernels, in the contact group's process, which has the detection
@@ -233,21 +238,24 @@ def run_task(task: WarmupTask) -> None:
     sim = scene.simulation(method=task.method, **dict(task.options))
     for _ in range(task.steps):
         sim.step()
-    _compile_run_loop(sim)
+    _compile_run_loop(sim, task.contact_loop)
 
 
-def _compile_run_loop(sim) -> None:
+def _compile_run_loop(sim, contact_loop: bool = False) -> None:
     """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative, joint
-    limits; Featherstone); a short run would otherwise step in Python until the loop is compiled (see
-    run_path.loop_ready and featherstone.run_loop)."""
+    limits, and with ``contact_loop`` free bodies in contact; Featherstone); a short run would otherwise step in
+    Python until the loop is compiled (see run_path.loop_ready, contact_run.loop_ready and
+    featherstone.run_loop)."""
     from impulsim.methods.featherstone import run_loop
-    from impulsim.methods.impulse import run_path
-    saved = run_path.COMPILE_PAYS_STEPS, run_loop.COMPILE_PAYS_STEPS
+    from impulsim.methods.impulse import contact_run, run_path
+    saved = run_path.COMPILE_PAYS_STEPS, run_loop.COMPILE_PAYS_STEPS, contact_run.COMPILE_PAYS_STEPS
     run_path.COMPILE_PAYS_STEPS = run_loop.COMPILE_PAYS_STEPS = 0
+    if contact_loop:
+        contact_run.COMPILE_PAYS_STEPS = 0
     try:
         sim.run_steps(1)
     finally:
-        run_path.COMPILE_PAYS_STEPS, run_loop.COMPILE_PAYS_STEPS = saved
+        run_path.COMPILE_PAYS_STEPS, run_loop.COMPILE_PAYS_STEPS, contact_run.COMPILE_PAYS_STEPS = saved
 
 
 def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, float], None]] = None) -> dict:

@@ -10,7 +10,7 @@ from impulsim.dynamics.integrate import Integrator, rotation_scheme
 from impulsim.errors import ModelError, UnsupportedFeatureError
 from impulsim.methods.base import Method, StepInfo, StageTimer
 from impulsim.methods.capabilities import Capabilities
-from impulsim.methods.impulse import run_path as compiled_run, schemes
+from impulsim.methods.impulse import contact_run, run_path as compiled_run, schemes
 from impulsim.methods.impulse.contact_step import ContactCoupling, CONTACT_OPTION_NAMES, contact_option_defaults
 from impulsim.methods.impulse.graph import find_chains, joint_prims
 from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of
@@ -74,7 +74,8 @@ class ImpulseMethod(Method, ContactCoupling):
 
     _scratch_attrs = frozenset((
         "acc", "tau", "Iinv", "row_ra", "row_rb", "row_P", "row_dim", "row_Minv", "step_tol", "_rows_pos",
-        "_rows_quat", "chains", "chain_solvers", "_iter_prims", "_row_prims", "_run_fused", "_run_work"))
+        "_rows_quat", "chains", "chain_solvers", "_iter_prims", "_row_prims", "_run_fused", "_run_work",
+        "_contact_work", "_contact_site", "_contact_loop_ready"))
     """Loads and rows of the current poses (with the poses they belong to, ``_rows_pos``/``_rows_quat``, the
     key under which they are reused) and the chain structure: not rolled back after a failed step, where
     rows and key stay consistent with each other, nor checkpointed (see impulsim.methods.memory)."""
@@ -230,11 +231,19 @@ class ImpulseMethod(Method, ContactCoupling):
     @property
     def run_path(self) -> str:
         """How :meth:`run` steps this model: "lgs", "iterative" or "limits" (compiled loops, see
-        :mod:`impulsim.methods.impulse.run_path`), or "python" (calls of :meth:`step`: contacts,
-        higher-order schemes, mixed solvers without limits, extra constraints, ``fused=False``)."""
+        :mod:`impulsim.methods.impulse.run_path`), "contacts" (free bodies in contact, see
+        :mod:`impulsim.methods.impulse.contact_run`), or "python" (calls of :meth:`step`: contacts with joints,
+        limits or sleeping, higher-order schemes, mixed solvers without limits, extra constraints,
+        ``fused=False``)."""
+        if contact_run.contact_path(self):
+            return contact_run.PATH
         return compiled_run.compiled_path(self) or "python"
 
     def _run_steps(self, state, h, n, iters):
+        if n >= 1 and contact_run.contact_path(self):
+            info = contact_run.run_contacts(self, state, h, n, iters)
+            if info is not None:
+                return info
         path = compiled_run.compiled_path(self)
         if path is None or n < 1 or not compiled_run.loop_ready(path, n, elements=has_force_elements(self.model)):
             return super()._run_steps(state, h, n, iters)

@@ -1,0 +1,554 @@
+"""``ImpulseMethod.run`` in compiled code for free bodies in contact: the contact step of
+:mod:`contact_step` (Bender Fig. 5.2: detect, classify, resolve collisions, contact joints, free step, static
+friction) taken n times inside one kernel, with the same kernels in the same order, so the states are the
+same bit for bit as n calls of ``step``.
+
+Which models take it (:func:`contact_path`): contacts and nothing that the step couples them with (no joints,
+joint limits or Wagner's constraints), the standard scheme, no sleeping, no kinematic bodies, no timed
+loads, springs, motors or servos, and the detector's grid broad phase (the contact stage's). Every other
+contact model steps in Python. The loop is compiled once per installation for each set of shape kinds a scene
+has (about a minute of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces), and
+a run takes it only once it is compiled or when it is long enough to pay for the compile (loop_ready).
+
+What stays in Python: a step that needs bigger buffers (more candidate pairs, contacts or rows than they
+hold) and a step that fails a check. The loop stops before such a step, with the state and the method's
+memory as they were before it, and ``step`` takes it (it grows the buffers, or raises the error the step
+fails with and leaves everything as it was); the loop then goes on. The warm start's memory of the last
+step's contacts is written only after a step has passed its checks, so a failed step leaves it as it was.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from impulsim.contact import groups as G
+from impulsim.contact import memo as MEMO
+from impulsim.contact import rows as R
+from impulsim.contact import warmstart as W
+from impulsim.contact.patches import patches_with_kind
+from impulsim.contact.solve import restitution_pass, velocity_sweeps
+from impulsim.contact.stage import (ALL_LEVELS, MAX_COLLISION_ROUNDS, Restitution, _begin_position_phase,
+                                    _begin_velocity_phase, _level_ranges, _load_and_classify, _order_by_level,
+                                    _position_levels, _position_pass, _set_targets, _velocity_levels)
+from impulsim.collision import groups as CG
+from impulsim.collision.pairs import narrow_phase
+from impulsim.collision.broadphase import broad_phase
+from impulsim.dynamics.checks import IN_RANGE, check_state
+from impulsim.dynamics.forces import has_force_elements, plain_loads
+from impulsim.dynamics.integrate import free_step_all, rotation_scheme
+from impulsim.kernel import CallSite, njit
+from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, TUNNEL_FACTOR, RunInfo, StepInfo, loop_compiled
+from impulsim.methods.impulse.contact_step import STALL_CHANGE, STALL_PASSES
+from impulsim.methods.impulse.groups import bodies_of, pred_of
+from impulsim.methods.impulse.lgs_correct import advance_bodies
+from impulsim.methods.impulse.lgs_kernels import same_poses
+from impulsim.methods.impulse.rows import world_inverse_inertia
+
+PATH = "contacts"
+
+# how the loop ended (stats[S_EXIT])
+DONE, NEEDS_PYTHON, FAILED = 0, 1, 2
+
+# stats: totals over the loop's steps, then the last step's figures, then the contact stage's counters
+(S_EXIT, S_DONE, S_T, S_SUM_P, S_SUM_V, S_MAX_P, S_MAX_V, S_RES_P, S_RES_V, S_UNCONVERGED, S_CONV_P, S_CONV_V,
+ S_COLLISIONS, S_ITERS_COLLISION, S_SHOCK, S_VISITS, S_CONTACTS,
+ L_P, L_V, L_RP, L_RV, L_CONTACTS, L_COLLISIONS, L_ITERS_COLLISION, L_SHOCK, L_VISITS,
+ C_COUNT, C_COLLISIONS, C_TOP, C_UP, C_DOWN, C_PREV, C_SEEDED, C_LEVEL_SWEEPS, C_VISITS, C_PAIRS,
+ N_STATS) = range(37)
+
+NO_SHOCK = -1
+"""``shock`` of the options when the contacts have no shock propagation."""
+
+
+def contact_path(method) -> bool:
+    """Whether ``method`` (an ImpulseMethod) can take its steps in the compiled contact loop."""
+    m, st = method.model, method.contacts
+    return (st is not None and method.limits is None and getattr(method, "_wagner", None) is None
+            and m.n_prims == 0 and method._lgs is None and method._iter_prims is None
+            and method.scheme == "standard" and getattr(method, "_run_fused", True)
+            and method.velocity_correction and method.compiled_contact_velocities
+            and st.sleep is None and not st._has_kinematic and m.n_loads == 0 and not has_force_elements(m)
+            and st.detector.broad_phase_method == "grid")
+
+
+COMPILE_PAYS_STEPS = 200_000
+"""Steps from which a run compiles the contact loop when Numba's cache does not hold it yet (as
+run_path.COMPILE_PAYS_STEPS): compiling it costs about a minute of CPU once, and it saves ~200 µs a step on
+a small pile (falling_boxes at rest). Shorter runs step in Python until it is compiled (``impulsim warmup``
+compiles it for scenes of boxes, spheres, capsules and half-spaces)."""
+
+
+def loop_ready(method, n: int, arguments) -> bool:
+    """Whether ``n`` steps of ``method`` should go through the compiled contact loop called with ``arguments()``: when it
+    is compiled for their types (in this process or in Numba's cache; a scene with other shape kinds or meshes
+    takes a version of its own), or the run is long enough to pay for compiling it (COMPILE_PAYS_STEPS). The
+    answer is kept with the method until the loop's versions in this process change (typing the arguments
+    in Python takes milliseconds)."""
+    if n >= COMPILE_PAYS_STEPS:
+        return True
+    versions = len(contact_run.overloads)
+    kept = method.__dict__.get("_contact_loop_ready")
+    if kept is not None and kept[0] == versions:
+        return kept[1]
+    types = tuple(contact_run.typeof_pyval(a) for a in arguments())
+    ready = types in contact_run.overloads
+    if not ready:
+        try:
+            ready = contact_run._cache.load_overload(types, contact_run.targetctx) is not None
+        except AttributeError:            # another Numba's internals: as if compiled when any version is
+            ready = loop_compiled(contact_run)
+    method.__dict__["_contact_loop_ready"] = (versions, ready)
+    return ready
+
+
+# the kernels ------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _detect(det, body_pos, body_quat):
+    """Broad phase (the grid's) and narrow phase of the detector's arrays ``det``; returns (pairs, contacts),
+    -1 contacts when a buffer is too small for them (the step is then left to Python, which grows it)."""
+    shapes, filt, grid, boxes, pairs, geo, ws, eps_c, buffers, meshes = det
+    n_pairs = broad_phase(shapes, body_pos, body_quat, 0.5 * eps_c, filt, grid, boxes, pairs)
+    if n_pairs > pairs.shape[0]:
+        return n_pairs, -1
+    count, _ = narrow_phase(geo, pairs, n_pairs, boxes[0], boxes[1], ws, eps_c, True, buffers, meshes)
+    if count > buffers.distance.shape[0]:
+        return n_pairs, -1
+    return n_pairs, count
+
+
+@njit(cache=True)
+def _collisions(st, bodies, opts, c):
+    """Collision rounds (ContactStage.resolve_collisions without joints or limits); returns the iterations of
+    all rounds. ``c`` holds the stage's counters (C_*), updated."""
+    rows, order, patches_up, patches_colliding, level_colliding, frozen, awake_frozen, body_level, ws, \
+        no_cache, no_memo, level_cache = st[0], st[1], st[3], st[5], st[8], st[13], st[14], st[15], st[16], \
+        st[18], st[20], st[17]
+    _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    eps_rc, eps_vc, law, max_iter, shock, level_iterations = opts[1], opts[2], opts[5], opts[6], opts[7], opts[8]
+    count = int(c[C_COUNT])
+    iters = 0
+    n_coll = int(c[C_COLLISIONS])
+    for _ in range(MAX_COLLISION_ROUNDS):
+        if n_coll == 0 or iters >= max_iter:
+            break
+        cap = max_iter - iters
+        _set_targets(rows, count, body_vel, body_omega, law)
+        _copy(awake_frozen, frozen)
+        n_colliding = patches_with_kind(rows, order, patches_up[0], patches_up[1], int(c[C_UP]), R.COLLISION,
+                                        patches_colliding[0], patches_colliding[1])
+        limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
+        it, err = velocity_sweeps(rows, order, patches_colliding[0], patches_colliding[1], 0, n_colliding,
+                                  R.COLLISION, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS,
+                                  ws, no_cache, no_memo, limit)
+        if shock != NO_SHOCK and it >= shock and err > eps_vc:
+            _level_ranges(rows, order, patches_colliding[0], n_colliding, int(c[C_TOP]), level_colliding)
+            _, sweeps = _velocity_levels(rows, (order, patches_colliding[0], patches_colliding[1]),
+                                         (level_colliding, int(c[C_TOP]), body_level, awake_frozen), frozen,
+                                         R.COLLISION, body_inv_mass, Iinv, body_vel, body_omega, eps_vc,
+                                         level_iterations, (ws, level_cache, no_cache, no_memo))
+            c[C_LEVEL_SWEEPS] += sweeps
+        if law != 0:
+            restitution_pass(rows, order, count, law, body_inv_mass, Iinv, frozen, body_vel, body_omega)
+        iters += it
+        n_coll = R.classify(rows, count, body_vel, body_omega, eps_rc, eps_vc)
+        c[C_COLLISIONS] += n_coll
+    return iters
+
+
+@njit(cache=True)
+def _phase(st, bodies, opts, c):
+    """``phase`` of the stage's kernels (ContactStage._phase_of) with the counters ``c``."""
+    _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    return (opts[9] and c[C_PREV] > 0, st[9], body_inv_mass, Iinv, st[13], body_vel, body_omega, st[19], st[2],
+            st[4], int(c[C_DOWN]), st[16], st[21])
+
+
+@njit(cache=True)
+def _count_visits(memo, c):
+    c[C_VISITS] += memo[0][1]
+    memo[0][1] = 0
+
+
+@njit(cache=True)
+def _positions(st, bodies, pred, free, opts, h, c):
+    """The position correction of contacts alone (ContactCoupling._positions_with_contacts without joints or
+    limits): contact-joint passes until within eps_d, a stall or the shock pass. Returns (passes, error)."""
+    rows, order, down, patches_up, level_patches, frozen, ws, memo = st[0], st[1], st[2], st[3], st[6], st[13], \
+        st[16], st[19]
+    eps_d, cap, shock, level_iterations = opts[11], opts[12], opts[7], opts[8]
+    pred[5][:] = 1                  # every prediction afresh
+    ref_contacts, ref_joints, changed_at = np.inf, np.inf, 0
+    res = 0.0
+    it = 0
+    for it in range(1, cap + 1):
+        MEMO.memo_set_limit(memo, eps_d)
+        err, _ = _position_pass(rows, (down, st[4][0], st[4][1]), 0, int(c[C_DOWN]), bodies, pred, free, frozen, h,
+                                eps_d, ALL_LEVELS, ws, st[21], memo)
+        res = max(0.0, err)
+        if res <= eps_d:
+            break
+        if abs(err - ref_contacts) > STALL_CHANGE * err or abs(0.0 - ref_joints) > STALL_CHANGE * max(0.0, eps_d):
+            ref_contacts, ref_joints, changed_at = err, 0.0, it
+        if err > eps_d and it - changed_at >= STALL_PASSES:
+            res = max(0.0, err)
+            break
+        if shock != NO_SHOCK and it >= max(shock, 1):
+            worst, sweeps = _position_levels(rows, (order, patches_up[0], patches_up[1]),
+                                             (level_patches, int(c[C_TOP]), st[15], st[14]), frozen, bodies, pred,
+                                             free, h, eps_d, level_iterations, (ws, st[17], st[18], st[20]))
+            c[C_LEVEL_SWEEPS] += sweeps
+            res = max(0.0, worst)
+            break
+    return it, res
+
+
+@njit(cache=True)
+def _velocities(st, bodies, opts, c):
+    """The velocity correction of contacts alone (ContactStage.velocity_sweeps). Returns (sweeps, error)."""
+    rows, order, down, patches_up, patches_down, level_patches, frozen, ws, memo = st[0], st[1], st[2], st[3], \
+        st[4], st[6], st[13], st[16], st[19]
+    _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    eps_vc, shock, level_iterations, cap = opts[2], opts[7], opts[8], opts[13]
+    limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
+    sweeps, err = velocity_sweeps(rows, down, patches_down[0], patches_down[1], 0, int(c[C_DOWN]), R.RESTING,
+                                  body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws, st[21],
+                                  memo, limit)
+    if shock != NO_SHOCK and sweeps >= max(shock, 1) and err > eps_vc:
+        _, n = _velocity_levels(rows, (order, patches_up[0], patches_up[1]),
+                                (level_patches, int(c[C_TOP]), st[15], st[14]), frozen, R.RESTING, body_inv_mass,
+                                Iinv, body_vel, body_omega, eps_vc, level_iterations, (ws, st[17], st[18], st[20]))
+        c[C_LEVEL_SWEEPS] += n
+    return sweeps, err
+
+
+@njit(cache=True)
+def _roll_over(st, n_bodies, c):
+    """Keep this step's impulses and contact identities for the next step's warm start (end_velocities)."""
+    rows, keys, warm = st[0], st[10], st[12]
+    n = int(c[C_COUNT])
+    if n == 0:
+        c[C_PREV] = 0
+        return
+    pairs = rows.body_a[:n].astype(np.int64) * n_bodies + rows.body_b[:n]
+    cur_pos, cur_vel, prev_pos, prev_vel, prev_anchor_a, prev_anchor_b, prev_sticking = warm
+    last = st[11]
+    W.roll_over(rows, n, keys, np.argsort(keys[:n], kind="mergesort"), pairs, np.argsort(pairs, kind="mergesort"),
+                cur_pos, cur_vel, last[0], last[1], last[2], last[3], prev_pos, prev_vel, last[4], last[5],
+                prev_anchor_a, prev_anchor_b, prev_sticking)
+    c[C_PREV] = n
+
+
+@njit(cache=True)
+def _copy(src, dst):
+    """dst[...] = src, for arrays of one shape (a loop: the broadcasting copy compiles its error messages)."""
+    a, b = src.reshape(-1), dst.reshape(-1)
+    for i in range(a.shape[0]):
+        b[i] = a[i]
+
+
+@njit(cache=True)
+def _rows_at(bodies, rows_pose):
+    """The world inverse inertias at the bodies' poses, which are remembered as those of the rows
+    (ImpulseMethod._update_rows of a model without joints)."""
+    body_pos, body_quat, _, _, _, _, Iinv, _, body_inv_inertia, _, _ = bodies
+    world_inverse_inertia(body_quat, body_inv_inertia, Iinv)
+    _copy(body_pos, rows_pose[0])
+    _copy(body_quat, rows_pose[1])
+
+
+@njit(cache=True)
+def _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, h, c, info):
+    """One contact step from the bodies' current state (ContactCoupling._step_with_contacts), up to but not
+    including the warm start's roll-over; False if a buffer was too small (nothing changed but scratch).
+    ``info`` receives the step's figures (position and velocity passes and errors, collision iterations,
+    contacts, collisions, shock sweeps, visits)."""
+    body_pos, body_quat, body_vel, body_omega, acc, tau, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
+    gravity, body_force, body_torque, n_bodies, scheme = model
+    plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)
+    if not same_poses(body_pos, body_quat, rows_pose[0], rows_pose[1]):
+        _rows_at(bodies, rows_pose)
+    n_pairs, count = _detect(det, body_pos, body_quat)
+    c[C_PAIRS] = n_pairs
+    rows = st[0]
+    if count < 0 or count > rows.e.shape[0]:
+        return False
+    buffers = det[8]
+    c[C_COUNT], c[C_LEVEL_SWEEPS], c[C_VISITS] = count, 0, 0
+    st[21][0][0] = 0                 # the last phase's blocks are not this step's
+    last = st[11]
+    opts_eps_c, eps_rc, eps_vc = opts[0], opts[1], opts[2]
+    n_coll = _load_and_classify(st[22], buffers.feature_a, buffers.feature_b, count, st[23], body_pos, body_quat,
+                                body_vel, body_omega, body_inv_mass, Iinv, n_bodies,
+                                (last[0], last[1], last[2], last[3], last[4], last[5], int(c[C_PREV])),
+                                10.0 * opts_eps_c, eps_rc, eps_vc, st[10], rows, st[9])
+    c[C_COLLISIONS] = n_coll
+    top, n_up, n_down = _order_by_level(rows, count, body_inv_mass, n_bodies, st[15], st[1], st[2], st[3], st[4],
+                                        st[6])
+    c[C_TOP], c[C_UP], c[C_DOWN] = top, n_up, n_down
+    _copy(st[14], st[13])
+    info[:] = 0.0
+    info[5], info[6] = count, n_coll
+    if count == 0:              # as a step without contacts (ContactCoupling._joints_alone)
+        advance_bodies(bodies, pred, h, scheme)
+        _rows_at(bodies, rows_pose)
+        _count_visits(st[19], c)
+        return True
+    if n_coll:
+        info[4] = _collisions(st, bodies, opts, c)
+    _, c[C_SEEDED] = _begin_position_phase(rows, count, body_vel, body_omega, eps_rc, opts[3], opts[4], h, st[9],
+                                           st[12][4], st[12][5], st[12][6], _phase(st, bodies, opts, c),
+                                           st[12][2], opts[10])
+    info[0], info[2] = _positions(st, bodies, pred, free, opts, h, c)
+    W.store_phase(rows, count, st[12][0])
+    _count_visits(st[19], c)
+    free_step_all(body_pos, body_quat, body_vel, body_omega, acc, tau, bodies[7], body_inv_inertia, body_inv_mass,
+                  bodies[10], h, scheme)
+    _rows_at(bodies, rows_pose)
+    c[C_SEEDED] = _begin_velocity_phase(rows, count, body_pos, body_quat, _phase(st, bodies, opts, c), st[12][3],
+                                        opts[14], eps_vc)
+    info[1], info[3] = _velocities(st, bodies, opts, c)
+    _count_visits(st[19], c)
+    info[7], info[8] = c[C_LEVEL_SWEEPS], c[C_VISITS]
+    return True
+
+
+@njit(cache=True)
+def _backup(bodies, backup, restore):
+    """Copy the bodies' poses and velocities into ``backup`` (n × 13), or back from it."""
+    arrays = (bodies[0], bodies[1], bodies[2], bodies[3])
+    col = 0
+    for a in arrays:
+        w = a.shape[1]
+        for k in range(a.shape[0]):
+            for i in range(w):
+                if restore:
+                    a[k, i] = backup[k, col + i]
+                else:
+                    backup[k, col + i] = a[k, i]
+        col += w
+
+
+@njit(cache=True)
+def _take(stats, info, eps_d, eps_vc):
+    """Add one step's figures ``info`` to the loop's totals and keep them as the last step's."""
+    p, v, rp, rv = int(info[0]), int(info[1]), info[2], info[3]
+    stats[S_SUM_P] += p
+    stats[S_SUM_V] += v
+    stats[S_MAX_P] = max(stats[S_MAX_P], p)
+    stats[S_MAX_V] = max(stats[S_MAX_V], v)
+    stats[S_RES_P] = max(stats[S_RES_P], rp)
+    stats[S_RES_V] = max(stats[S_RES_V], rv)
+    conv_p, conv_v = rp <= eps_d, rv <= eps_vc
+    if not (conv_p and conv_v):
+        stats[S_UNCONVERGED] += 1
+    if not conv_p:
+        stats[S_CONV_P] = 0.0
+    if not conv_v:
+        stats[S_CONV_V] = 0.0
+    stats[S_ITERS_COLLISION] += info[4]
+    stats[S_CONTACTS] = max(stats[S_CONTACTS], info[5])
+    stats[S_COLLISIONS] += info[6]
+    stats[S_SHOCK] += info[7]
+    stats[S_VISITS] += info[8]
+    stats[L_P], stats[L_V], stats[L_RP], stats[L_RV] = p, v, rp, rv
+    stats[L_ITERS_COLLISION], stats[L_CONTACTS], stats[L_COLLISIONS] = info[4], info[5], info[6]
+    stats[L_SHOCK], stats[L_VISITS] = info[7], info[8]
+
+
+@njit(cache=True)
+def contact_run(run, det, st, model, bodies, pred, free, rows_pose, opts, checks):
+    """Up to ``n`` contact steps of h [s] (``run`` = (n, t, h, stats, iters, backup, info, counters)): each step as
+    _contact_step, then the checks of Method.step (check_state and finite errors, ``checks`` = (thickness,
+    max distance, max speed, tunnel factor)); a step that passes them rolls the warm start over. Stops before a
+    step that needs bigger buffers (stats[S_EXIT] = NEEDS_PYTHON) and after one that fails a check (FAILED),
+    with the bodies and the stage's counters put back as they were before it (``backup``, ``counters``). The
+    contact stage's counters end in stats[C_*]."""
+    n, t, h, stats, iters, backup, info, counters = run
+    thickness, max_distance, max_speed, tunnel = checks
+    eps_d, eps_vc = opts[11], opts[2]
+    c = stats
+    for i in range(n):
+        _backup(bodies, backup, False)
+        _copy(c[C_COUNT:], counters)
+        if not _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, h, c, info):
+            _copy(counters, c[C_COUNT:])
+            stats[S_EXIT] = NEEDS_PYTHON
+            break
+        if (check_state(bodies[0], bodies[1], bodies[2], bodies[3], backup[:, 0:3], thickness, max_distance,
+                        max_speed, tunnel) != IN_RANGE or not (np.isfinite(info[2]) and np.isfinite(info[3]))):
+            _backup(bodies, backup, True)
+            _copy(counters, c[C_COUNT:])
+            stats[S_EXIT] = FAILED
+            break
+        _roll_over(st, model[3], c)
+        _take(stats, info, eps_d, eps_vc)
+        if iters.shape[0] > i:
+            iters[i, 0], iters[i, 1] = int(info[0]), int(info[1])
+        t += h
+        stats[S_DONE] += 1
+    stats[S_T] = t
+
+
+# the Python side --------------------------------------------------------------------------------------
+
+class _Work:
+    """The loop's own buffers: the bodies before the current step, one step's figures, the totals."""
+
+    def __init__(self, n_bodies: int):
+        self.backup = np.zeros((n_bodies, 13))
+        self.info = np.zeros(9)
+        self.counters = np.zeros(N_STATS - C_COUNT)
+        self.stats = np.zeros(N_STATS)
+        self.no_iters = np.zeros((0, 2), np.int64)
+
+
+def run_contacts(method, state, h: float, n: int, iters) -> RunInfo | None:
+    """``n`` steps of ``method`` (contact_path) in the compiled loop, the steps it leaves to Python taken by
+    ``method.step``; the same results as n calls of ``step``. None (nothing done) when the loop is not
+    compiled for this scene and the run is too short to pay for compiling it (loop_ready)."""
+    _work_of(method, state)
+    if not loop_ready(method, n, lambda: _arguments(method, state, h, n, np.zeros((0, 2), np.int64))):
+        return None
+    method._check_input(state)
+    total = RunInfo()
+    done = 0
+    while done < n:
+        if method._first_step_prepared:
+            info, k, code = _loop(method, state, h, n - done, None if iters is None else iters[done:])
+            total.add(info)
+            done += k
+            if code == DONE:
+                continue
+        info = method.step(state, h)         # grows the buffers, raises a failed step's error, or a first step
+        total.add(info)
+        if iters is not None:
+            iters[done, 0], iters[done, 1] = info.iters_pos, info.iters_vel
+        done += 1
+    return total
+
+
+def _loop(method, state, h, n, iters):
+    """One call of contact_run; returns (RunInfo of the steps it took, their number, how it ended)."""
+    work = _work_of(method, state)
+    stats = work.stats
+    stats[:] = 0.0
+    stats[S_CONV_P] = stats[S_CONV_V] = 1.0
+    st = method.contacts
+    _counters_of(st, stats)
+    out = iters
+    if iters is None:
+        out = work.no_iters
+    elif iters.dtype != np.int64 or not iters.flags.c_contiguous:
+        out = np.zeros((n, 2), np.int64)
+    t0 = time.perf_counter()
+    site = method.__dict__.get("_contact_site")
+    if site is None:
+        site = method.__dict__["_contact_site"] = CallSite(contact_run)
+    site(*_arguments(method, state, h, n, out))
+    seconds = time.perf_counter() - t0
+    done = int(stats[S_DONE])
+    if iters is not None and out is not iters:
+        iters[:done] = out[:done]
+    state.step_count += done
+    state.t = float(stats[S_T])
+    _stage_counters(st, stats)
+    return _run_info(method, stats, done, seconds), done, int(stats[S_EXIT])
+
+
+def _arguments(method, state, h, n, out) -> tuple:
+    """The arguments of contact_run for n steps of h [s] from ``state``, the solves a step into ``out``."""
+    work, st = method.__dict__["_contact_work"], method.contacts
+    return ((n, float(state.t), float(h), work.stats, out, work.backup, work.info, work.counters),
+            _detector_of(st.detector),
+            _stage_of(st), _model_of(method, state), bodies_of(method.model, state, method), pred_of(method),
+            method._free(), (method._rows_pos, method._rows_quat), _options_of(method, h), _checks_of(method))
+
+
+def _work_of(method, state) -> _Work:
+    work = method.__dict__.get("_contact_work")
+    if work is None or work.backup.shape[0] != state.body_pos.shape[0]:
+        work = method.__dict__["_contact_work"] = _Work(state.body_pos.shape[0])
+    return work
+
+
+def _detector_of(det) -> tuple:
+    shapes, grid, boxes = det._fixed_groups
+    return (shapes, CG.filter_of(det), grid, boxes, det.pairs, det.geo, det.ws, float(det.eps_c), det.buffers,
+            det._meshes)
+
+
+def _stage_of(st) -> tuple:
+    """The contact stage's arrays, in the order the kernels above index them."""
+    return (st.rows, st.order, st.order_down, st.patches_up, st.patches_down, st.patches_colliding,
+            st.level_patches, None, st.level_colliding, st.matched, st.keys,
+            (st.prev_keys_sorted, st.prev_index_sorted, st.prev_pair_sorted, st.prev_pair_index, st.prev_local_a,
+             st.prev_local_b),
+            (st.cur_pos, st.cur_vel, st.prev_pos, st.prev_vel, st.prev_anchor_a, st.prev_anchor_b, st.prev_sticking),
+            st.frozen, st._awake_frozen, st.body_level, st.ws, st.level_cache, st.no_cache, st.memo, st.no_memo,
+            st.cache, G.found_of(st.detector.buffers), st._materials)
+
+
+def _model_of(method, state) -> tuple:
+    m = method.model
+    return (m.gravity, state.body_force, state.body_torque, int(m.n_bodies), rotation_scheme(method.integrator))
+
+
+def _options_of(method, h) -> tuple:
+    st = method.contacts
+    opt = st.opt
+    shock = NO_SHOCK if opt.shock_propagation is None else int(opt.shock_propagation)
+    speed = st.eps_rc if opt.recovery_speed is None else float(opt.recovery_speed)
+    return (float(opt.eps_c), float(st.eps_rc), float(opt.eps_vc), float(st._eps_t(h)), float(speed),
+            int(opt.restitution), int(opt.max_iter_collision), shock, int(opt.shock_level_iterations),
+            bool(opt.warm_start), MEMO.SKIP if opt.skip_resolved_positions else MEMO.KEEP, float(method.eps_d),
+            int(max(method.max_iter_pos, method._max_iter_contact)),
+            int(max(method.max_iter_vel, method._max_iter_contact)),
+            MEMO.SKIP if opt.skip_resolved else MEMO.KEEP)
+
+
+def _checks_of(method) -> tuple:
+    thickness = method._thickness()
+    return (np.zeros(0) if thickness is None else thickness, MAX_DISTANCE, MAX_SPEED, TUNNEL_FACTOR)
+
+
+def _counters_of(st, stats):
+    """The contact stage's counters into stats[C_*] (what a loop that stops at once leaves them)."""
+    stats[C_COUNT], stats[C_COLLISIONS], stats[C_TOP] = st.count, st.n_collisions, st.top_level
+    stats[C_UP], stats[C_DOWN], stats[C_PREV] = st.n_patches_up, st.n_patches_down, st.prev_count
+    stats[C_SEEDED], stats[C_LEVEL_SWEEPS], stats[C_VISITS] = st.n_seeded, st.level_sweeps, st.visits
+    stats[C_PAIRS] = st.detector.n_pairs
+
+
+def _stage_counters(st, stats):
+    """The contact stage's counters as the last step in the loop left them."""
+    st.count, st.n_collisions, st.top_level = int(stats[C_COUNT]), int(stats[C_COLLISIONS]), int(stats[C_TOP])
+    st.n_patches_up, st.n_patches_down = int(stats[C_UP]), int(stats[C_DOWN])
+    st.prev_count, st.n_seeded = int(stats[C_PREV]), int(stats[C_SEEDED])
+    st.level_sweeps, st.visits = int(stats[C_LEVEL_SWEEPS]), int(stats[C_VISITS])
+    st.detector.n_pairs = int(stats[C_PAIRS])
+
+
+def _run_info(method, stats, done, seconds) -> RunInfo:
+    info = RunInfo(iters_pos=int(stats[S_SUM_P]), iters_vel=int(stats[S_SUM_V]),
+                   residual_pos=float(stats[S_RES_P]), residual_vel=float(stats[S_RES_V]),
+                   converged_pos=bool(stats[S_CONV_P]), converged_vel=bool(stats[S_CONV_V]),
+                   n_collisions=int(stats[S_COLLISIONS]), iters_collision=int(stats[S_ITERS_COLLISION]),
+                   shock_sweeps=int(stats[S_SHOCK]), patch_visits=int(stats[S_VISITS]),
+                   n_contacts=int(stats[S_CONTACTS]), steps=done, max_iters_pos=int(stats[S_MAX_P]),
+                   max_iters_vel=int(stats[S_MAX_V]), unconverged=int(stats[S_UNCONVERGED]),
+                   timings={f"{PATH}_run": seconds})
+    if done:
+        info.last = StepInfo(iters_pos=int(stats[L_P]), residual_pos=float(stats[L_RP]),
+                             converged_pos=bool(stats[L_RP] <= method.eps_d), iters_vel=int(stats[L_V]),
+                             residual_vel=float(stats[L_RV]),
+                             converged_vel=bool(stats[L_RV] <= method.contacts.opt.eps_vc),
+                             n_contacts=int(stats[L_CONTACTS]), n_collisions=int(stats[L_COLLISIONS]),
+                             iters_collision=int(stats[L_ITERS_COLLISION]), shock_sweeps=int(stats[L_SHOCK]),
+                             patch_visits=int(stats[L_VISITS]))
+    if method.ignored:
+        info.ignored = dict(method.ignored)
+        if info.last is not None:
+            info.last.ignored = dict(method.ignored)
+    return info

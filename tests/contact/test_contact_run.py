@@ -1,0 +1,200 @@
+"""The compiled contact loop (methods/impulse/contact_run.py): n steps of free bodies in contact through
+``Method.run`` give the very results of n calls of ``step``, bit for bit (the same kernels in the same order),
+with the same aggregated figures; a step that needs bigger buffers or fails a check is taken by ``step``, so
+growth and failures behave as with single steps; models the loop cannot take step in Python."""
+import numpy as np
+import pytest
+
+import impulsim as ims
+from impulsim.errors import SimulationError
+from impulsim.io import load_scene, scene_from_string
+from impulsim.methods.impulse import contact_run
+
+MOTION = ("body_pos", "body_quat", "body_vel", "body_omega")
+SUMMED = ("iters_pos", "iters_vel", "n_collisions", "iters_collision", "shock_sweeps", "patch_visits")
+LAST = SUMMED + ("residual_pos", "residual_vel", "converged_pos", "converged_vel", "n_contacts", "clamped")
+
+
+@pytest.fixture(autouse=True)
+def always_compiled(monkeypatch):
+    """These tests are of the compiled loop: take it for every run, however short (see loop_ready)."""
+    monkeypatch.setattr(contact_run, "COMPILE_PAYS_STEPS", 0)
+
+
+def random_pile(seed: int, n: int = 8, settings: str = "") -> str:
+    """A scene of n boxes, spheres and capsules of random sizes, poses, materials and velocities (up to 3 m/s and
+    10 rad/s), dropped in a 1 m wide column onto the ground, some overlapping at the start."""
+    rng = np.random.default_rng(seed)
+    lines = [f"settings: {{h: 0.002, eps_d: 1.0e-5, eps_v: 1.0e-5{settings}}}", "materials:"]
+    for k in range(3):
+        lines.append(f"  m{k}: {{static_friction: {rng.uniform(0.1, 0.6):.3f}, dynamic_friction: "
+                     f"{rng.uniform(0.05, 0.4):.3f}, restitution: {rng.uniform(0.0, 0.9):.3f}, density: "
+                     f"{rng.uniform(300, 2000):.0f}}}")
+    lines += ["bodies:", "  - {name: ground, shapes: [half_space: {material: m0}], static: true}"]
+    for i in range(n):
+        kind = rng.choice(["box", "sphere", "capsule"])
+        material = f"m{rng.integers(3)}"
+        if kind == "box":
+            shape = f"box: {{size: {np.round(rng.uniform(0.1, 0.5, 3), 3).tolist()}, material: {material}}}"
+        elif kind == "sphere":
+            shape = f"sphere: {{radius: {rng.uniform(0.05, 0.2):.3f}, material: {material}}}"
+        else:
+            shape = f"capsule: {{radius: {rng.uniform(0.04, 0.1):.3f}, length: {rng.uniform(0.2, 0.5):.3f}, " \
+                    f"material: {material}}}"
+        pos = [*np.round(rng.uniform(-0.5, 0.5, 2), 3).tolist(), round(0.15 + 0.3 * i + rng.uniform(0, 0.1), 3)]
+        axis = np.round(rng.normal(size=3), 3).tolist()
+        lines.append(f"  - {{name: b{i}, shapes: [{shape}], position: {pos}, orientation: {{axis: {axis}, angle: "
+                     f"{rng.uniform(0, 3):.3f}}}, velocity: {np.round(rng.uniform(-3, 3, 3), 3).tolist()}, "
+                     f"angular_velocity: {np.round(rng.uniform(-10, 10, 3), 3).tolist()}}}")
+    return "\n".join(lines) + "\n"
+
+
+def twins(scene, **options):
+    """Two simulations of one scene: one to run, one to step."""
+    return scene.simulation(method="impulse", **options), scene.simulation(method="impulse", **options)
+
+
+def run_in_chunks(sim, n, chunk):
+    """n steps through Method.run, ``chunk`` at a time; their RunInfos."""
+    infos, done = [], 0
+    while done < n:
+        k = min(chunk, n - done)
+        infos.append(sim.method.run(sim.state, sim.h, k))
+        done += k
+    return infos
+
+
+def assert_same(a, b):
+    for name in MOTION:
+        assert np.array_equal(getattr(a.state, name), getattr(b.state, name)), name
+    assert a.state.t == b.state.t and a.state.step_count == b.state.step_count
+    sa, sb = a.method.contacts, b.method.contacts
+    for name in ("count", "n_collisions", "prev_count", "top_level", "n_patches_down", "level_sweeps", "visits"):
+        assert getattr(sa, name) == getattr(sb, name), name
+    n = sa.prev_count
+    for name in ("prev_pos", "prev_vel", "prev_keys_sorted", "prev_anchor_a", "prev_sticking"):
+        assert np.array_equal(getattr(sa, name)[:n], getattr(sb, name)[:n]), name
+
+
+def assert_same_figures(run_infos, step_infos):
+    for name in SUMMED:
+        assert sum(getattr(r, name) for r in run_infos) == sum(getattr(s, name) for s in step_infos), name
+    assert max(r.n_contacts for r in run_infos) == max(s.n_contacts for s in step_infos)
+    assert max(r.max_iters_pos for r in run_infos) == max(s.iters_pos for s in step_infos)
+    assert max(r.residual_vel for r in run_infos) == max(s.residual_vel for s in step_infos)
+    assert sum(r.unconverged for r in run_infos) == sum(not (s.converged_pos and s.converged_vel)
+                                                        for s in step_infos)
+    for name in LAST:
+        assert getattr(run_infos[-1].last, name) == getattr(step_infos[-1], name), name
+
+
+def compare(scene, n, chunk=100, **options):
+    a, b = twins(scene, **options)
+    assert a.method.run_path == "contacts"
+    run_infos = run_in_chunks(a, n, chunk)
+    step_infos = [b.method.step(b.state, b.h) for _ in range(n)]
+    assert_same(a, b)
+    assert_same_figures(run_infos, step_infos)
+    return step_infos
+
+
+def test_falling_boxes_bit_for_bit():
+    """The example pile with shock propagation, from the drop through the landings to rest (2 s)."""
+    infos = compare(load_scene("examples/falling_boxes.yaml"), 1000, chunk=137)
+    assert sum(i.n_collisions for i in infos) > 50 and sum(i.shock_sweeps for i in infos) > 0   # all paths taken
+
+
+@pytest.mark.parametrize("seed,options", [
+    (1, {}),
+    (2, dict(restitution="poisson")),
+    (3, dict(restitution="stronge", shock_propagation=5)),
+    (4, dict(warm_start=False, recovery_speed=float("inf"))),
+    (5, dict(skip_resolved=True, skip_resolved_positions=True)),
+    (6, dict(capacity=2)),                # the buffers grow during the run (steps left to Python)
+])
+def test_random_piles_bit_for_bit(seed, options):
+    """Random piles thrown fast onto the ground (collisions, stacking, rolling), every contact option."""
+    compare(scene_from_string(random_pile(seed)), 400, chunk=97, **options)
+
+
+def test_buffers_grow_inside_a_run():
+    """With room for two contacts, the run hands the steps with more to ``step``, which grows the buffers."""
+    a, b = twins(scene_from_string(random_pile(7)), capacity=2)
+    a.method.run(a.state, a.h, 300)
+    for _ in range(300):
+        b.method.step(b.state, b.h)
+    assert_same(a, b)
+    assert len(a.method.contacts.rows.e) > 2 and a.method.contacts.detector.grow_count > 0
+
+
+def tunnelling_scene() -> str:
+    """A pile at rest and a small ball pushed sideways by a force that makes it tunnel after some steps."""
+    return random_pile(8, n=4) + "  - {name: bullet, shapes: [sphere: {radius: 0.01}], mass: 0.01, " \
+                                 "position: [3, 0, 0.5]}\n"
+
+
+def test_failed_step_in_a_run_is_rolled_back_like_a_step():
+    """A step that fails the tunnelling check inside a run raises step's error, with the state and the warm
+    start's memory as after the last good step, and the run's earlier steps kept."""
+    a, b = twins(scene_from_string(tunnelling_scene()))
+    for sim in (a, b):
+        sim.state.body_force[sim.model.body("bullet")] = [20.0, 0.0, 0.0]   # 2000 m/s² sideways
+    with pytest.raises(SimulationError) as stepped:
+        for _ in range(1000):
+            b.method.step(b.state, b.h)
+    good = b.state.step_count
+    assert good > 10
+    with pytest.raises(SimulationError) as ran:
+        a.method.run(a.state, a.h, 1000)
+    assert str(ran.value) == str(stepped.value) and "too large" in str(ran.value)
+    assert_same(a, b)
+    # and a run goes on from there as steps do, with a smaller step
+    a.state.body_force[:] = b.state.body_force[:] = 0.0
+    run_in_chunks(a, 50, 50)
+    for _ in range(50):
+        b.method.step(b.state, b.h)
+    assert_same(a, b)
+
+
+def test_iterations_per_step_recorded():
+    a, b = twins(load_scene("examples/falling_boxes.yaml"))
+    iters = np.zeros((400, 2), np.int64)
+    a.method.run(a.state, a.h, 400, iters=iters)
+    expected = [(i.iters_pos, i.iters_vel) for i in (b.method.step(b.state, b.h) for _ in range(400))]
+    assert iters.tolist() == [list(e) for e in expected]
+
+
+def test_simulation_run_takes_the_loop():
+    """Simulation.run (what ``impulsim run`` calls) steps the example through the loop, recording included."""
+    sim = load_scene("examples/falling_boxes.yaml").simulation()
+    ref = load_scene("examples/falling_boxes.yaml").simulation()
+    sim.run(0.5, every=25)
+    while ref.state.step_count < sim.state.step_count:
+        ref.method.step(ref.state, ref.h)
+    assert np.array_equal(sim.state.body_pos, ref.state.body_pos)
+    assert "contacts_run" in sim.method.run(sim.state, sim.h, 2).timings
+
+
+JOINTED = """
+settings: {h: 0.002}
+bodies:
+  - {name: ground, shapes: [half_space: {}], static: true}
+  - {name: box, shapes: [box: {size: [0.2, 0.2, 0.2]}], position: [0, 0, 0.3]}
+  - {name: arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], position: [1, 0, 1.25]}
+joints:
+  - {name: pivot, type: hinge, bodies: [world, arm], anchor: [1, 0, 1.5], axis: [1, 0, 0]}
+"""
+
+
+@pytest.mark.parametrize("scene,options", [
+    (JOINTED, {}),                                          # joints alternate with the contacts
+    (None, dict(sleep=True)),                               # sleeping islands
+    (None, dict(fused=False)),                              # the loops turned off
+])
+def test_what_the_loop_cannot_take_steps_in_python(scene, options):
+    s = scene_from_string(scene) if scene else load_scene("examples/falling_boxes.yaml")
+    try:
+        method = ims.make_method("impulse", s.model, **options)
+    except ValueError:
+        pytest.skip("option refused with contacts")
+    assert method.run_path == "python"
