@@ -4,7 +4,7 @@ best reasonable MuJoCo configuration, paired in one process.
     nice python benchmarks/honest_peers.py scan [funnel|wall|heap ...] [--json FILE]
     nice python benchmarks/honest_peers.py ours heap [--seconds S] [--json FILE]
     nice python benchmarks/honest_peers.py paired [funnel|wall|heap ...] [--seconds S] [--json FILE]
-        [--ours OPTION=VALUE ...] [--config default] [--mujoco-sleep]
+        [--ours OPTION=VALUE ...] [--config default] [--mujoco-sleep] [--run]
 
 ``ours``: impulsim's own solver options (OUR_OPTIONS) on a scene, alone: time, sweeps and drift per option set.
 ``scan``: every configuration of impulsim.bench.mujoco_configs over a window of each scene, all from the same
@@ -195,16 +195,18 @@ class Watch:
             self.drift = max(self.drift, float(drift))
 
 
-def paired_blocks(name, steps, block, ours, peer, peer_label):
+def paired_blocks(name, steps, block, ours, peer, peer_label, ours_k=1):
     """Alternate blocks of ``block`` steps of impulsim and the peer; each ``step`` callable is timed in process
-    CPU time, each ``see(i)`` (the watch, untimed) follows its step. impulsim's first step, which loads or
-    compiles its kernels, is timed apart. Returns (ours ms/step, peer ms/step, our first step [s])."""
+    CPU time, each ``see(i)`` (the watch, untimed) follows its step. impulsim's ``step`` takes ``ours_k`` steps a
+    call (``method.run``; ``block`` a multiple of it), its watch sees every ``ours_k``-th step. impulsim's first
+    call, which loads or compiles its kernels, is timed apart. Returns (ours ms/step, peer ms/step, our first
+    call [s])."""
     (ours_step, ours_see), (peer_step, peer_see) = ours, peer
     cpu_ours, cpu_peer, first, done = [], [], None, 0
     while done < steps:
         n = min(block, steps - done)
         c0 = time.process_time()
-        for i in range(n):
+        for i in range(0, n, ours_k):
             info = ours_step()
             if first is None:
                 first = time.process_time() - c0
@@ -212,7 +214,7 @@ def paired_blocks(name, steps, block, ours, peer, peer_label):
             t = time.process_time()
             ours_see(done + i, info)
             c0 += time.process_time() - t
-        cpu_ours.append((time.process_time() - c0, n - (1 if done == 0 else 0)))
+        cpu_ours.append((time.process_time() - c0, n - (ours_k if done == 0 else 0)))
         c0 = time.process_time()
         for i in range(n):
             peer_step()
@@ -236,10 +238,13 @@ def _our_watch(name, model, state, probe, penetration):
     return watch, see
 
 
-def paired(name, seconds, block=100, probe=5, config=None, options=None, mujoco_sleep=False):
+def paired(name, seconds, block=100, probe=5, config=None, options=None, mujoco_sleep=False, run=False):
     """impulsim and MuJoCo on the same scene in one process, alternating blocks of ``block`` steps. ``options``:
     impulsim options over the scene's settings (e.g. shock_propagation, sleep); ``mujoco_sleep``: MuJoCo's
-    sleeping switched on (mjENBL_SLEEP; it puts islands to sleep, so the configuration needs islands)."""
+    sleeping switched on (mjENBL_SLEEP; it puts islands to sleep, so the configuration needs islands).
+    ``run``: impulsim steps ``probe`` steps a call through ``method.run`` (its compiled loop where the model
+    takes one, as Simulation.run steps), its watch seeing every ``probe``-th step (the penetration is probed
+    that often anyway; the rest drift is then sampled every ``probe`` steps, MuJoCo's every step)."""
     mujoco = _load()
     sc = SCENES[name]
     config = config or C._peer(name)
@@ -253,11 +258,14 @@ def paired(name, seconds, block=100, probe=5, config=None, options=None, mujoco_
     ours, see_ours = _our_watch(name, model, state, probe, MujocoProbe(name, model).penetration)
     mj = Watch(name, lambda: d.xpos, np.arange(1, _n_free(name) + 1), lambda: _wall_ball_touches(d.xpos[-1, 1]))
     steps = int(round(seconds / sc["h"]))
+    ours_step = (lambda: method.run(state, sc["h"], probe)) if run else (lambda: method.step(state, sc["h"]))
     ours_ms, mj_ms, first = paired_blocks(
-        name, steps, block, (lambda: method.step(state, sc["h"]), see_ours),
-        (lambda: mujoco.mj_step(m, d), lambda i: mj.see(d.ncon, MC.penetration(d))), "MuJoCo")
+        name, steps, block, (ours_step, see_ours),
+        (lambda: mujoco.mj_step(m, d), lambda i: mj.see(d.ncon, MC.penetration(d))), "MuJoCo",
+        ours_k=probe if run else 1)
     out = dict(scene=name, seconds=seconds, steps=steps, config=config.label + (", sleeping" if mujoco_sleep else ""),
-               ours_options=options or {}, block=block,
+               ours_options=options or {}, block=block, ours_stepped_by=f"run({probe})" if run else "step",
+               ours_run_path=method.run_path,
                ours_cpu_ms=ours_ms, mujoco_cpu_ms=mj_ms, ratio=ours_ms / mj_ms, ours_first_step_s=first,
                ours_penetration=ours.penetration, ours_penetration_probe_every=probe,
                mujoco_penetration=mj.penetration, ours_avg_contacts=float(np.mean(ours.contacts)),
@@ -453,6 +461,8 @@ def main(argv=None):
                    help="paired with MuJoCo: impulsim options over the scene's settings, e.g. shock_propagation=1 "
                         "sleep=True")
     p.add_argument("--mujoco-sleep", action="store_true", help="paired: switch MuJoCo's sleeping on")
+    p.add_argument("--run", action="store_true",
+                   help="paired: impulsim steps through method.run, 5 steps a call (its compiled loop where it has one)")
     a = p.parse_args(argv)
     a.ours = dict(_option(text) for text in a.ours)
     records = []
@@ -475,7 +485,7 @@ def main(argv=None):
         else:
             cfg = MC.DEFAULT if a.config == "default" else None
             r = paired(name, a.seconds or SCENES[name]["seconds"], a.block, config=cfg, options=a.ours,
-                       mujoco_sleep=a.mujoco_sleep)
+                       mujoco_sleep=a.mujoco_sleep, run=a.run)
             print(json.dumps(r))
             records.append(r)
     if a.json:

@@ -80,11 +80,11 @@ compiles it for scenes of boxes, spheres, capsules and half-spaces)."""
 
 
 def loop_ready(method, n: int, arguments) -> bool:
-    """Whether ``n`` steps of ``method`` should go through the compiled contact loop called with ``arguments()``: when it
-    is compiled for their types (in this process or in Numba's cache; a scene with other shape kinds or meshes
-    takes a version of its own), or the run is long enough to pay for compiling it (COMPILE_PAYS_STEPS). The
-    answer is kept with the method until the loop's versions in this process change (typing the arguments
-    in Python takes milliseconds)."""
+    """Whether ``n`` steps of ``method`` should go through the compiled contact loop called with
+    ``arguments()``: when it is compiled for their types (in this process or in Numba's cache; a scene with
+    other shape kinds or meshes takes a version of its own), or the run is long enough to pay for compiling it
+    (COMPILE_PAYS_STEPS). The answer is kept with the method until the loop's versions in this process change
+    (typing the arguments in Python takes milliseconds)."""
     if n >= COMPILE_PAYS_STEPS:
         return True
     versions = len(contact_run.overloads)

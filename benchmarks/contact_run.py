@@ -1,0 +1,132 @@
+"""CPU µs per step of free bodies in contact: ``method.step`` in a Python loop against ``method.run`` (the
+compiled contact loop, methods/impulse/contact_run.py), paired in one process, with a check that both reach
+the same state bit for bit.
+
+    PYTHONPATH=src python benchmarks/contact_run.py             # every scene, 9 rounds
+    PYTHONPATH=src python benchmarks/contact_run.py --rounds 3 falling_boxes_rest
+    PYTHONPATH=src python benchmarks/contact_run.py --compile   # seconds to compile the loop, empty cache
+
+Scenes: the falling_boxes example at rest (from t = 1.5 s) and while it lands (from 0.3 s), the bouncing box
+while it slides (from 0.5 s), and the peers' heap (the pyramid of 55 cubes of docs/peers.md) with the shock
+pass after the first sweep. A round times a block of steps of each contender in turn (paired_blocks), from
+states that started equal; the table gives the medians over the rounds and the median of the per-round ratios.
+The loop is compiled (or loaded from the cache) before the rounds.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paired_blocks as paired  # noqa: E402
+
+from impulsim.io import load_scene  # noqa: E402
+from impulsim.methods.impulse import contact_run  # noqa: E402
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def _example(name, t0):
+    def build():
+        sim = load_scene(os.path.join(EXAMPLES, name)).simulation(method="impulse")
+        sim.method.run(sim.state, sim.h, int(round(t0 / sim.h)))
+        return sim.method, sim.state, sim.h
+    return build
+
+
+def _heap():
+    from impulsim.bench import contact as C
+    from impulsim.experiments import bender_contacts as S
+    model, state = S.pyramid()
+    method = C.make_method(model, S.STACK_SETTINGS, shock_propagation=0)
+    method.run(state, S.STACK_H, 10)
+    return method, state, S.STACK_H
+
+
+SCENES = {
+    "falling_boxes_rest": (_example("falling_boxes.yaml", 1.5), 50),
+    "falling_boxes_landing": (_example("falling_boxes.yaml", 0.3), 50),
+    "bouncing_box": (_example("bouncing_box.yaml", 0.5), 50),
+    "heap_shock0": (_heap, 20),
+}
+
+
+def contenders(build):
+    """The two contenders from one start: (step block, run block, (method, state) of each)."""
+    ma, sa, h = build()
+    mb, sb, _ = build()
+
+    def stepped(k):
+        for _ in range(k):
+            ma.step(sa, h)
+
+    def ran(k):
+        info = mb.run(sb, h, k)
+        if "contacts_run" not in info.timings:
+            raise RuntimeError(f"run() stepped in Python (run_path {mb.run_path!r})")
+    return stepped, ran, (ma, sa), (mb, sb)
+
+
+def measure(name, rounds):
+    build, block = SCENES[name]
+    stepped, ran, a, b = contenders(build)
+    times = paired.time_rounds({"step": stepped, "run": ran}, {"step": block, "run": block}, rounds)
+    same = all(np.array_equal(getattr(a[1], f), getattr(b[1], f))
+               for f in ("body_pos", "body_quat", "body_vel", "body_omega"))
+    return dict(scene=name, step_us=float(np.median(times["step"])), run_us=float(np.median(times["run"])),
+                ratio=float(np.median(times["run"] / times["step"])), same_state=same,
+                contacts=int(b[0].contacts.count))
+
+
+COMPILE = r"""
+import time
+from impulsim.io import load_scene
+from impulsim.methods.impulse import contact_run
+sim = load_scene(PATH).simulation(method="impulse")
+c = time.process_time()
+sim.method.step(sim.state, sim.h)
+first = time.process_time() - c
+contact_run.COMPILE_PAYS_STEPS = 0
+c = time.process_time()
+info = sim.method.run(sim.state, sim.h, 1)
+assert "contacts_run" in info.timings
+print(f"first step {first:.1f} s CPU, then the loop {time.process_time() - c:.1f} s CPU")
+"""
+
+
+def compile_seconds():
+    """The falling_boxes example on an empty kernel cache in a fresh process: the first step's CPU seconds,
+    then the compiled loop's."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        code = COMPILE.replace("PATH", repr(os.path.join(EXAMPLES, "falling_boxes.yaml")))
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        print(out.stdout.strip() or out.stderr[-2000:])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenes", nargs="*", choices=[[], *SCENES], default=[])
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--compile", action="store_true", help="compile seconds on an empty cache instead")
+    args = ap.parse_args(argv)
+    if args.compile:
+        compile_seconds()
+        return
+    contact_run.COMPILE_PAYS_STEPS = 0          # the loop compiled (or loaded) before the rounds
+    print(f"load average {os.getloadavg()[0]:.2f}; {args.rounds} rounds; CPU µs per step, medians")
+    print("| scene | contacts | `step` loop | `run` | run / step | same state |")
+    print("|---|---|---|---|---|---|")
+    for name in args.scenes or SCENES:
+        r = measure(name, args.rounds)
+        print(f"| {r['scene']} | {r['contacts']} | {r['step_us']:.1f} | {r['run_us']:.1f} | {r['ratio']:.2f} | "
+              f"{'yes' if r['same_state'] else 'NO'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
