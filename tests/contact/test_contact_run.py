@@ -117,6 +117,22 @@ def test_random_piles_bit_for_bit(seed, options):
     compare(scene_from_string(random_pile(seed)), 400, chunk=97, **options)
 
 
+PLATFORM = """\
+  - {name: platform, kinematic: true, shapes: [box: {size: [3, 3, 0.1]}], position: [0, 0, 0.2],
+     velocity: [0.3, 0, 0.2], angular_velocity: [0, 0, 0.4]}
+"""
+LOADS = """\
+loads:
+  - {body: b0, force: [4, 0, 30], start: 0.1, end: 0.4}
+  - {body: b2, torque: [0, 2, 0], start: 0.2, end: .inf}
+"""
+
+
+def test_kinematic_bodies_and_timed_loads_bit_for_bit():
+    """A kinematic platform rising and turning under a pile, loads switching on and off during the runs."""
+    compare(scene_from_string(random_pile(9, n=5) + PLATFORM + LOADS), 400, chunk=61)
+
+
 def test_buffers_grow_inside_a_run():
     """With room for two contacts, the run hands the steps with more to ``step``, which grows the buffers."""
     a, b = twins(scene_from_string(random_pile(7)), capacity=2)

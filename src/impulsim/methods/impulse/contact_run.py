@@ -4,8 +4,9 @@ friction) taken n times inside one kernel, with the same kernels in the same ord
 same bit for bit as n calls of ``step``.
 
 Which models take it (:func:`contact_path`): contacts and nothing that the step couples them with (no joints,
-joint limits or Wagner's constraints), the standard scheme, no sleeping, no kinematic bodies, no timed
-loads, springs, motors or servos, and the detector's grid broad phase (the contact stage's). Every other
+joint limits or Wagner's constraints), the standard scheme, no sleeping, no springs, motors or servos, and the
+detector's grid broad phase (the contact stage's); static and kinematic bodies, the user's forces and timed
+loads are included. Every other
 contact model steps in Python. The loop is compiled once per installation for each set of shape kinds a scene
 has (about a minute of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces), and
 a run takes it only once it is compiled or when it is long enough to pay for the compile (loop_ready).
@@ -44,6 +45,7 @@ from impulsim.methods.impulse.groups import bodies_of, pred_of
 from impulsim.methods.impulse.lgs_correct import advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
 from impulsim.methods.impulse.rows import world_inverse_inertia
+from impulsim.methods.impulse.run_kernels import _step_forces
 
 PATH = "contacts"
 
@@ -68,7 +70,7 @@ def contact_path(method) -> bool:
             and m.n_prims == 0 and method._lgs is None and method._iter_prims is None
             and method.scheme == "standard" and getattr(method, "_run_fused", True)
             and method.velocity_correction and method.compiled_contact_velocities
-            and st.sleep is None and not st._has_kinematic and m.n_loads == 0 and not has_force_elements(m)
+            and st.sleep is None and not has_force_elements(m)
             and st.detector.broad_phase_method == "grid")
 
 
@@ -259,14 +261,15 @@ def _rows_at(bodies, rows_pose):
 
 
 @njit(cache=True)
-def _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, h, c, info):
+def _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, t, h, c, info):
     """One contact step from the bodies' current state (ContactCoupling._step_with_contacts), up to but not
     including the warm start's roll-over; False if a buffer was too small (nothing changed but scratch).
     ``info`` receives the step's figures (position and velocity passes and errors, collision iterations,
     contacts, collisions, shock sweeps, visits)."""
     body_pos, body_quat, body_vel, body_omega, acc, tau, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
-    gravity, body_force, body_torque, n_bodies, scheme = model
-    plain_loads(gravity, body_inv_mass, body_force, body_torque, acc, tau)
+    gravity, body_force, body_torque, n_bodies, scheme, loads, force_w, torque_w = model
+    _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)      # the user's and the timed loads
+    plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
     if not same_poses(body_pos, body_quat, rows_pose[0], rows_pose[1]):
         _rows_at(bodies, rows_pose)
     n_pairs, count = _detect(det, body_pos, body_quat)
@@ -372,7 +375,7 @@ def contact_run(run, det, st, model, bodies, pred, free, rows_pose, opts, checks
     for i in range(n):
         _backup(bodies, backup, False)
         _copy(c[C_COUNT:], counters)
-        if not _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, h, c, info):
+        if not _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, t, h, c, info):
             _copy(counters, c[C_COUNT:])
             stats[S_EXIT] = NEEDS_PYTHON
             break
@@ -394,12 +397,15 @@ def contact_run(run, det, st, model, bodies, pred, free, rows_pose, opts, checks
 # the Python side --------------------------------------------------------------------------------------
 
 class _Work:
-    """The loop's own buffers: the bodies before the current step, one step's figures, the totals."""
+    """The loop's own buffers: the bodies before the current step, one step's figures, the totals, the stage's
+    counters before the current step, the forces of the current step (the user's and the timed loads)."""
 
     def __init__(self, n_bodies: int):
         self.backup = np.zeros((n_bodies, 13))
         self.info = np.zeros(9)
         self.counters = np.zeros(N_STATS - C_COUNT)
+        self.force = np.zeros((n_bodies, 3))
+        self.torque = np.zeros((n_bodies, 3))
         self.stats = np.zeros(N_STATS)
         self.no_iters = np.zeros((0, 2), np.int64)
 
@@ -462,7 +468,7 @@ def _arguments(method, state, h, n, out) -> tuple:
     work, st = method.__dict__["_contact_work"], method.contacts
     return ((n, float(state.t), float(h), work.stats, out, work.backup, work.info, work.counters),
             _detector_of(st.detector),
-            _stage_of(st), _model_of(method, state), bodies_of(method.model, state, method), pred_of(method),
+            _stage_of(st), _model_of(method, state, work), bodies_of(method.model, state, method), pred_of(method),
             method._free(), (method._rows_pos, method._rows_quat), _options_of(method, h), _checks_of(method))
 
 
@@ -490,9 +496,10 @@ def _stage_of(st) -> tuple:
             st.cache, G.found_of(st.detector.buffers), st._materials)
 
 
-def _model_of(method, state) -> tuple:
+def _model_of(method, state, work) -> tuple:
     m = method.model
-    return (m.gravity, state.body_force, state.body_torque, int(m.n_bodies), rotation_scheme(method.integrator))
+    return (m.gravity, state.body_force, state.body_torque, int(m.n_bodies), rotation_scheme(method.integrator),
+            (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end), work.force, work.torque)
 
 
 def _options_of(method, h) -> tuple:
