@@ -257,3 +257,22 @@ def test_contacts_are_published_only_when_switched_on():
     assert len(snap.contact_points) >= 1
     assert np.allclose(snap.contact_points[0], [0.2, -0.1, 0.0], atol=2e-3)
     assert np.allclose(np.abs(snap.contact_normals[:, 2]), 1.0, atol=1e-9)
+
+
+def test_play_batches_steps_with_the_results_of_single_steps():
+    """Playing steps up to VIEW_CHUNK steps a call through Method.run (the compiled contact loop for the pile):
+    the state after the played steps is that of as many single steps, bit for bit."""
+    scene = load_scene(EXAMPLES / "falling_boxes.yaml")
+
+    def make_sim(state, h, method):
+        return scene.simulation(state=None if state is None else state.copy(), h=h, method=method)
+
+    eng = SimulationThread(make_sim, scene.settings.h, scene.settings.method)
+    eng.playing = True
+    n = eng._advance_until(0.3)                  # not started: the test's thread plays
+    ref = scene.simulation()
+    for _ in range(n):
+        ref.step()
+    assert n > 1 and eng.sim.state.step_count == n and eng.error is None
+    for name in ("body_pos", "body_quat", "body_vel", "body_omega"):
+        assert np.array_equal(getattr(eng.sim.state, name), getattr(ref.state, name)), name
