@@ -1,4 +1,4 @@
-"""``impulsim bench contact``: Bender's contact experiments (Sec. 5.5) and the issue's extra checks, each
+"""``impulsim bench contact``: Bender's contact experiments (Sec. 5.5) and further checks, each
 printed beside the thesis's figures.
 
     impulsim bench contact [--quick] [--json FILE]

@@ -173,7 +173,7 @@ def add_ratios(records) -> None:
 
 
 def figures(records) -> list[dict]:
-    """The issue's targets: Baraff linear in body count, and within 2× of impulse LGS (10⁻⁶)."""
+    """The targets: Baraff linear in body count, and within 2× of impulse LGS (10⁻⁶)."""
     # only runs whose physics passed count: a method that blew up has no meaningful time
     t = {(r["method"], r["tree"]): r["median step [ms]"] for r in records
          if "median step [ms]" in r and r["physics"] == "ok"}

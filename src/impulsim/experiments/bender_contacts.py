@@ -1,4 +1,4 @@
-"""The scenes of Bender's contact experiments (Sec. 5.5) and of the issue's extra checks, as builders.
+"""The scenes of Bender's contact experiments (Sec. 5.5) and of further checks, as builders.
 
 Each builder returns ``(model, state)`` of a fresh scene; the numbers are the thesis's where it gives them
 (German original, Sec. 5.5), and every value it leaves open is a named constant here with the reason for
@@ -59,11 +59,11 @@ def cradle(n_deflected: int):
 
 
 # Stacking (experiment 6) --------------------------------------------------------------------------
-STACK_BOX = 1.0                 # edge [m] (the issue gives none: the thesis's unit cubes)
+STACK_BOX = 1.0                 # edge [m] (the thesis's unit cubes)
 STACK_MASS = 1.0                # [kg]
 STACK_FRICTION = 0.25
 """Per-material μ_s = μ_d; the thesis's rule adds the two (μ = 0.5 box on box and box on ground)."""
-STACK_H = 1e-2                  # [s], issue
+STACK_H = 1e-2                  # [s]
 STACK_SETTINGS = dict(**BENDER_RULES, eps_d=1e-5, eps_v=1e-5, eps_c=1e-3, warm_start=False,
                       recovery_speed=THESIS_RECOVERY)
 """The thesis's contact tolerances (Sec. 5.5.1.2). Without warm start: seeded with last step's impulses, the
