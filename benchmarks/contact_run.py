@@ -5,6 +5,7 @@ the same state bit for bit.
     PYTHONPATH=src python benchmarks/contact_run.py             # every scene, 9 rounds
     PYTHONPATH=src python benchmarks/contact_run.py --rounds 3 falling_boxes_rest
     PYTHONPATH=src python benchmarks/contact_run.py --compile   # seconds to compile the loop, empty cache
+    PYTHONPATH=src:. python benchmarks/contact_run.py --soak 10  # run against step on random piles, bit for bit
 
 Scenes: the falling_boxes example at rest (from t = 1.5 s) and while it lands (from 0.3 s), the bouncing box
 while it slides (from 0.5 s), and the peers' heap (the pyramid of 55 cubes of docs/peers.md) with the shock
@@ -109,16 +110,52 @@ def compile_seconds():
         print(out.stdout.strip() or out.stderr[-2000:])
 
 
+SOAK_OPTIONS = ({}, dict(restitution="stronge", shock_propagation=3), dict(restitution="poisson", warm_start=False),
+                dict(skip_resolved=True, shock_propagation=0), dict(recovery_speed=float("inf"), capacity=4))
+
+
+def soak(piles: int, steps: int = 2500):
+    """``piles`` random piles of 15 bodies (tests/contact/test_contact_run.py's), each under one of SOAK_OPTIONS in
+    turn, ``steps`` steps through ``run`` in random chunks of 1–300 steps and as many calls of ``step``: whether
+    the states and the summed figures agree. Returns the number of piles where they do not."""
+    from impulsim.io import scene_from_string
+    from tests.contact.test_contact_run import random_pile
+    bad = 0
+    for seed in range(20, 20 + piles):
+        options = SOAK_OPTIONS[seed % len(SOAK_OPTIONS)]
+        scene = scene_from_string(random_pile(seed, n=15, settings=", eps_vc: 1.0e-4"))
+        a, b = (scene.simulation(method="impulse", **options) for _ in range(2))
+        rng, ran, done = np.random.default_rng(seed), [], 0
+        while done < steps:
+            k = min(int(rng.integers(1, 300)), steps - done)
+            ran.append(a.method.run(a.state, a.h, k))
+            done += k
+        stepped = [b.method.step(b.state, b.h) for _ in range(steps)]
+        same = all(np.array_equal(getattr(a.state, f), getattr(b.state, f))
+                   for f in ("body_pos", "body_quat", "body_vel", "body_omega"))
+        figures = all(sum(getattr(r, x) for r in ran) == sum(getattr(r, x) for r in stepped)
+                      for x in ("iters_pos", "iters_vel", "n_collisions", "iters_collision", "shock_sweeps",
+                                "patch_visits"))
+        print(f"pile {seed} {options}: {'same' if same and figures else 'DIFFERENT'}; most contacts "
+              f"{max(r.n_contacts for r in stepped)}, steps unconverged "
+              f"{sum(not (r.converged_pos and r.converged_vel) for r in stepped)}", flush=True)
+        bad += not (same and figures)
+    return bad
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenes", nargs="*", choices=[[], *SCENES], default=[])
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--compile", action="store_true", help="compile seconds on an empty cache instead")
+    ap.add_argument("--soak", type=int, default=0, metavar="PILES", help="run against step on random piles instead")
     args = ap.parse_args(argv)
     if args.compile:
         compile_seconds()
         return
     contact_run.COMPILE_PAYS_STEPS = 0          # the loop compiled (or loaded) before the rounds
+    if args.soak:
+        sys.exit(1 if soak(args.soak) else 0)
     print(f"load average {os.getloadavg()[0]:.2f}; {args.rounds} rounds; CPU µs per step, medians")
     print("| scene | contacts | `step` loop | `run` | run / step | same state |")
     print("|---|---|---|---|---|---|")
