@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from numba.core.compiler_lock import global_compiler_lock
 
 from impulsim.contact import groups as G
 from impulsim.contact import memo as MEMO
@@ -97,11 +98,24 @@ def loop_ready(method, n: int, arguments) -> bool:
     ready = types in contact_run.overloads
     if not ready:
         try:
-            ready = contact_run._cache.load_overload(types, contact_run.targetctx) is not None
+            ready = _load_cached(contact_run, types)
         except AttributeError:            # another Numba's internals: as if compiled when any version is
             ready = loop_compiled(contact_run)
-    method.__dict__["_contact_loop_ready"] = (versions, ready)
+    method.__dict__["_contact_loop_ready"] = (len(contact_run.overloads), ready)
     return ready
+
+
+def _load_cached(dispatcher, types) -> bool:
+    """Load the version of ``dispatcher`` for argument ``types`` from Numba's on-disk cache into the dispatcher,
+    as its first call would (loading it takes about half a second: done once, not again at the call); False
+    when the cache does not hold it."""
+    with global_compiler_lock:
+        cres = dispatcher._cache.load_overload(types, dispatcher.targetctx)
+        if cres is None:
+            return False
+        dispatcher.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+        dispatcher.add_overload(cres)
+        return True
 
 
 # the kernels ------------------------------------------------------------------------------------------
