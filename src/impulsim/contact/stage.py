@@ -367,12 +367,17 @@ class ContactStage:
     def begin_positions(self, state, Iinv, h) -> int:
         """Turn every contact that is not separating now into a contact joint for this step and seed it
         with last step's impulse (warm start). Returns the number of collisions left after resolution."""
-        speed = self.eps_rc if self.opt.recovery_speed is None else float(self.opt.recovery_speed)
         n, self.n_seeded = self._kernels.begin_position_phase(
-            self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc, self._eps_t(h), speed, h,
+            self.rows, self.count, state.body_vel, state.body_omega, self.eps_rc, self._eps_t(h),
+            self.recovery_speed(), h,
             self.matched, self.prev_anchor_a, self.prev_anchor_b, self.prev_sticking, self._phase_of(state, Iinv),
             self.prev_pos, MEMO.SKIP if self.opt.skip_resolved_positions else MEMO.KEEP)
         return n
+
+    def recovery_speed(self) -> float:
+        """The largest speed [m/s] at which the position correction pushes a penetrating contact apart
+        (ContactOptions.recovery_speed; by default eps_rc)."""
+        return self.eps_rc if self.opt.recovery_speed is None else float(self.opt.recovery_speed)
 
     def _phase_of(self, state, Iinv) -> tuple:
         """What seeding a phase and preparing its sweeps takes (see _prepare_phase), less the impulses and the

@@ -60,7 +60,18 @@ DONE, NEEDS_PYTHON, FAILED = 0, 1, 2
  C_COUNT, C_COLLISIONS, C_TOP, C_UP, C_DOWN, C_PREV, C_SEEDED, C_LEVEL_SWEEPS, C_VISITS, C_PAIRS,
  N_STATS) = range(37)
 
+# the members of the contact stage's tuple (_stage_of)
+(ST_ROWS, ST_ORDER, ST_ORDER_DOWN, ST_PATCHES_UP, ST_PATCHES_DOWN, ST_PATCHES_COLLIDING, ST_LEVEL_PATCHES,
+ ST_LEVEL_COLLIDING, ST_MATCHED, ST_KEYS, ST_LAST, ST_WARM, ST_FROZEN, ST_AWAKE_FROZEN, ST_BODY_LEVEL, ST_WS,
+ ST_LEVEL_CACHE, ST_NO_CACHE, ST_MEMO, ST_NO_MEMO, ST_CACHE, ST_FOUND, ST_MATERIALS) = range(23)
+# ... of its warm start's arrays (st[ST_WARM])
+W_CUR_POS, W_CUR_VEL, W_PREV_POS, W_PREV_VEL, W_ANCHOR_A, W_ANCHOR_B, W_STICKING = range(7)
+# ... and of the options (_options_of)
+(O_EPS_C, O_EPS_RC, O_EPS_VC, O_EPS_T, O_RECOVERY_SPEED, O_LAW, O_MAX_ITER_COLLISION, O_SHOCK, O_LEVEL_ITERATIONS,
+ O_WARM_START, O_MEMO_POSITIONS, O_EPS_D, O_CAP_POSITIONS, O_CAP_VELOCITIES, O_MEMO_VELOCITIES) = range(15)
+
 NO_SHOCK = -1
+NEWTON = int(Restitution.NEWTON)
 """``shock`` of the options when the contacts have no shock propagation."""
 
 
@@ -138,11 +149,11 @@ def _detect(det, body_pos, body_quat):
 def _collisions(st, bodies, opts, c):
     """Collision rounds (ContactStage.resolve_collisions without joints or limits); returns the iterations of
     all rounds. ``c`` holds the stage's counters (C_*), updated."""
-    rows, order, patches_up, patches_colliding, level_colliding, frozen, awake_frozen, body_level, ws, \
-        no_cache, no_memo, level_cache = st[0], st[1], st[3], st[5], st[8], st[13], st[14], st[15], st[16], \
-        st[18], st[20], st[17]
+    rows, order, patches_up, colliding = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_UP], st[ST_PATCHES_COLLIDING]
+    frozen, awake_frozen, ws = st[ST_FROZEN], st[ST_AWAKE_FROZEN], st[ST_WS]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
-    eps_rc, eps_vc, law, max_iter, shock, level_iterations = opts[1], opts[2], opts[5], opts[6], opts[7], opts[8]
+    eps_rc, eps_vc, law, max_iter = opts[O_EPS_RC], opts[O_EPS_VC], opts[O_LAW], opts[O_MAX_ITER_COLLISION]
+    shock = opts[O_SHOCK]
     count = int(c[C_COUNT])
     iters = 0
     n_coll = int(c[C_COLLISIONS])
@@ -153,19 +164,18 @@ def _collisions(st, bodies, opts, c):
         _set_targets(rows, count, body_vel, body_omega, law)
         _copy(awake_frozen, frozen)
         n_colliding = patches_with_kind(rows, order, patches_up[0], patches_up[1], int(c[C_UP]), R.COLLISION,
-                                        patches_colliding[0], patches_colliding[1])
+                                        colliding[0], colliding[1])
         limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
-        it, err = velocity_sweeps(rows, order, patches_colliding[0], patches_colliding[1], 0, n_colliding,
-                                  R.COLLISION, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS,
-                                  ws, no_cache, no_memo, limit)
+        it, err = velocity_sweeps(rows, order, colliding[0], colliding[1], 0, n_colliding, R.COLLISION,
+                                  body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws,
+                                  st[ST_NO_CACHE], st[ST_NO_MEMO], limit)
         if shock != NO_SHOCK and it >= shock and err > eps_vc:
-            _level_ranges(rows, order, patches_colliding[0], n_colliding, int(c[C_TOP]), level_colliding)
-            _, sweeps = _velocity_levels(rows, (order, patches_colliding[0], patches_colliding[1]),
-                                         (level_colliding, int(c[C_TOP]), body_level, awake_frozen), frozen,
-                                         R.COLLISION, body_inv_mass, Iinv, body_vel, body_omega, eps_vc,
-                                         level_iterations, (ws, level_cache, no_cache, no_memo))
+            _level_ranges(rows, order, colliding[0], n_colliding, int(c[C_TOP]), st[ST_LEVEL_COLLIDING])
+            _, sweeps = _velocity_levels(rows, (order, colliding[0], colliding[1]),
+                                         _levels(st, st[ST_LEVEL_COLLIDING], c), frozen, R.COLLISION, body_inv_mass,
+                                         Iinv, body_vel, body_omega, eps_vc, opts[O_LEVEL_ITERATIONS], _shock(st))
             c[C_LEVEL_SWEEPS] += sweeps
-        if law != 0:
+        if law != NEWTON:
             restitution_pass(rows, order, count, law, body_inv_mass, Iinv, frozen, body_vel, body_omega)
         iters += it
         n_coll = R.classify(rows, count, body_vel, body_omega, eps_rc, eps_vc)
@@ -177,8 +187,20 @@ def _collisions(st, bodies, opts, c):
 def _phase(st, bodies, opts, c):
     """``phase`` of the stage's kernels (ContactStage._phase_of) with the counters ``c``."""
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
-    return (opts[9] and c[C_PREV] > 0, st[9], body_inv_mass, Iinv, st[13], body_vel, body_omega, st[19], st[2],
-            st[4], int(c[C_DOWN]), st[16], st[21])
+    return (opts[O_WARM_START] and c[C_PREV] > 0, st[ST_MATCHED], body_inv_mass, Iinv, st[ST_FROZEN], body_vel,
+            body_omega, st[ST_MEMO], st[ST_ORDER_DOWN], st[ST_PATCHES_DOWN], int(c[C_DOWN]), st[ST_WS], st[ST_CACHE])
+
+
+@njit(cache=True)
+def _levels(st, level_patches, c):
+    """``levels`` of a shock pass over the patches whose level ranges are ``level_patches`` (contact.groups)."""
+    return level_patches, int(c[C_TOP]), st[ST_BODY_LEVEL], st[ST_AWAKE_FROZEN]
+
+
+@njit(cache=True)
+def _shock(st):
+    """``shock`` of the stage (contact.groups)."""
+    return st[ST_WS], st[ST_LEVEL_CACHE], st[ST_NO_CACHE], st[ST_NO_MEMO]
 
 
 @njit(cache=True)
@@ -191,29 +213,28 @@ def _count_visits(memo, c):
 def _positions(st, bodies, pred, free, opts, h, c):
     """The position correction of contacts alone (ContactCoupling._positions_with_contacts without joints or
     limits): contact-joint passes until within eps_d, a stall or the shock pass. Returns (passes, error)."""
-    rows, order, down, patches_up, level_patches, frozen, ws, memo = st[0], st[1], st[2], st[3], st[6], st[13], \
-        st[16], st[19]
-    eps_d, cap, shock, level_iterations = opts[11], opts[12], opts[7], opts[8]
+    rows, patches_up, frozen, memo = st[ST_ROWS], st[ST_PATCHES_UP], st[ST_FROZEN], st[ST_MEMO]
+    down = (st[ST_ORDER_DOWN], st[ST_PATCHES_DOWN][0], st[ST_PATCHES_DOWN][1])
+    eps_d, cap, shock = opts[O_EPS_D], opts[O_CAP_POSITIONS], opts[O_SHOCK]
     pred[5][:] = 1                  # every prediction afresh
-    ref_contacts, ref_joints, changed_at = np.inf, np.inf, 0
+    ref_contacts, changed_at = np.inf, 0       # the stall watch (contact_step._StallWatch; the joints' error is 0)
     res = 0.0
     it = 0
     for it in range(1, cap + 1):
         MEMO.memo_set_limit(memo, eps_d)
-        err, _ = _position_pass(rows, (down, st[4][0], st[4][1]), 0, int(c[C_DOWN]), bodies, pred, free, frozen, h,
-                                eps_d, ALL_LEVELS, ws, st[21], memo)
+        err, _ = _position_pass(rows, down, 0, int(c[C_DOWN]), bodies, pred, free, frozen, h, eps_d, ALL_LEVELS,
+                                st[ST_WS], st[ST_CACHE], memo)
         res = max(0.0, err)
         if res <= eps_d:
             break
-        if abs(err - ref_contacts) > STALL_CHANGE * err or abs(0.0 - ref_joints) > STALL_CHANGE * max(0.0, eps_d):
-            ref_contacts, ref_joints, changed_at = err, 0.0, it
+        if changed_at == 0 or abs(err - ref_contacts) > STALL_CHANGE * err:
+            ref_contacts, changed_at = err, it
         if err > eps_d and it - changed_at >= STALL_PASSES:
-            res = max(0.0, err)
             break
         if shock != NO_SHOCK and it >= max(shock, 1):
-            worst, sweeps = _position_levels(rows, (order, patches_up[0], patches_up[1]),
-                                             (level_patches, int(c[C_TOP]), st[15], st[14]), frozen, bodies, pred,
-                                             free, h, eps_d, level_iterations, (ws, st[17], st[18], st[20]))
+            worst, sweeps = _position_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]),
+                                             _levels(st, st[ST_LEVEL_PATCHES], c), frozen, bodies, pred, free, h,
+                                             eps_d, opts[O_LEVEL_ITERATIONS], _shock(st))
             c[C_LEVEL_SWEEPS] += sweeps
             res = max(0.0, worst)
             break
@@ -223,18 +244,17 @@ def _positions(st, bodies, pred, free, opts, h, c):
 @njit(cache=True)
 def _velocities(st, bodies, opts, c):
     """The velocity correction of contacts alone (ContactStage.velocity_sweeps). Returns (sweeps, error)."""
-    rows, order, down, patches_up, patches_down, level_patches, frozen, ws, memo = st[0], st[1], st[2], st[3], \
-        st[4], st[6], st[13], st[16], st[19]
+    rows, patches_up, patches_down, frozen = st[ST_ROWS], st[ST_PATCHES_UP], st[ST_PATCHES_DOWN], st[ST_FROZEN]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
-    eps_vc, shock, level_iterations, cap = opts[2], opts[7], opts[8], opts[13]
+    eps_vc, shock, cap = opts[O_EPS_VC], opts[O_SHOCK], opts[O_CAP_VELOCITIES]
     limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
-    sweeps, err = velocity_sweeps(rows, down, patches_down[0], patches_down[1], 0, int(c[C_DOWN]), R.RESTING,
-                                  body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws, st[21],
-                                  memo, limit)
+    sweeps, err = velocity_sweeps(rows, st[ST_ORDER_DOWN], patches_down[0], patches_down[1], 0, int(c[C_DOWN]),
+                                  R.RESTING, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS,
+                                  st[ST_WS], st[ST_CACHE], st[ST_MEMO], limit)
     if shock != NO_SHOCK and sweeps >= max(shock, 1) and err > eps_vc:
-        _, n = _velocity_levels(rows, (order, patches_up[0], patches_up[1]),
-                                (level_patches, int(c[C_TOP]), st[15], st[14]), frozen, R.RESTING, body_inv_mass,
-                                Iinv, body_vel, body_omega, eps_vc, level_iterations, (ws, st[17], st[18], st[20]))
+        _, n = _velocity_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]),
+                                _levels(st, st[ST_LEVEL_PATCHES], c), frozen, R.RESTING, body_inv_mass, Iinv,
+                                body_vel, body_omega, eps_vc, opts[O_LEVEL_ITERATIONS], _shock(st))
         c[C_LEVEL_SWEEPS] += n
     return sweeps, err
 
@@ -242,14 +262,14 @@ def _velocities(st, bodies, opts, c):
 @njit(cache=True)
 def _roll_over(st, n_bodies, c):
     """Keep this step's impulses and contact identities for the next step's warm start (end_velocities)."""
-    rows, keys, warm = st[0], st[10], st[12]
+    rows, keys, warm = st[ST_ROWS], st[ST_KEYS], st[ST_WARM]
     n = int(c[C_COUNT])
     if n == 0:
         c[C_PREV] = 0
         return
     pairs = rows.body_a[:n].astype(np.int64) * n_bodies + rows.body_b[:n]
     cur_pos, cur_vel, prev_pos, prev_vel, prev_anchor_a, prev_anchor_b, prev_sticking = warm
-    last = st[11]
+    last = st[ST_LAST]
     W.roll_over(rows, n, keys, np.argsort(keys[:n], kind="mergesort"), pairs, np.argsort(pairs, kind="mergesort"),
                 cur_pos, cur_vel, last[0], last[1], last[2], last[3], prev_pos, prev_vel, last[4], last[5],
                 prev_anchor_a, prev_anchor_b, prev_sticking)
@@ -288,45 +308,48 @@ def _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, t, h, c, 
         _rows_at(bodies, rows_pose)
     n_pairs, count = _detect(det, body_pos, body_quat)
     c[C_PAIRS] = n_pairs
-    rows = st[0]
+    rows = st[ST_ROWS]
     if count < 0 or count > rows.e.shape[0]:
         return False
     buffers = det[8]
     c[C_COUNT], c[C_LEVEL_SWEEPS], c[C_VISITS] = count, 0, 0
-    st[21][0][0] = 0                 # the last phase's blocks are not this step's
-    last = st[11]
-    opts_eps_c, eps_rc, eps_vc = opts[0], opts[1], opts[2]
-    n_coll = _load_and_classify(st[22], buffers.feature_a, buffers.feature_b, count, st[23], body_pos, body_quat,
-                                body_vel, body_omega, body_inv_mass, Iinv, n_bodies,
-                                (last[0], last[1], last[2], last[3], last[4], last[5], int(c[C_PREV])),
-                                10.0 * opts_eps_c, eps_rc, eps_vc, st[10], rows, st[9])
+    st[ST_CACHE][0][0] = 0                 # the last phase's blocks are not this step's
+    last = st[ST_LAST]
+    opts_eps_c, eps_rc, eps_vc = opts[O_EPS_C], opts[O_EPS_RC], opts[O_EPS_VC]
+    n_coll = _load_and_classify(st[ST_FOUND], buffers.feature_a, buffers.feature_b, count, st[ST_MATERIALS],
+                                body_pos, body_quat, body_vel, body_omega, body_inv_mass, Iinv, n_bodies,
+                                last + (int(c[C_PREV]),),
+                                10.0 * opts_eps_c, eps_rc, eps_vc, st[ST_KEYS], rows, st[ST_MATCHED])
     c[C_COLLISIONS] = n_coll
-    top, n_up, n_down = _order_by_level(rows, count, body_inv_mass, n_bodies, st[15], st[1], st[2], st[3], st[4],
-                                        st[6])
+    top, n_up, n_down = _order_by_level(rows, count, body_inv_mass, n_bodies, st[ST_BODY_LEVEL], st[ST_ORDER],
+                                        st[ST_ORDER_DOWN], st[ST_PATCHES_UP], st[ST_PATCHES_DOWN],
+                                        st[ST_LEVEL_PATCHES])
     c[C_TOP], c[C_UP], c[C_DOWN] = top, n_up, n_down
-    _copy(st[14], st[13])
+    _copy(st[ST_AWAKE_FROZEN], st[ST_FROZEN])
     info[:] = 0.0
     info[5], info[6] = count, n_coll
     if count == 0:              # as a step without contacts (ContactCoupling._joints_alone)
         advance_bodies(bodies, pred, h, scheme)
         _rows_at(bodies, rows_pose)
-        _count_visits(st[19], c)
+        _count_visits(st[ST_MEMO], c)
         return True
     if n_coll:
         info[4] = _collisions(st, bodies, opts, c)
-    _, c[C_SEEDED] = _begin_position_phase(rows, count, body_vel, body_omega, eps_rc, opts[3], opts[4], h, st[9],
-                                           st[12][4], st[12][5], st[12][6], _phase(st, bodies, opts, c),
-                                           st[12][2], opts[10])
+    warm = st[ST_WARM]
+    _, c[C_SEEDED] = _begin_position_phase(rows, count, body_vel, body_omega, eps_rc, opts[O_EPS_T],
+                                           opts[O_RECOVERY_SPEED], h, st[ST_MATCHED], warm[W_ANCHOR_A],
+                                           warm[W_ANCHOR_B], warm[W_STICKING], _phase(st, bodies, opts, c),
+                                           warm[W_PREV_POS], opts[O_MEMO_POSITIONS])
     info[0], info[2] = _positions(st, bodies, pred, free, opts, h, c)
-    W.store_phase(rows, count, st[12][0])
-    _count_visits(st[19], c)
+    W.store_phase(rows, count, warm[W_CUR_POS])
+    _count_visits(st[ST_MEMO], c)
     free_step_all(body_pos, body_quat, body_vel, body_omega, acc, tau, bodies[7], body_inv_inertia, body_inv_mass,
                   bodies[10], h, scheme)
     _rows_at(bodies, rows_pose)
-    c[C_SEEDED] = _begin_velocity_phase(rows, count, body_pos, body_quat, _phase(st, bodies, opts, c), st[12][3],
-                                        opts[14], eps_vc)
+    c[C_SEEDED] = _begin_velocity_phase(rows, count, body_pos, body_quat, _phase(st, bodies, opts, c),
+                                        warm[W_PREV_VEL], opts[O_MEMO_VELOCITIES], eps_vc)
     info[1], info[3] = _velocities(st, bodies, opts, c)
-    _count_visits(st[19], c)
+    _count_visits(st[ST_MEMO], c)
     info[7], info[8] = c[C_LEVEL_SWEEPS], c[C_VISITS]
     return True
 
@@ -384,7 +407,7 @@ def contact_run(run, det, st, model, bodies, pred, free, rows_pose, opts, checks
     contact stage's counters end in stats[C_*]."""
     n, t, h, stats, iters, backup, info, counters = run
     thickness, max_distance, max_speed, tunnel = checks
-    eps_d, eps_vc = opts[11], opts[2]
+    eps_d, eps_vc = opts[O_EPS_D], opts[O_EPS_VC]
     c = stats
     for i in range(n):
         _backup(bodies, backup, False)
@@ -428,8 +451,8 @@ def run_contacts(method, state, h: float, n: int, iters) -> RunInfo | None:
     """``n`` steps of ``method`` (contact_path) in the compiled loop, the steps it leaves to Python taken by
     ``method.step``; the same results as n calls of ``step``. None (nothing done) when the loop is not
     compiled for this scene and the run is too short to pay for compiling it (loop_ready)."""
-    _work_of(method, state)
-    if not loop_ready(method, n, lambda: _arguments(method, state, h, n, np.zeros((0, 2), np.int64))):
+    work = _work_of(method, state)
+    if not loop_ready(method, n, lambda: _arguments(method, state, h, n, work.no_iters, work)):
         return None
     method._check_input(state)
     total = RunInfo()
@@ -466,7 +489,7 @@ def _loop(method, state, h, n, iters):
     site = method.__dict__.get("_contact_site")
     if site is None:
         site = method.__dict__["_contact_site"] = CallSite(contact_run)
-    site(*_arguments(method, state, h, n, out))
+    site(*_arguments(method, state, h, n, out, work))
     seconds = time.perf_counter() - t0
     done = int(stats[S_DONE])
     if iters is not None and out is not iters:
@@ -477,9 +500,10 @@ def _loop(method, state, h, n, iters):
     return _run_info(method, stats, done, seconds), done, int(stats[S_EXIT])
 
 
-def _arguments(method, state, h, n, out) -> tuple:
-    """The arguments of contact_run for n steps of h [s] from ``state``, the solves a step into ``out``."""
-    work, st = method.__dict__["_contact_work"], method.contacts
+def _arguments(method, state, h, n, out, work) -> tuple:
+    """The arguments of contact_run for n steps of h [s] from ``state``, the solves a step into ``out``, the
+    loop's buffers ``work``."""
+    st = method.contacts
     return ((n, float(state.t), float(h), work.stats, out, work.backup, work.info, work.counters),
             _detector_of(st.detector),
             _stage_of(st), _model_of(method, state, work), bodies_of(method.model, state, method), pred_of(method),
@@ -502,7 +526,7 @@ def _detector_of(det) -> tuple:
 def _stage_of(st) -> tuple:
     """The contact stage's arrays, in the order the kernels above index them."""
     return (st.rows, st.order, st.order_down, st.patches_up, st.patches_down, st.patches_colliding,
-            st.level_patches, None, st.level_colliding, st.matched, st.keys,
+            st.level_patches, st.level_colliding, st.matched, st.keys,
             (st.prev_keys_sorted, st.prev_index_sorted, st.prev_pair_sorted, st.prev_pair_index, st.prev_local_a,
              st.prev_local_b),
             (st.cur_pos, st.cur_vel, st.prev_pos, st.prev_vel, st.prev_anchor_a, st.prev_anchor_b, st.prev_sticking),
@@ -520,8 +544,7 @@ def _options_of(method, h) -> tuple:
     st = method.contacts
     opt = st.opt
     shock = NO_SHOCK if opt.shock_propagation is None else int(opt.shock_propagation)
-    speed = st.eps_rc if opt.recovery_speed is None else float(opt.recovery_speed)
-    return (float(opt.eps_c), float(st.eps_rc), float(opt.eps_vc), float(st._eps_t(h)), float(speed),
+    return (float(opt.eps_c), float(st.eps_rc), float(opt.eps_vc), float(st._eps_t(h)), st.recovery_speed(),
             int(opt.restitution), int(opt.max_iter_collision), shock, int(opt.shock_level_iterations),
             bool(opt.warm_start), MEMO.SKIP if opt.skip_resolved_positions else MEMO.KEEP, float(method.eps_d),
             int(max(method.max_iter_pos, method._max_iter_contact)),
