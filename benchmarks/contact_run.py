@@ -1,4 +1,4 @@
-"""CPU µs per step of free bodies in contact: ``method.step`` in a Python loop against ``method.run`` (the
+"""CPU µs per step of bodies in contact, free or on joints corrected one by one: ``method.step`` in a Python loop against ``method.run`` (the
 compiled contact loop, methods/impulse/contact_run.py), paired in one process, with a check that both reach
 the same state bit for bit.
 
@@ -6,10 +6,13 @@ the same state bit for bit.
     PYTHONPATH=src python benchmarks/contact_run.py --rounds 3 falling_boxes_rest
     PYTHONPATH=src python benchmarks/contact_run.py --compile   # seconds to compile the loop, empty cache
     PYTHONPATH=src:. python benchmarks/contact_run.py --soak 10  # run against step on random piles, bit for bit
+    PYTHONPATH=src:. python benchmarks/contact_run.py --soak 10 --joints   # ... with a chain swinging through them
 
 Scenes: the falling_boxes example at rest (from t = 1.5 s) and while it lands (from 0.3 s), the bouncing box
-while it slides (from 0.5 s), and the peers' heap (the pyramid of 55 cubes of docs/peers.md) with the shock
-pass after the first sweep. A round times a block of steps of each contender in turn (paired_blocks), from
+while it slides (from 0.5 s), the peers' heap (the pyramid of 55 cubes of docs/peers.md) with the shock
+pass after the first sweep, and two with joints: a chain of three links on random joint types swinging through
+a random pile of six bodies (tests/contact/test_contact_run.py's jointed_pile, seed 11, from 0.2 s) and Bender's
+wall of 252 stones with its pendulum ball on the way (from its start; the peers' wall window). A round times a block of steps of each contender in turn (paired_blocks), from
 states that started equal; the table gives the medians over the rounds and the median of the per-round ratios.
 The loop is compiled (or loaded from the cache) before the rounds.
 """
@@ -49,11 +52,30 @@ def _heap():
     return method, state, S.STACK_H
 
 
+def _jointed_pile():
+    from impulsim.io import scene_from_string
+    from tests.contact.test_contact_run import jointed_pile
+    sim = scene_from_string(jointed_pile(11)).simulation(method="impulse")
+    sim.method.run(sim.state, sim.h, 100)
+    return sim.method, sim.state, sim.h
+
+
+def _wall():
+    from impulsim.bench import contact as C
+    from impulsim.experiments import bender_contacts as S
+    model, state = S.wall()
+    method = C.make_method(model, S.WALL_SETTINGS, **S.WALL_SOLVER, shock_propagation=S.WALL_SHOCK_ITERATIONS)
+    method.run(state, S.WALL_H, 2)
+    return method, state, S.WALL_H
+
+
 SCENES = {
     "falling_boxes_rest": (_example("falling_boxes.yaml", 1.5), 50),
     "falling_boxes_landing": (_example("falling_boxes.yaml", 0.3), 50),
     "bouncing_box": (_example("bouncing_box.yaml", 0.5), 50),
     "heap_shock0": (_heap, 20),
+    "jointed_pile": (_jointed_pile, 50),
+    "wall": (_wall, 10),
 }
 
 
@@ -114,16 +136,16 @@ SOAK_OPTIONS = ({}, dict(restitution="stronge", shock_propagation=3), dict(resti
                 dict(skip_resolved=True, shock_propagation=0), dict(recovery_speed=float("inf"), capacity=4))
 
 
-def soak(piles: int, steps: int = 2500):
-    """``piles`` random piles of 15 bodies (tests/contact/test_contact_run.py's), each under one of SOAK_OPTIONS in
-    turn, ``steps`` steps through ``run`` in random chunks of 1–300 steps and as many calls of ``step``: whether
+def soak(piles: int, steps: int = 2500, joints: bool = False):
+    """``piles`` random piles of 15 bodies (tests/contact/test_contact_run.py's; with ``joints`` its jointed_pile: a
+    chain swinging through the pile, two bodies joined, one driven), each under one of SOAK_OPTIONS in turn, ``steps`` steps through ``run`` in random chunks of 1–300 steps and as many calls of ``step``: whether
     the states and the summed figures agree. Returns the number of piles where they do not."""
     from impulsim.io import scene_from_string
-    from tests.contact.test_contact_run import random_pile
+    from tests.contact.test_contact_run import jointed_pile, random_pile
     bad = 0
     for seed in range(20, 20 + piles):
         options = SOAK_OPTIONS[seed % len(SOAK_OPTIONS)]
-        scene = scene_from_string(random_pile(seed, n=15, settings=", eps_vc: 1.0e-4"))
+        scene = scene_from_string((jointed_pile if joints else random_pile)(seed, n=15, settings=", eps_vc: 1.0e-4"))
         a, b = (scene.simulation(method="impulse", **options) for _ in range(2))
         rng, ran, done = np.random.default_rng(seed), [], 0
         while done < steps:
@@ -149,13 +171,14 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--compile", action="store_true", help="compile seconds on an empty cache instead")
     ap.add_argument("--soak", type=int, default=0, metavar="PILES", help="run against step on random piles instead")
+    ap.add_argument("--joints", action="store_true", help="with --soak: piles with a chain and joints")
     args = ap.parse_args(argv)
     if args.compile:
         compile_seconds()
         return
     contact_run.COMPILE_PAYS_STEPS = 0          # the loop compiled (or loaded) before the rounds
     if args.soak:
-        sys.exit(1 if soak(args.soak) else 0)
+        sys.exit(1 if soak(args.soak, joints=args.joints) else 0)
     print(f"load average {os.getloadavg()[0]:.2f}; {args.rounds} rounds; CPU µs per step, medians")
     print("| scene | contacts | `step` loop | `run` | run / step | same state |")
     print("|---|---|---|---|---|---|")

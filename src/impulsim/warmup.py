@@ -246,7 +246,7 @@ def run_task(task: WarmupTask) -> None:
 
 def _compile_run_loop(sim, contact_loop: bool = False) -> None:
     """One step through Method.run's compiled loop, where the method has one (impulse: LGS, iterative, joint
-    limits, and with ``contact_loop`` free bodies in contact; Featherstone); a short run would otherwise step in
+    limits, and with ``contact_loop`` bodies in contact; Featherstone); a short run would otherwise step in
     Python until the loop is compiled (see run_path.loop_ready, contact_run.loop_ready and
     featherstone.run_loop)."""
     from impulsim.methods.featherstone import run_loop

@@ -1,14 +1,16 @@
-"""The compiled contact loop (methods/impulse/contact_run.py): n steps of free bodies in contact through
-``Method.run`` give the very results of n calls of ``step``, bit for bit (the same kernels in the same order),
-with the same aggregated figures; a step that needs bigger buffers or fails a check is taken by ``step``, so
+"""The compiled contact loop (methods/impulse/contact_run.py): n steps of bodies in contact, free or on joints
+corrected iteratively, through ``Method.run`` give the very results of n calls of ``step``, bit for bit (the
+same kernels in the same order), with the same aggregated figures; a step that needs bigger buffers or fails a check is taken by ``step``, so
 growth and failures behave as with single steps; models the loop cannot take step in Python."""
 import numpy as np
 import pytest
 
 import impulsim as ims
 from impulsim.errors import SimulationError
+from impulsim.experiments import bender
 from impulsim.io import load_scene, scene_from_string
 from impulsim.methods.impulse import contact_run
+from impulsim.methods.impulse.lgs import CorrectionDiverged
 
 MOTION = ("body_pos", "body_quat", "body_vel", "body_omega")
 SUMMED = ("iters_pos", "iters_vel", "n_collisions", "iters_collision", "shock_sweeps", "patch_visits")
@@ -191,19 +193,105 @@ def test_simulation_run_takes_the_loop():
     assert "contacts_run" in sim.method.run(sim.state, sim.h, 2).timings
 
 
+def jointed_pile(seed: int, n: int = 6, settings: str = "") -> str:
+    """A random pile (random_pile) hit by a chain of three links on random joint types, released level from a pivot
+    beside the pile so that it swings through it and onto the ground, with two of the pile's bodies joined by a
+    ball joint and a third held to a sliding velocity (a velocity joint) for the whole run."""
+    rng = np.random.default_rng(100 + seed)
+    kinds = rng.choice(["ball", "hinge", "universal", "cylindrical"], 3)
+    lines = [random_pile(seed, n, settings).rstrip("\n")]
+    for k in range(3):
+        x = -1.05 + 0.35 * k
+        lines.append(f"  - {{name: link{k}, shapes: [box: {{size: [0.3, 0.06, 0.06]}}], density: 800, "
+                     f"position: [{x:.3f}, 0.05, 0.9]}}")
+    lines.append("joints:")
+    for k, kind in enumerate(kinds):
+        a = "world" if k == 0 else f"link{k - 1}"
+        anchor = [-1.2 + 0.35 * k, 0.05, 0.9]
+        axes = "axis_a: [0, 1, 0], axis_b: [0, 0, 1]" if kind == "universal" else "axis: [0, 1, 0]"
+        extra = "" if kind == "ball" else ", " + axes
+        lines.append(f"  - {{name: j{k}, type: {kind}, bodies: [{a}, link{k}], anchor: {anchor}{extra}}}")
+    lines.append("  - {name: pair, type: ball, bodies: [b0, b1], anchor: [0, 0, 0.5]}")
+    lines.append("  - {name: drive, type: velocity, bodies: [world, b2], anchor: [0, 0, 0.8], velocity: [0.3, 0, 0]}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed,options", [
+    (11, {}),
+    (12, dict(restitution="poisson", shock_propagation=3)),
+    (13, dict(restitution="stronge")),
+    (14, dict(warm_start=False, skip_resolved=True, skip_resolved_positions=True)),
+])
+def test_joints_and_contacts_bit_for_bit(seed, options):
+    """Joints corrected iteratively alternate with the contacts inside the loop as in ``step``: a chain on random
+    joint types swings through a random pile and lands, two bodies of the pile are joined, one is driven."""
+    infos = compare(scene_from_string(jointed_pile(seed)), 500, chunk=89, **options)
+    assert sum(i.n_collisions for i in infos) > 0 and max(i.iters_pos for i in infos) > 1
+
+
+def test_jointed_model_without_contacts_found_steps_as_without_contacts():
+    """Steps that find no contact finish as the joints' own step (Python's _joints_alone): a hinged arm far from
+    the only other body, which rests on the ground away from it; its tolerance figures follow the joints'."""
+    infos = compare(scene_from_string(JOINTED), 300, chunk=71)
+    assert max(i.iters_pos for i in infos) >= 1
+
+
+def chain_beside_a_resting_box(links: int = 200):
+    """Bender's ball-joint chain (experiments.bender.chain: links of 1 m, each starting at 2 m/s in a seeded
+    direction) beside a box resting on a slab 50 m away: the box's contact makes every step take the coupled
+    correction, and at h = 10 ms with the iterative solver the chain's second step diverges
+    (tests/impulse/test_coupled_divergence.py)."""
+    rng = np.random.default_rng(2007)
+    b = ims.ModelBuilder("chain beside a box")
+    b.add_body("slab", shapes=[ims.Box(size=(2.0, 2.0, 0.2))], static=True, position=(50, 0, -0.1))
+    b.add_body("box", shapes=[ims.Box(size=(0.4, 0.4, 0.4))], mass=1.0, position=(50, 0, 0.1999))
+    for i in range(links):
+        d = rng.normal(size=3)
+        b.add_body(f"link{i}", shapes=[ims.Box(size=(0.1, 0.1, 1.0))], mass=1.0, position=(0, 0, -(i + 0.5)),
+                   velocity=2.0 * d / np.linalg.norm(d))
+        b.add_ball(f"ball{i}", "world" if i == 0 else f"link{i - 1}", f"link{i}",
+                   anchor_a=(0, 0, 0 if i == 0 else -0.5), anchor_b=(0, 0, 0.5))
+    return b.build()
+
+
+@pytest.mark.parametrize("with_box", [True, False])
+def test_diverging_joint_correction_in_a_run_fails_like_a_step(with_box):
+    """A joint correction that diverges inside the loop, coupled with a contact (with the box) or in a step that
+    finds none (without it), fails the step as ``step`` does: CorrectionDiverged's text, the state and the warm
+    start's memory as after the last good step."""
+    model, state = chain_beside_a_resting_box()
+    if not with_box:
+        model, state = bender.chain(200)
+    methods = [ims.make_method("impulse", model, solver="iterative", contacts=True) for _ in range(2)]
+    states = [state.copy(), state.copy()]
+    assert methods[0].run_path == "contacts"
+    with pytest.raises(CorrectionDiverged) as stepped:
+        for _ in range(5):
+            methods[1].step(states[1], 0.01)
+    with pytest.raises(CorrectionDiverged) as ran:
+        methods[0].run(states[0], 0.01, 5)
+    assert str(ran.value) == str(stepped.value) and states[0].step_count == states[1].step_count == 1
+    for name in MOTION:
+        assert np.array_equal(getattr(states[0], name), getattr(states[1], name)), name
+    assert methods[0].contacts.prev_count == methods[1].contacts.prev_count
+    assert (methods[0].contacts.prev_count > 0) == with_box
+    assert ("with contacts and limits" in str(ran.value)) == with_box     # the coupled correction's refusal
+
+
 JOINTED = """
 settings: {h: 0.002}
 bodies:
   - {name: ground, shapes: [half_space: {}], static: true}
   - {name: box, shapes: [box: {size: [0.2, 0.2, 0.2]}], position: [0, 0, 0.3]}
-  - {name: arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], position: [1, 0, 1.25]}
+  - {name: arm, shapes: [box: {size: [0.05, 0.05, 0.5]}], position: [1, 0, 1.25],
+     angular_velocity: [2, 0, 0]}
 joints:
   - {name: pivot, type: hinge, bodies: [world, arm], anchor: [1, 0, 1.5], axis: [1, 0, 0]}
 """
 
 
 @pytest.mark.parametrize("scene,options", [
-    (JOINTED, {}),                                          # joints alternate with the contacts
+    (JOINTED, dict(solver="lgs")),                          # LGS chains
     (None, dict(sleep=True)),                               # sleeping islands
     (None, dict(fused=False)),                              # the loops turned off
 ])

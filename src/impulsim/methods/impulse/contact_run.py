@@ -1,21 +1,24 @@
-"""``ImpulseMethod.run`` in compiled code for free bodies in contact: the contact step of
-:mod:`contact_step` (Bender Fig. 5.2: detect, classify, resolve collisions, contact joints, free step, static
-friction) taken n times inside one kernel, with the same kernels in the same order, so the states are the
-same bit for bit as n calls of ``step``.
+"""``ImpulseMethod.run`` in compiled code for bodies in contact: the contact step of :mod:`contact_step`
+(Bender Fig. 5.2: detect, classify, resolve collisions, contact joints, free step, static friction) taken n
+times inside one kernel, with the same kernels in the same order, so the states are the same bit for bit as n
+calls of ``step``.
 
-Which models take it (:func:`contact_path`): contacts and nothing that the step couples them with (no joints,
-joint limits or Wagner's constraints), the standard scheme, no sleeping, no springs, motors or servos, and the
-detector's grid broad phase (the contact stage's); static and kinematic bodies, the user's forces and timed
-loads are included. Every other
+Which models take it (:func:`contact_path`): contacts, with or without joints corrected one by one (the
+iterative solver, the default: its sweeps alternate with the contacts' as in ``step``), and nothing else the
+step couples them with (no LGS chains, joint limits or Wagner's constraints), the standard scheme with its
+velocity correction, no sleeping, no springs, motors or servos, and the detector's grid broad phase (the
+contact stage's); static and kinematic bodies, the user's forces and timed loads are included. Every other
 contact model steps in Python. The loop is compiled once per installation for each set of shape kinds a scene
-has (about a minute of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces), and
-a run takes it only once it is compiled or when it is long enough to pay for the compile (loop_ready).
+has (about a minute of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces, with
+or without joints: one version serves both), and a run takes it only once it is compiled or when it is long
+enough to pay for the compile (loop_ready).
 
 What stays in Python: a step that needs bigger buffers (more candidate pairs, contacts or rows than they
-hold) and a step that fails a check. The loop stops before such a step, with the state and the method's
-memory as they were before it, and ``step`` takes it (it grows the buffers, or raises the error the step
-fails with and leaves everything as it was); the loop then goes on. The warm start's memory of the last
-step's contacts is written only after a step has passed its checks, so a failed step leaves it as it was.
+hold) and a step that fails (a diverging joint correction, or a check). The loop stops before such a step,
+with the state and the method's memory as they were before it, and ``step`` takes it (it grows the buffers,
+or raises the error the step fails with and leaves everything as it was); the loop then goes on. The warm
+start's memory of the last step's contacts is written only after a step has passed its checks, so a failed
+step leaves it as it was.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from impulsim.contact import memo as MEMO
 from impulsim.contact import rows as R
 from impulsim.contact import warmstart as W
 from impulsim.contact.patches import patches_with_kind
-from impulsim.contact.solve import restitution_pass, velocity_sweeps
+from impulsim.contact.solve import restitution_pass, velocity_sweep, velocity_sweeps
 from impulsim.contact.stage import (ALL_LEVELS, MAX_COLLISION_ROUNDS, Restitution, _begin_position_phase,
                                     _begin_velocity_phase, _level_ranges, _load_and_classify, _order_by_level,
                                     _position_levels, _position_pass, _set_targets, _velocity_levels)
@@ -42,11 +45,12 @@ from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.kernel import CallSite, njit
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, TUNNEL_FACTOR, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse.contact_step import STALL_CHANGE, STALL_PASSES
-from impulsim.methods.impulse.groups import bodies_of, pred_of
-from impulsim.methods.impulse.lgs_correct import advance_bodies
+from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
+from impulsim.methods.impulse.iterative import (correct_positions_checked, correct_positions_of,
+                                               correct_velocities_of, free_position_error)
+from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
-from impulsim.methods.impulse.rows import world_inverse_inertia
-from impulsim.methods.impulse.run_kernels import _step_forces
+from impulsim.methods.impulse.run_kernels import _step_forces, update_rows
 
 PATH = "contacts"
 
@@ -55,10 +59,14 @@ DONE, NEEDS_PYTHON, FAILED = 0, 1, 2
 
 # stats: totals over the loop's steps, then the last step's figures, then the contact stage's counters
 (S_EXIT, S_DONE, S_T, S_SUM_P, S_SUM_V, S_MAX_P, S_MAX_V, S_RES_P, S_RES_V, S_UNCONVERGED, S_CONV_P, S_CONV_V,
- S_COLLISIONS, S_ITERS_COLLISION, S_SHOCK, S_VISITS, S_CONTACTS,
- L_P, L_V, L_RP, L_RV, L_CONTACTS, L_COLLISIONS, L_ITERS_COLLISION, L_SHOCK, L_VISITS,
+ S_COLLISIONS, S_ITERS_COLLISION, S_SHOCK, S_VISITS, S_CONTACTS, S_CLAMPED,
+ L_P, L_V, L_RP, L_RV, L_CONTACTS, L_COLLISIONS, L_ITERS_COLLISION, L_SHOCK, L_VISITS, L_CLAMPED, L_CONV_V,
  C_COUNT, C_COLLISIONS, C_TOP, C_UP, C_DOWN, C_PREV, C_SEEDED, C_LEVEL_SWEEPS, C_VISITS, C_PAIRS,
- N_STATS) = range(37)
+ N_STATS) = range(40)
+# one step's figures (_contact_step's ``info``), the last the tolerance its velocity error is judged by (the
+# contacts' eps_vc; the joints' eps_v in a step that found no contact, which finishes as a step without contacts)
+(I_P, I_V, I_RP, I_RV, I_ITERS_COLLISION, I_CONTACTS, I_COLLISIONS, I_SHOCK, I_VISITS, I_CLAMPED, I_EPS_V,
+ N_INFO) = range(12)
 
 # the members of the contact stage's tuple (_stage_of)
 (ST_ROWS, ST_ORDER, ST_ORDER_DOWN, ST_PATCHES_UP, ST_PATCHES_DOWN, ST_PATCHES_COLLIDING, ST_LEVEL_PATCHES,
@@ -70,16 +78,22 @@ W_CUR_POS, W_CUR_VEL, W_PREV_POS, W_PREV_VEL, W_ANCHOR_A, W_ANCHOR_B, W_STICKING
 (O_EPS_C, O_EPS_RC, O_EPS_VC, O_EPS_T, O_RECOVERY_SPEED, O_LAW, O_MAX_ITER_COLLISION, O_SHOCK, O_LEVEL_ITERATIONS,
  O_WARM_START, O_MEMO_POSITIONS, O_EPS_D, O_CAP_POSITIONS, O_CAP_VELOCITIES, O_MEMO_VELOCITIES) = range(15)
 
+# ... and of the joints (_joints_of): the primitives corrected one by one (all of the model's), those whose rows
+# are computed (the same), every primitive, the model's primitives and rows (groups), eps_v, the caps of the
+# joints' own position and velocity corrections, the largest correction speed [m/s]
+(J_PRIMS, J_ROW_PRIMS, J_EVERY, J_MODEL_PRIMS, J_ROWS, J_EPS_V, J_CAP_POSITIONS, J_CAP_VELOCITIES,
+ J_MAX_SPEED) = range(9)
+
 NO_SHOCK = -1
-NEWTON = int(Restitution.NEWTON)
 """``shock`` of the options when the contacts have no shock propagation."""
+NEWTON = int(Restitution.NEWTON)
 
 
 def contact_path(method) -> bool:
     """Whether ``method`` (an ImpulseMethod) can take its steps in the compiled contact loop."""
     m, st = method.model, method.contacts
     return (st is not None and method.limits is None and getattr(method, "_wagner", None) is None
-            and m.n_prims == 0 and method._lgs is None and method._iter_prims is None
+            and method._lgs is None and method._joints_alone_when_untouched
             and method.scheme == "standard" and getattr(method, "_run_fused", True)
             and method.velocity_correction and method.compiled_contact_velocities
             and st.sleep is None and not has_force_elements(m)
@@ -146,37 +160,92 @@ def _detect(det, body_pos, body_quat):
 
 
 @njit(cache=True)
-def _collisions(st, bodies, opts, c):
-    """Collision rounds (ContactStage.resolve_collisions without joints or limits); returns the iterations of
-    all rounds. ``c`` holds the stage's counters (C_*), updated."""
+def _joint_position_pass(joints, bodies, pred, h, scheme, eps_d):
+    """One sweep over the joints' position rows (ContactCoupling._joint_position_pass with every joint
+    corrected iteratively); returns (largest error, not below 0 [m or rad], clamped count). Nothing without
+    joints."""
+    listed = joints[J_PRIMS]
+    if listed.shape[0] == 0:
+        return 0.0, 0
+    _, res, clamped = correct_positions_of(listed, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], pred, h, scheme,
+                                           eps_d, 1, joints[J_MAX_SPEED])
+    return (res if res > 0.0 else 0.0), clamped
+
+
+@njit(cache=True)
+def _joint_velocity_pass(joints, bodies) -> bool:
+    """One sweep over the joints' velocity rows (ContactCoupling._joint_velocity_pass); True if a joint needed
+    correcting. Nothing without joints."""
+    listed = joints[J_PRIMS]
+    if listed.shape[0] == 0:
+        return False
+    _, residual = correct_velocities_of(listed, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], joints[J_EPS_V], 1)
+    return residual > joints[J_EPS_V]
+
+
+@njit(cache=True)
+def _collision_shock_pass(st, bodies, opts, c, n_colliding):
+    """The shock pass of a collision round over the patches with a collision (ContactStage._collision_shock_pass)."""
+    rows, order, colliding, frozen = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_COLLIDING], st[ST_FROZEN]
+    _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    _level_ranges(rows, order, colliding[0], n_colliding, int(c[C_TOP]), st[ST_LEVEL_COLLIDING])
+    _, sweeps = _velocity_levels(rows, (order, colliding[0], colliding[1]), _levels(st, st[ST_LEVEL_COLLIDING], c),
+                                 frozen, R.COLLISION, body_inv_mass, Iinv, body_vel, body_omega, opts[O_EPS_VC],
+                                 opts[O_LEVEL_ITERATIONS], _shock(st))
+    c[C_LEVEL_SWEEPS] += sweeps
+
+
+@njit(cache=True)
+def _collision_sweeps(st, joints, bodies, opts, c, n_colliding, cap):
+    """The iterations of one collision round, up to ``cap``, and its shock pass (ContactStage._collision_round):
+    without joints in one compiled loop of sweeps, with joints each sweep followed by one joint velocity pass.
+    Returns the iterations."""
+    rows, order, colliding, frozen, ws = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_COLLIDING], st[ST_FROZEN], st[ST_WS]
+    _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    eps_vc, shock = opts[O_EPS_VC], opts[O_SHOCK]
+    if joints[J_PRIMS].shape[0] == 0:
+        limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
+        it, err = velocity_sweeps(rows, order, colliding[0], colliding[1], 0, n_colliding, R.COLLISION,
+                                  body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws,
+                                  st[ST_NO_CACHE], st[ST_NO_MEMO], limit)
+        if shock != NO_SHOCK and it >= shock and err > eps_vc:
+            _collision_shock_pass(st, bodies, opts, c, n_colliding)
+        return it
+    it = 0
+    for it in range(1, cap + 1):
+        err = velocity_sweep(rows, order, colliding[0], colliding[1], 0, n_colliding, R.COLLISION, body_inv_mass,
+                             Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws, st[ST_NO_CACHE],
+                             st[ST_NO_MEMO])
+        moved = _joint_velocity_pass(joints, bodies)
+        if err <= eps_vc and not moved:
+            break
+        if shock != NO_SHOCK and it >= shock:
+            _collision_shock_pass(st, bodies, opts, c, n_colliding)
+            break
+    return it
+
+
+@njit(cache=True)
+def _collisions(st, joints, bodies, opts, c):
+    """Collision rounds (ContactStage.resolve_collisions, coupled with the joints if any); returns the iterations
+    of all rounds. ``c`` holds the stage's counters (C_*), updated."""
     rows, order, patches_up, colliding = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_UP], st[ST_PATCHES_COLLIDING]
-    frozen, awake_frozen, ws = st[ST_FROZEN], st[ST_AWAKE_FROZEN], st[ST_WS]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     eps_rc, eps_vc, law, max_iter = opts[O_EPS_RC], opts[O_EPS_VC], opts[O_LAW], opts[O_MAX_ITER_COLLISION]
-    shock = opts[O_SHOCK]
     count = int(c[C_COUNT])
     iters = 0
     n_coll = int(c[C_COLLISIONS])
     for _ in range(MAX_COLLISION_ROUNDS):
         if n_coll == 0 or iters >= max_iter:
             break
-        cap = max_iter - iters
         _set_targets(rows, count, body_vel, body_omega, law)
-        _copy(awake_frozen, frozen)
+        _copy(st[ST_AWAKE_FROZEN], st[ST_FROZEN])
         n_colliding = patches_with_kind(rows, order, patches_up[0], patches_up[1], int(c[C_UP]), R.COLLISION,
                                         colliding[0], colliding[1])
-        limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
-        it, err = velocity_sweeps(rows, order, colliding[0], colliding[1], 0, n_colliding, R.COLLISION,
-                                  body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws,
-                                  st[ST_NO_CACHE], st[ST_NO_MEMO], limit)
-        if shock != NO_SHOCK and it >= shock and err > eps_vc:
-            _level_ranges(rows, order, colliding[0], n_colliding, int(c[C_TOP]), st[ST_LEVEL_COLLIDING])
-            _, sweeps = _velocity_levels(rows, (order, colliding[0], colliding[1]),
-                                         _levels(st, st[ST_LEVEL_COLLIDING], c), frozen, R.COLLISION, body_inv_mass,
-                                         Iinv, body_vel, body_omega, eps_vc, opts[O_LEVEL_ITERATIONS], _shock(st))
-            c[C_LEVEL_SWEEPS] += sweeps
+        it = _collision_sweeps(st, joints, bodies, opts, c, n_colliding, max_iter - iters)
         if law != NEWTON:
-            restitution_pass(rows, order, count, law, body_inv_mass, Iinv, frozen, body_vel, body_omega)
+            restitution_pass(rows, order, count, law, body_inv_mass, Iinv, st[ST_FROZEN], body_vel, body_omega)
+            _joint_velocity_pass(joints, bodies)
         iters += it
         n_coll = R.classify(rows, count, body_vel, body_omega, eps_rc, eps_vc)
         c[C_COLLISIONS] += n_coll
@@ -210,53 +279,103 @@ def _count_visits(memo, c):
 
 
 @njit(cache=True)
-def _positions(st, bodies, pred, free, opts, h, c):
-    """The position correction of contacts alone (ContactCoupling._positions_with_contacts without joints or
-    limits): contact-joint passes until within eps_d, a stall or the shock pass. Returns (passes, error)."""
+def _free_joint_error(joints, bodies, pred, h, scheme):
+    """Largest joint error at the free prediction over h (ContactCoupling._free_joint_error); 0 without joints."""
+    every = joints[J_EVERY]
+    if every.shape[0] == 0:
+        return 0.0
+    pred[5][:] = 1
+    return free_position_error(every, joints[J_MODEL_PRIMS], bodies, pred, h, scheme)
+
+
+@njit(cache=True)
+def _positions(st, joints, bodies, pred, free, opts, h, c, info):
+    """The position correction of contacts and joints (ContactCoupling._positions_with_contacts without limits):
+    joint and contact-joint passes in turn until within eps_d, a stall or the shock pass. Puts the passes, the
+    error and the clamped count into ``info``; returns False if the joints' correction diverged (the step fails)."""
     rows, patches_up, frozen, memo = st[ST_ROWS], st[ST_PATCHES_UP], st[ST_FROZEN], st[ST_MEMO]
     down = (st[ST_ORDER_DOWN], st[ST_PATCHES_DOWN][0], st[ST_PATCHES_DOWN][1])
     eps_d, cap, shock = opts[O_EPS_D], opts[O_CAP_POSITIONS], opts[O_SHOCK]
+    scheme = free[6]
+    start = _free_joint_error(joints, bodies, pred, h, scheme)
     pred[5][:] = 1                  # every prediction afresh
-    ref_contacts, changed_at = np.inf, 0       # the stall watch (contact_step._StallWatch; the joints' error is 0)
+    ref_contacts, ref_joints, changed_at = np.inf, np.inf, 0       # the stall watch (contact_step._StallWatch)
     res = 0.0
     it = 0
     for it in range(1, cap + 1):
+        joint_err, clamped = _joint_position_pass(joints, bodies, pred, h, scheme, eps_d)
+        info[I_CLAMPED] = max(info[I_CLAMPED], clamped)
         MEMO.memo_set_limit(memo, eps_d)
         err, _ = _position_pass(rows, down, 0, int(c[C_DOWN]), bodies, pred, free, frozen, h, eps_d, ALL_LEVELS,
                                 st[ST_WS], st[ST_CACHE], memo)
-        res = max(0.0, err)
+        res = max(joint_err, err)
+        if it == 1:
+            start = max(start, err)
+        if it > 1 and joint_err > DIVERGENCE_FACTOR * max(start, eps_d):
+            info[I_P], info[I_RP] = it, res
+            return False
         if res <= eps_d:
             break
-        if changed_at == 0 or abs(err - ref_contacts) > STALL_CHANGE * err:
-            ref_contacts, changed_at = err, it
+        if abs(err - ref_contacts) > STALL_CHANGE * err or abs(joint_err - ref_joints) > STALL_CHANGE * max(joint_err,
+                                                                                                           eps_d):
+            ref_contacts, ref_joints, changed_at = err, joint_err, it
         if err > eps_d and it - changed_at >= STALL_PASSES:
+            # the passes repeat, joints and contacts undoing each other: a last joint pass (as in Python)
+            res = max(_joint_position_pass(joints, bodies, pred, h, scheme, eps_d)[0], err)
             break
         if shock != NO_SHOCK and it >= max(shock, 1):
             worst, sweeps = _position_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]),
                                              _levels(st, st[ST_LEVEL_PATCHES], c), frozen, bodies, pred, free, h,
                                              eps_d, opts[O_LEVEL_ITERATIONS], _shock(st))
             c[C_LEVEL_SWEEPS] += sweeps
-            res = max(0.0, worst)
+            res = max(_joint_position_pass(joints, bodies, pred, h, scheme, eps_d)[0], worst)
             break
-    return it, res
+    info[I_P], info[I_RP] = it, res
+    return True
 
 
 @njit(cache=True)
-def _velocities(st, bodies, opts, c):
-    """The velocity correction of contacts alone (ContactStage.velocity_sweeps). Returns (sweeps, error)."""
-    rows, patches_up, patches_down, frozen = st[ST_ROWS], st[ST_PATCHES_UP], st[ST_PATCHES_DOWN], st[ST_FROZEN]
+def _velocity_shock_pass(st, bodies, opts, c):
+    """Shock propagation of the velocity correction over the resting contacts (ContactStage.velocity_shock_pass)."""
+    rows, patches_up = st[ST_ROWS], st[ST_PATCHES_UP]
+    _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
+    _, n = _velocity_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]), _levels(st, st[ST_LEVEL_PATCHES], c),
+                            st[ST_FROZEN], R.RESTING, body_inv_mass, Iinv, body_vel, body_omega, opts[O_EPS_VC],
+                            opts[O_LEVEL_ITERATIONS], _shock(st))
+    c[C_LEVEL_SWEEPS] += n
+
+
+@njit(cache=True)
+def _velocities(st, joints, bodies, opts, c):
+    """The velocity correction (ContactCoupling._velocities_with_contacts without limits): of contacts alone in
+    one compiled loop of sweeps (ContactStage.velocity_sweeps), with joints a joint pass and a contact sweep in
+    turn. Returns (sweeps, error)."""
+    rows, patches_down, frozen = st[ST_ROWS], st[ST_PATCHES_DOWN], st[ST_FROZEN]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     eps_vc, shock, cap = opts[O_EPS_VC], opts[O_SHOCK], opts[O_CAP_VELOCITIES]
-    limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
-    sweeps, err = velocity_sweeps(rows, st[ST_ORDER_DOWN], patches_down[0], patches_down[1], 0, int(c[C_DOWN]),
-                                  R.RESTING, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS,
-                                  st[ST_WS], st[ST_CACHE], st[ST_MEMO], limit)
-    if shock != NO_SHOCK and sweeps >= max(shock, 1) and err > eps_vc:
-        _, n = _velocity_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]),
-                                _levels(st, st[ST_LEVEL_PATCHES], c), frozen, R.RESTING, body_inv_mass, Iinv,
-                                body_vel, body_omega, eps_vc, opts[O_LEVEL_ITERATIONS], _shock(st))
-        c[C_LEVEL_SWEEPS] += n
-    return sweeps, err
+    n_down = int(c[C_DOWN])
+    if joints[J_PRIMS].shape[0] == 0:
+        limit = cap if shock == NO_SHOCK else min(cap, max(shock, 1))
+        sweeps, err = velocity_sweeps(rows, st[ST_ORDER_DOWN], patches_down[0], patches_down[1], 0, n_down,
+                                      R.RESTING, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS,
+                                      st[ST_WS], st[ST_CACHE], st[ST_MEMO], limit)
+        if shock != NO_SHOCK and sweeps >= max(shock, 1) and err > eps_vc:
+            _velocity_shock_pass(st, bodies, opts, c)
+        return sweeps, err
+    it = 0
+    res = 0.0
+    for it in range(1, cap + 1):
+        moved = _joint_velocity_pass(joints, bodies)
+        res = max(0.0, velocity_sweep(rows, st[ST_ORDER_DOWN], patches_down[0], patches_down[1], 0, n_down,
+                                      R.RESTING, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc,
+                                      ALL_LEVELS, st[ST_WS], st[ST_CACHE], st[ST_MEMO]))
+        if not moved and res <= eps_vc:
+            break
+        if shock != NO_SHOCK and it >= max(shock, 1):
+            _velocity_shock_pass(st, bodies, opts, c)
+            _joint_velocity_pass(joints, bodies)
+            break
+    return it, res
 
 
 @njit(cache=True)
@@ -285,32 +404,50 @@ def _copy(src, dst):
 
 
 @njit(cache=True)
-def _rows_at(bodies, rows_pose):
-    """The world inverse inertias at the bodies' poses, which are remembered as those of the rows
-    (ImpulseMethod._update_rows of a model without joints)."""
-    body_pos, body_quat, _, _, _, _, Iinv, _, body_inv_inertia, _, _ = bodies
-    world_inverse_inertia(body_quat, body_inv_inertia, Iinv)
-    _copy(body_pos, rows_pose[0])
-    _copy(body_quat, rows_pose[1])
+def _update_rows(joints, bodies):
+    """World inverse inertias and the joints' rows at the bodies' poses, which are remembered as the rows' key
+    (ImpulseMethod._update_rows without LGS)."""
+    update_rows(None, joints[J_ROW_PRIMS], joints[J_MODEL_PRIMS], bodies, joints[J_ROWS])
 
 
 @njit(cache=True)
-def _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, t, h, c, info):
+def _joints_alone(st, joints, bodies, pred, h, scheme, eps_d, c, info):
+    """The rest of a step that found no contact (ContactCoupling._joints_alone, the standard step after its loads
+    with the joints corrected iteratively); False if the joints' correction diverged (the step fails)."""
+    listed, prims, rows = joints[J_PRIMS], joints[J_MODEL_PRIMS], joints[J_ROWS]
+    if listed.shape[0]:
+        sweeps, res, clamped, diverged = correct_positions_checked(listed, prims, bodies, rows, pred, h, scheme, eps_d,
+                                                                   joints[J_CAP_POSITIONS], joints[J_MAX_SPEED],
+                                                                   DIVERGENCE_FACTOR)
+        if diverged:
+            return False
+        info[I_P], info[I_RP], info[I_CLAMPED] = max(0, sweeps), (res if res > 0.0 else 0.0), clamped
+    advance_bodies(bodies, pred, h, scheme)
+    _update_rows(joints, bodies)
+    if listed.shape[0]:
+        sweeps, res = correct_velocities_of(listed, prims, bodies, rows, joints[J_EPS_V], joints[J_CAP_VELOCITIES])
+        info[I_V], info[I_RV] = max(0, sweeps), (res if res > 0.0 else 0.0)
+    _count_visits(st[ST_MEMO], c)
+    return True
+
+
+@njit(cache=True)
+def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info):
     """One contact step from the bodies' current state (ContactCoupling._step_with_contacts), up to but not
-    including the warm start's roll-over; False if a buffer was too small (nothing changed but scratch).
-    ``info`` receives the step's figures (position and velocity passes and errors, collision iterations,
-    contacts, collisions, shock sweeps, visits)."""
+    including the warm start's roll-over: DONE, NEEDS_PYTHON if a buffer was too small (nothing changed but
+    scratch), FAILED if the joints' correction diverged. ``info`` receives the step's figures (I_*)."""
     body_pos, body_quat, body_vel, body_omega, acc, tau, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
     gravity, body_force, body_torque, n_bodies, scheme, loads, force_w, torque_w = model
+    rows_key = joints[J_ROWS]
     _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)      # the user's and the timed loads
     plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
-    if not same_poses(body_pos, body_quat, rows_pose[0], rows_pose[1]):
-        _rows_at(bodies, rows_pose)
+    if not same_poses(body_pos, body_quat, rows_key[5], rows_key[6]):
+        _update_rows(joints, bodies)
     n_pairs, count = _detect(det, body_pos, body_quat)
     c[C_PAIRS] = n_pairs
     rows = st[ST_ROWS]
     if count < 0 or count > rows.e.shape[0]:
-        return False
+        return NEEDS_PYTHON
     buffers = det[8]
     c[C_COUNT], c[C_LEVEL_SWEEPS], c[C_VISITS] = count, 0, 0
     st[ST_CACHE][0][0] = 0                 # the last phase's blocks are not this step's
@@ -327,31 +464,30 @@ def _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, t, h, c, 
     c[C_TOP], c[C_UP], c[C_DOWN] = top, n_up, n_down
     _copy(st[ST_AWAKE_FROZEN], st[ST_FROZEN])
     info[:] = 0.0
-    info[5], info[6] = count, n_coll
-    if count == 0:              # as a step without contacts (ContactCoupling._joints_alone)
-        advance_bodies(bodies, pred, h, scheme)
-        _rows_at(bodies, rows_pose)
-        _count_visits(st[ST_MEMO], c)
-        return True
+    info[I_CONTACTS], info[I_COLLISIONS], info[I_EPS_V] = count, n_coll, eps_vc
+    if count == 0:
+        info[I_EPS_V] = joints[J_EPS_V]
+        return DONE if _joints_alone(st, joints, bodies, pred, h, scheme, opts[O_EPS_D], c, info) else FAILED
     if n_coll:
-        info[4] = _collisions(st, bodies, opts, c)
+        info[I_ITERS_COLLISION] = _collisions(st, joints, bodies, opts, c)
     warm = st[ST_WARM]
     _, c[C_SEEDED] = _begin_position_phase(rows, count, body_vel, body_omega, eps_rc, opts[O_EPS_T],
                                            opts[O_RECOVERY_SPEED], h, st[ST_MATCHED], warm[W_ANCHOR_A],
                                            warm[W_ANCHOR_B], warm[W_STICKING], _phase(st, bodies, opts, c),
                                            warm[W_PREV_POS], opts[O_MEMO_POSITIONS])
-    info[0], info[2] = _positions(st, bodies, pred, free, opts, h, c)
+    if not _positions(st, joints, bodies, pred, free, opts, h, c, info):
+        return FAILED
     W.store_phase(rows, count, warm[W_CUR_POS])
     _count_visits(st[ST_MEMO], c)
     free_step_all(body_pos, body_quat, body_vel, body_omega, acc, tau, bodies[7], body_inv_inertia, body_inv_mass,
                   bodies[10], h, scheme)
-    _rows_at(bodies, rows_pose)
+    _update_rows(joints, bodies)
     c[C_SEEDED] = _begin_velocity_phase(rows, count, body_pos, body_quat, _phase(st, bodies, opts, c),
                                         warm[W_PREV_VEL], opts[O_MEMO_VELOCITIES], eps_vc)
-    info[1], info[3] = _velocities(st, bodies, opts, c)
+    info[I_V], info[I_RV] = _velocities(st, joints, bodies, opts, c)
     _count_visits(st[ST_MEMO], c)
-    info[7], info[8] = c[C_LEVEL_SWEEPS], c[C_VISITS]
-    return True
+    info[I_SHOCK], info[I_VISITS] = c[C_LEVEL_SWEEPS], c[C_VISITS]
+    return DONE
 
 
 @njit(cache=True)
@@ -371,61 +507,65 @@ def _backup(bodies, backup, restore):
 
 
 @njit(cache=True)
-def _take(stats, info, eps_d, eps_vc):
-    """Add one step's figures ``info`` to the loop's totals and keep them as the last step's."""
-    p, v, rp, rv = int(info[0]), int(info[1]), info[2], info[3]
+def _take(stats, info, eps_d):
+    """Add one step's figures ``info`` (I_*) to the loop's totals and keep them as the last step's."""
+    p, v, rp, rv = int(info[I_P]), int(info[I_V]), info[I_RP], info[I_RV]
     stats[S_SUM_P] += p
     stats[S_SUM_V] += v
     stats[S_MAX_P] = max(stats[S_MAX_P], p)
     stats[S_MAX_V] = max(stats[S_MAX_V], v)
     stats[S_RES_P] = max(stats[S_RES_P], rp)
     stats[S_RES_V] = max(stats[S_RES_V], rv)
-    conv_p, conv_v = rp <= eps_d, rv <= eps_vc
+    conv_p, conv_v = rp <= eps_d, rv <= info[I_EPS_V]
     if not (conv_p and conv_v):
         stats[S_UNCONVERGED] += 1
     if not conv_p:
         stats[S_CONV_P] = 0.0
     if not conv_v:
         stats[S_CONV_V] = 0.0
-    stats[S_ITERS_COLLISION] += info[4]
-    stats[S_CONTACTS] = max(stats[S_CONTACTS], info[5])
-    stats[S_COLLISIONS] += info[6]
-    stats[S_SHOCK] += info[7]
-    stats[S_VISITS] += info[8]
+    stats[S_ITERS_COLLISION] += info[I_ITERS_COLLISION]
+    stats[S_CONTACTS] = max(stats[S_CONTACTS], info[I_CONTACTS])
+    stats[S_COLLISIONS] += info[I_COLLISIONS]
+    stats[S_SHOCK] += info[I_SHOCK]
+    stats[S_VISITS] += info[I_VISITS]
+    stats[S_CLAMPED] += info[I_CLAMPED]
     stats[L_P], stats[L_V], stats[L_RP], stats[L_RV] = p, v, rp, rv
-    stats[L_ITERS_COLLISION], stats[L_CONTACTS], stats[L_COLLISIONS] = info[4], info[5], info[6]
-    stats[L_SHOCK], stats[L_VISITS] = info[7], info[8]
+    stats[L_ITERS_COLLISION], stats[L_CONTACTS] = info[I_ITERS_COLLISION], info[I_CONTACTS]
+    stats[L_COLLISIONS], stats[L_SHOCK] = info[I_COLLISIONS], info[I_SHOCK]
+    stats[L_VISITS], stats[L_CLAMPED], stats[L_CONV_V] = info[I_VISITS], info[I_CLAMPED], conv_v
 
 
 @njit(cache=True)
-def contact_run(run, det, st, model, bodies, pred, free, rows_pose, opts, checks):
+def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks):
     """Up to ``n`` contact steps of h [s] (``run`` = (n, t, h, stats, iters, backup, info, counters)): each step as
     _contact_step, then the checks of Method.step (check_state and finite errors, ``checks`` = (thickness,
     max distance, max speed, tunnel factor)); a step that passes them rolls the warm start over. Stops before a
-    step that needs bigger buffers (stats[S_EXIT] = NEEDS_PYTHON) and after one that fails a check (FAILED),
-    with the bodies and the stage's counters put back as they were before it (``backup``, ``counters``). The
-    contact stage's counters end in stats[C_*]."""
+    step that needs bigger buffers (stats[S_EXIT] = NEEDS_PYTHON) and after one that fails (its joints'
+    correction diverged) or fails a check (FAILED), with the bodies and the stage's counters put back as they
+    were before it (``backup``, ``counters``). The contact stage's counters end in stats[C_*]."""
     n, t, h, stats, iters, backup, info, counters = run
     thickness, max_distance, max_speed, tunnel = checks
-    eps_d, eps_vc = opts[O_EPS_D], opts[O_EPS_VC]
+    eps_d = opts[O_EPS_D]
     c = stats
     for i in range(n):
         _backup(bodies, backup, False)
         _copy(c[C_COUNT:], counters)
-        if not _contact_step(det, st, model, bodies, pred, free, rows_pose, opts, t, h, c, info):
+        code = _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info)
+        if code == NEEDS_PYTHON:
             _copy(counters, c[C_COUNT:])
             stats[S_EXIT] = NEEDS_PYTHON
             break
-        if (check_state(bodies[0], bodies[1], bodies[2], bodies[3], backup[:, 0:3], thickness, max_distance,
-                        max_speed, tunnel) != IN_RANGE or not (np.isfinite(info[2]) and np.isfinite(info[3]))):
+        if (code == FAILED or check_state(bodies[0], bodies[1], bodies[2], bodies[3], backup[:, 0:3], thickness,
+                                          max_distance, max_speed, tunnel) != IN_RANGE
+                or not (np.isfinite(info[I_RP]) and np.isfinite(info[I_RV]))):
             _backup(bodies, backup, True)
             _copy(counters, c[C_COUNT:])
             stats[S_EXIT] = FAILED
             break
         _roll_over(st, model[3], c)
-        _take(stats, info, eps_d, eps_vc)
+        _take(stats, info, eps_d)
         if iters.shape[0] > i:
-            iters[i, 0], iters[i, 1] = int(info[0]), int(info[1])
+            iters[i, 0], iters[i, 1] = int(info[I_P]), int(info[I_V])
         t += h
         stats[S_DONE] += 1
     stats[S_T] = t
@@ -439,7 +579,7 @@ class _Work:
 
     def __init__(self, n_bodies: int):
         self.backup = np.zeros((n_bodies, 13))
-        self.info = np.zeros(9)
+        self.info = np.zeros(N_INFO)
         self.counters = np.zeros(N_STATS - C_COUNT)
         self.force = np.zeros((n_bodies, 3))
         self.torque = np.zeros((n_bodies, 3))
@@ -505,9 +645,9 @@ def _arguments(method, state, h, n, out, work) -> tuple:
     loop's buffers ``work``."""
     st = method.contacts
     return ((n, float(state.t), float(h), work.stats, out, work.backup, work.info, work.counters),
-            _detector_of(st.detector),
-            _stage_of(st), _model_of(method, state, work), bodies_of(method.model, state, method), pred_of(method),
-            method._free(), (method._rows_pos, method._rows_quat), _options_of(method, h), _checks_of(method))
+            _detector_of(st.detector), _stage_of(st), _joints_of(method), _model_of(method, state, work),
+            bodies_of(method.model, state, method), pred_of(method), method._free(), _options_of(method, h),
+            _checks_of(method))
 
 
 def _work_of(method, state) -> _Work:
@@ -532,6 +672,17 @@ def _stage_of(st) -> tuple:
             (st.cur_pos, st.cur_vel, st.prev_pos, st.prev_vel, st.prev_anchor_a, st.prev_anchor_b, st.prev_sticking),
             st.frozen, st._awake_frozen, st.body_level, st.ws, st.level_cache, st.no_cache, st.memo, st.no_memo,
             st.cache, G.found_of(st.detector.buffers), st._materials)
+
+
+_NO_PRIMS = np.zeros(0, np.int64)
+
+
+def _joints_of(method) -> tuple:
+    """The joints' group (J_*): every primitive corrected one by one (contact_path: no LGS chains)."""
+    listed = _NO_PRIMS if method._iter_prims is None else method._iter_prims
+    row_prims = _NO_PRIMS if method._row_prims is None else method._row_prims
+    return (listed, row_prims, method._every_prim(), prims_of(method.model), rows_of(method), float(method.eps_v),
+            int(method.max_iter_pos), int(method.max_iter_vel), float(method.max_correction_speed))
 
 
 def _model_of(method, state, work) -> tuple:
@@ -580,17 +731,17 @@ def _run_info(method, stats, done, seconds) -> RunInfo:
                    converged_pos=bool(stats[S_CONV_P]), converged_vel=bool(stats[S_CONV_V]),
                    n_collisions=int(stats[S_COLLISIONS]), iters_collision=int(stats[S_ITERS_COLLISION]),
                    shock_sweeps=int(stats[S_SHOCK]), patch_visits=int(stats[S_VISITS]),
-                   n_contacts=int(stats[S_CONTACTS]), steps=done, max_iters_pos=int(stats[S_MAX_P]),
+                   n_contacts=int(stats[S_CONTACTS]), clamped=int(stats[S_CLAMPED]), steps=done, max_iters_pos=int(stats[S_MAX_P]),
                    max_iters_vel=int(stats[S_MAX_V]), unconverged=int(stats[S_UNCONVERGED]),
                    timings={f"{PATH}_run": seconds})
     if done:
         info.last = StepInfo(iters_pos=int(stats[L_P]), residual_pos=float(stats[L_RP]),
                              converged_pos=bool(stats[L_RP] <= method.eps_d), iters_vel=int(stats[L_V]),
                              residual_vel=float(stats[L_RV]),
-                             converged_vel=bool(stats[L_RV] <= method.contacts.opt.eps_vc),
+                             converged_vel=bool(stats[L_CONV_V]),
                              n_contacts=int(stats[L_CONTACTS]), n_collisions=int(stats[L_COLLISIONS]),
                              iters_collision=int(stats[L_ITERS_COLLISION]), shock_sweeps=int(stats[L_SHOCK]),
-                             patch_visits=int(stats[L_VISITS]))
+                             patch_visits=int(stats[L_VISITS]), clamped=int(stats[L_CLAMPED]))
     if method.ignored:
         info.ignored = dict(method.ignored)
         if info.last is not None:

@@ -231,9 +231,9 @@ class ImpulseMethod(Method, ContactCoupling):
     @property
     def run_path(self) -> str:
         """How :meth:`run` steps this model: "lgs", "iterative" or "limits" (compiled loops, see
-        :mod:`impulsim.methods.impulse.run_path`), "contacts" (free bodies in contact, see
-        :mod:`impulsim.methods.impulse.contact_run`), or "python" (calls of :meth:`step`: contacts with joints,
-        limits or sleeping, higher-order schemes, mixed solvers without limits, extra constraints,
+        :mod:`impulsim.methods.impulse.run_path`), "contacts" (bodies in contact, free or on iterative joints,
+        see :mod:`impulsim.methods.impulse.contact_run`), or "python" (calls of :meth:`step`: contacts with LGS
+        chains, limits or sleeping, higher-order schemes, mixed solvers without limits, extra constraints,
         ``fused=False``)."""
         if contact_run.contact_path(self):
             return contact_run.PATH
