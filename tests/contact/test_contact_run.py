@@ -13,6 +13,7 @@ from impulsim.methods.impulse import contact_run
 from impulsim.methods.impulse.lgs import CorrectionDiverged
 
 MOTION = ("body_pos", "body_quat", "body_vel", "body_omega")
+SERVO_MEMORY = ("servo_integral", "servo_prev_error", "servo_effort")
 SUMMED = ("iters_pos", "iters_vel", "n_collisions", "iters_collision", "shock_sweeps", "patch_visits")
 LAST = SUMMED + ("residual_pos", "residual_vel", "converged_pos", "converged_vel", "n_contacts", "clamped")
 
@@ -69,6 +70,8 @@ def run_in_chunks(sim, n, chunk):
 def assert_same(a, b):
     for name in MOTION:
         assert np.array_equal(getattr(a.state, name), getattr(b.state, name)), name
+    for name in SERVO_MEMORY:
+        assert np.array_equal(getattr(a.state, name), getattr(b.state, name), equal_nan=True), name
     assert a.state.t == b.state.t and a.state.step_count == b.state.step_count
     sa, sb = a.method.contacts, b.method.contacts
     for name in ("count", "n_collisions", "prev_count", "top_level", "n_patches_down", "level_sweeps", "visits"):
@@ -227,6 +230,34 @@ def test_joints_and_contacts_bit_for_bit(seed, options):
     joint types swings through a random pile and lands, two bodies of the pile are joined, one is driven."""
     infos = compare(scene_from_string(jointed_pile(seed)), 500, chunk=89, **options)
     assert sum(i.n_collisions for i in infos) > 0 and max(i.iters_pos for i in infos) > 1
+
+
+def powered_pile(seed: int) -> str:
+    """jointed_pile with force elements: a paddle on a hinge above the pile swung by a PID servo through
+    set-points, a flap on a hinge beside it pushed by a motor, and a damped spring between two of the pile's
+    bodies."""
+    paddle = ("  - {name: paddle, shapes: [box: {size: [0.05, 0.4, 0.6]}], density: 500, position: [0.3, 0, 0.45]}\n"
+              "  - {name: flap, shapes: [box: {size: [0.5, 0.05, 0.05]}], density: 500, position: [-0.25, 0.6, 0.3]}\n")
+    text = jointed_pile(seed).replace("joints:\n", paddle + "joints:\n")
+    return text + (
+        "  - {name: paddle_hinge, type: hinge, bodies: [world, paddle], anchor: [0.3, 0, 0.75], axis: [0, 1, 0]}\n"
+        "  - {name: flap_hinge, type: hinge, bodies: [world, flap], anchor: [0, 0.6, 0.3], axis: [0, 1, 0]}\n"
+        "springs:\n  - {name: tie, bodies: [b3, b4], stiffness: 200, damping: 2}\n"
+        "motors:\n  - {name: push, joint: flap_hinge, effort: 3}\n"
+        "servos:\n  - {name: swing, joint: paddle_hinge, mode: angle, kp: 40, ki: 5, kd: 2, limit: 30, "
+        "setpoints: [[0, 0], [0.3, 0.8], [0.6, -0.8]]}\n")
+
+
+@pytest.mark.parametrize("seed,options", [
+    (16, {}),
+    (17, dict(shock_propagation=2, restitution="poisson")),
+    (18, dict(capacity=2)),                # steps left to Python find the servos' memory as before them
+])
+def test_springs_motors_and_servos_with_contacts_bit_for_bit(seed, options):
+    """The force elements' loads come from the kernels ``step`` uses, at each step's start; the servos' memory
+    advances as with single steps."""
+    infos = compare(scene_from_string(powered_pile(seed)), 500, chunk=83, **options)
+    assert sum(i.n_contacts for i in infos) > 0
 
 
 def test_jointed_model_without_contacts_found_steps_as_without_contacts():

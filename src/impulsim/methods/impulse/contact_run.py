@@ -6,8 +6,9 @@ calls of ``step``.
 Which models take it (:func:`contact_path`): contacts, with or without joints corrected one by one (the
 iterative solver, the default: its sweeps alternate with the contacts' as in ``step``), and nothing else the
 step couples them with (no LGS chains, joint limits or Wagner's constraints), the standard scheme with its
-velocity correction, no sleeping, no springs, motors or servos, and the detector's grid broad phase (the
-contact stage's); static and kinematic bodies, the user's forces and timed loads are included. Every other
+velocity correction, no sleeping, and the detector's grid broad phase (the contact stage's); static and
+kinematic bodies, the user's forces, timed loads, springs, motors and servos are included (a step left to
+Python finds the servos' memory as before it). Every other
 contact model steps in Python. The loop is compiled once per installation for each set of shape kinds a scene
 has (about a minute of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces, with
 or without joints: one version serves both), and a run takes it only once it is compiled or when it is long
@@ -41,6 +42,7 @@ from impulsim.collision.pairs import narrow_phase
 from impulsim.collision.broadphase import broad_phase
 from impulsim.dynamics.checks import IN_RANGE, check_state
 from impulsim.dynamics.forces import has_force_elements, plain_loads
+from impulsim.dynamics.groups import elements_of
 from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.kernel import CallSite, njit
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, TUNNEL_FACTOR, RunInfo, StepInfo, loop_compiled
@@ -50,7 +52,7 @@ from impulsim.methods.impulse.iterative import (correct_positions_checked, corre
                                                correct_velocities_of, free_position_error)
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
-from impulsim.methods.impulse.run_kernels import _step_forces, update_rows
+from impulsim.methods.impulse.run_kernels import _step_forces, element_loads, update_rows
 
 PATH = "contacts"
 
@@ -96,7 +98,7 @@ def contact_path(method) -> bool:
             and method._lgs is None and method._joints_alone_when_untouched
             and method.scheme == "standard" and getattr(method, "_run_fused", True)
             and method.velocity_correction and method.compiled_contact_velocities
-            and st.sleep is None and not has_force_elements(m)
+            and st.sleep is None
             and st.detector.broad_phase_method == "grid")
 
 
@@ -437,10 +439,14 @@ def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, inf
     including the warm start's roll-over: DONE, NEEDS_PYTHON if a buffer was too small (nothing changed but
     scratch), FAILED if the joints' correction diverged. ``info`` receives the step's figures (I_*)."""
     body_pos, body_quat, body_vel, body_omega, acc, tau, Iinv, _, body_inv_inertia, body_inv_mass, _ = bodies
-    gravity, body_force, body_torque, n_bodies, scheme, loads, force_w, torque_w = model
+    gravity, body_force, body_torque, n_bodies, scheme, loads, force_w, torque_w, elements, servo_backup, \
+        with_elements = model
     rows_key = joints[J_ROWS]
-    _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)      # the user's and the timed loads
-    plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
+    if with_elements:           # the springs', motors' and servos' loads too (the servos' memory advances)
+        element_loads(t, h, loads, elements, gravity, body_force, body_torque, bodies, force_w, servo_backup)
+    else:
+        _step_forces(body_force, body_torque, loads, t, h, force_w, torque_w)      # the user's and the timed loads
+        plain_loads(gravity, body_inv_mass, force_w, torque_w, acc, tau)
     if not same_poses(body_pos, body_quat, rows_key[5], rows_key[6]):
         _update_rows(joints, bodies)
     n_pairs, count = _detect(det, body_pos, body_quat)
@@ -507,6 +513,15 @@ def _backup(bodies, backup, restore):
 
 
 @njit(cache=True)
+def _restore_servos(model):
+    """The servos' memory as before the current step (element_loads saved it), for a step left to Python."""
+    integral, prev_error, effort = model[8][3]
+    backup = model[9]
+    for k in range(integral.shape[0]):
+        integral[k], prev_error[k], effort[k] = backup[k, 0], backup[k, 1], backup[k, 2]
+
+
+@njit(cache=True)
 def _take(stats, info, eps_d):
     """Add one step's figures ``info`` (I_*) to the loop's totals and keep them as the last step's."""
     p, v, rp, rv = int(info[I_P]), int(info[I_V]), info[I_RP], info[I_RV]
@@ -553,6 +568,7 @@ def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks):
         code = _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info)
         if code == NEEDS_PYTHON:
             _copy(counters, c[C_COUNT:])
+            _restore_servos(model)
             stats[S_EXIT] = NEEDS_PYTHON
             break
         if (code == FAILED or check_state(bodies[0], bodies[1], bodies[2], bodies[3], backup[:, 0:3], thickness,
@@ -560,6 +576,7 @@ def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks):
                 or not (np.isfinite(info[I_RP]) and np.isfinite(info[I_RV]))):
             _backup(bodies, backup, True)
             _copy(counters, c[C_COUNT:])
+            _restore_servos(model)
             stats[S_EXIT] = FAILED
             break
         _roll_over(st, model[3], c)
@@ -575,10 +592,12 @@ def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks):
 
 class _Work:
     """The loop's own buffers: the bodies before the current step, one step's figures, the totals, the stage's
-    counters before the current step, the forces of the current step (the user's and the timed loads)."""
+    counters before the current step, the forces of the current step (the user's and the timed loads), the
+    servos' memory before it."""
 
-    def __init__(self, n_bodies: int):
+    def __init__(self, n_bodies: int, n_servos: int):
         self.backup = np.zeros((n_bodies, 13))
+        self.servo_backup = np.zeros((n_servos, 3))
         self.info = np.zeros(N_INFO)
         self.counters = np.zeros(N_STATS - C_COUNT)
         self.force = np.zeros((n_bodies, 3))
@@ -652,8 +671,9 @@ def _arguments(method, state, h, n, out, work) -> tuple:
 
 def _work_of(method, state) -> _Work:
     work = method.__dict__.get("_contact_work")
-    if work is None or work.backup.shape[0] != state.body_pos.shape[0]:
-        work = method.__dict__["_contact_work"] = _Work(state.body_pos.shape[0])
+    shape = (state.body_pos.shape[0], state.servo_integral.shape[0])
+    if work is None or (work.backup.shape[0], work.servo_backup.shape[0]) != shape:
+        work = method.__dict__["_contact_work"] = _Work(*shape)
     return work
 
 
@@ -688,7 +708,8 @@ def _joints_of(method) -> tuple:
 def _model_of(method, state, work) -> tuple:
     m = method.model
     return (m.gravity, state.body_force, state.body_torque, int(m.n_bodies), rotation_scheme(method.integrator),
-            (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end), work.force, work.torque)
+            (m.load_body, m.load_force, m.load_torque, m.load_start, m.load_end), work.force, work.torque,
+            elements_of(m, state), work.servo_backup, has_force_elements(m))
 
 
 def _options_of(method, h) -> tuple:
