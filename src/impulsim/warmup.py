@@ -52,7 +52,7 @@ class WarmupTask:
     weighed by :data:`GROUP_CPU_S`)."""
     contact_loop: bool = False
     """Whether the task also compiles the impulse method's compiled contact loop for its scene
-    (:mod:`impulsim.methods.impulse.contact_run`: about a minute of CPU for each set of shape kinds, so only
+    (:mod:`impulsim.methods.impulse.contact_run`: about two minutes of CPU for each set of shape kinds, so only
     for the common one)."""
 
 
@@ -278,7 +278,7 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
 
 
 GROUP_CPU_S = {"impulse": 130.0, "contact": 115.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0,
-               "contact_loop": 120.0}
+               "contact_loop": 170.0}
 """CPU seconds each group's tasks take in their process alone on an empty cache (measured, docs/performance.md):
 the weights by which :func:`shares` deals the groups out to the worker processes of a parallel warm-up. The
 contact group's counts only its own process: its first step forks a copy that compiles the contact

@@ -10,7 +10,7 @@ velocity correction, no sleeping, and the detector's grid broad phase (the conta
 kinematic bodies, the user's forces, timed loads, springs, motors and servos are included (a step left to
 Python finds the servos' memory as before it). Every other
 contact model steps in Python. The loop is compiled once per installation for each set of shape kinds a scene
-has (about a minute of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces, with
+has (about two minutes of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces, with
 or without joints: one version serves both), and a run takes it only once it is compiled or when it is long
 enough to pay for the compile (loop_ready).
 
@@ -104,7 +104,7 @@ def contact_path(method) -> bool:
 
 COMPILE_PAYS_STEPS = 200_000
 """Steps from which a run compiles the contact loop when Numba's cache does not hold it yet (as
-run_path.COMPILE_PAYS_STEPS): compiling it costs about a minute of CPU once, and it saves ~200 µs a step on
+run_path.COMPILE_PAYS_STEPS): compiling it costs about two minutes of CPU once, and it saves ~200 µs a step on
 a small pile (falling_boxes at rest). Shorter runs step in Python until it is compiled (``impulsim warmup``
 compiles it for scenes of boxes, spheres, capsules and half-spaces)."""
 
