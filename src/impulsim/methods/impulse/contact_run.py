@@ -291,14 +291,15 @@ def _free_joint_error(joints, bodies, pred, h, scheme):
 
 
 @njit(cache=True)
-def _positions(st, joints, bodies, pred, free, opts, h, c, info):
+def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info):
     """The position correction of contacts and joints (ContactCoupling._positions_with_contacts without limits):
     joint and contact-joint passes in turn until within eps_d, a stall or the shock pass. Puts the passes, the
-    error and the clamped count into ``info``; returns False if the joints' correction diverged (the step fails)."""
+    error and the clamped count into ``info``; returns False if the joints' correction diverged (the step fails).
+    ``scheme`` is the rotation scheme of the joints' predictions (the contacts' take the integrator's number in
+    ``free``, as in ``step``)."""
     rows, patches_up, frozen, memo = st[ST_ROWS], st[ST_PATCHES_UP], st[ST_FROZEN], st[ST_MEMO]
     down = (st[ST_ORDER_DOWN], st[ST_PATCHES_DOWN][0], st[ST_PATCHES_DOWN][1])
     eps_d, cap, shock = opts[O_EPS_D], opts[O_CAP_POSITIONS], opts[O_SHOCK]
-    scheme = free[6]
     start = _free_joint_error(joints, bodies, pred, h, scheme)
     pred[5][:] = 1                  # every prediction afresh
     ref_contacts, ref_joints, changed_at = np.inf, np.inf, 0       # the stall watch (contact_step._StallWatch)
@@ -481,7 +482,7 @@ def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, inf
                                            opts[O_RECOVERY_SPEED], h, st[ST_MATCHED], warm[W_ANCHOR_A],
                                            warm[W_ANCHOR_B], warm[W_STICKING], _phase(st, bodies, opts, c),
                                            warm[W_PREV_POS], opts[O_MEMO_POSITIONS])
-    if not _positions(st, joints, bodies, pred, free, opts, h, c, info):
+    if not _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info):
         return FAILED
     W.store_phase(rows, count, warm[W_CUR_POS])
     _count_visits(st[ST_MEMO], c)
