@@ -261,8 +261,9 @@ def test_springs_motors_and_servos_with_contacts_bit_for_bit(seed, options):
 
 
 def test_jointed_model_without_contacts_found_steps_as_without_contacts():
-    """Steps that find no contact finish as the joints' own step (Python's _joints_alone): a hinged arm far from
-    the only other body, which rests on the ground away from it; its tolerance figures follow the joints'."""
+    """Steps that find no contact finish as the joints' own step (Python's _joints_alone): a hinged arm swinging
+    far from the only other body, a box that falls 0.2 m onto the ground (no contact for its first ~100 steps,
+    then contacts the arm never touches); the tolerance figures of those steps follow the joints'."""
     infos = compare(scene_from_string(JOINTED), 300, chunk=71)
     assert max(i.iters_pos for i in infos) >= 1
 

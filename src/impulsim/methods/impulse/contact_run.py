@@ -48,10 +48,10 @@ from impulsim.kernel import CallSite, njit
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, TUNNEL_FACTOR, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse.contact_step import STALL_CHANGE, STALL_PASSES
 from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
-from impulsim.methods.impulse.iterative import (correct_positions_checked, correct_positions_of,
-                                               correct_velocities_of, free_position_error)
+from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of, free_position_error
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
+from impulsim.methods.impulse.limit_run import joint_position_pass, joint_velocity_pass
 from impulsim.methods.impulse.run_kernels import _step_forces, element_loads, update_rows
 
 PATH = "contacts"
@@ -163,26 +163,21 @@ def _detect(det, body_pos, body_quat):
 
 @njit(cache=True)
 def _joint_position_pass(joints, bodies, pred, h, scheme, eps_d):
-    """One sweep over the joints' position rows (ContactCoupling._joint_position_pass with every joint
-    corrected iteratively); returns (largest error, not below 0 [m or rad], clamped count). Nothing without
-    joints."""
-    listed = joints[J_PRIMS]
-    if listed.shape[0] == 0:
+    """limit_run.joint_position_pass (one sweep over the joints, no LGS chains) of the joints' group; returns
+    (largest error [m or rad], clamped count), (0, 0) without joints (an empty group: no sweep at all)."""
+    if joints[J_PRIMS].shape[0] == 0:
         return 0.0, 0
-    _, res, clamped = correct_positions_of(listed, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], pred, h, scheme,
-                                           eps_d, 1, joints[J_MAX_SPEED])
-    return (res if res > 0.0 else 0.0), clamped
+    return joint_position_pass(None, joints[J_PRIMS], joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], pred, h, scheme,
+                               eps_d, joints[J_MAX_SPEED])
 
 
 @njit(cache=True)
 def _joint_velocity_pass(joints, bodies) -> bool:
-    """One sweep over the joints' velocity rows (ContactCoupling._joint_velocity_pass); True if a joint needed
-    correcting. Nothing without joints."""
-    listed = joints[J_PRIMS]
-    if listed.shape[0] == 0:
+    """limit_run.joint_velocity_pass of the joints' group: True if a joint needed correcting; False without
+    joints."""
+    if joints[J_PRIMS].shape[0] == 0:
         return False
-    _, residual = correct_velocities_of(listed, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], joints[J_EPS_V], 1)
-    return residual > joints[J_EPS_V]
+    return joint_velocity_pass(None, joints[J_PRIMS], joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], joints[J_EPS_V])
 
 
 @njit(cache=True)
@@ -753,8 +748,9 @@ def _run_info(method, stats, done, seconds) -> RunInfo:
                    converged_pos=bool(stats[S_CONV_P]), converged_vel=bool(stats[S_CONV_V]),
                    n_collisions=int(stats[S_COLLISIONS]), iters_collision=int(stats[S_ITERS_COLLISION]),
                    shock_sweeps=int(stats[S_SHOCK]), patch_visits=int(stats[S_VISITS]),
-                   n_contacts=int(stats[S_CONTACTS]), clamped=int(stats[S_CLAMPED]), steps=done, max_iters_pos=int(stats[S_MAX_P]),
-                   max_iters_vel=int(stats[S_MAX_V]), unconverged=int(stats[S_UNCONVERGED]),
+                   n_contacts=int(stats[S_CONTACTS]), clamped=int(stats[S_CLAMPED]), steps=done,
+                   max_iters_pos=int(stats[S_MAX_P]), max_iters_vel=int(stats[S_MAX_V]),
+                   unconverged=int(stats[S_UNCONVERGED]),
                    timings={f"{PATH}_run": seconds})
     if done:
         info.last = StepInfo(iters_pos=int(stats[L_P]), residual_pos=float(stats[L_RP]),
