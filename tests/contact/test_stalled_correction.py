@@ -36,18 +36,16 @@ def test_a_straight_chain_pressed_along_its_axis_stops_at_the_stall_and_stays_at
         info = method.step(state, H)
         # the passes undo each other: stopped STALL_PASSES after they began to repeat (the cap is 10 000; the
         # iterative solver's sweeps take some 20 passes to spread the error over the joints), not converged, the
-        # error about the penetration
+        # error the contact's after the joints are closed: about the penetration
         assert info.iters_pos <= 2 * STALL_PASSES
         assert not info.converged_pos
         assert depth / 2 <= info.residual_pos <= 1.01 * depth
     # nothing can move the chain: gravity and the contact act along it; the step leaves it at rest and ends with
-    # a joint pass, so with the LGS solver the joints hold exactly and the tip keeps its penetration (as in the
-    # methods of reduced coordinates); one iterative sweep leaves some of it in the joints
+    # the joints closed, so that they hold and the tip keeps its penetration (as in the methods of reduced
+    # coordinates): no link further from where it started than the three joints above it may be open
     assert np.abs(state.body_vel).max() < 1e-9 and np.abs(state.body_omega).max() < 1e-9
-    assert np.abs(state.body_pos - start).max() <= 1.01 * depth
-    if solver == "lgs":
-        assert diagnostics.constraint_errors(model, state).max() <= method.eps_d
-        assert np.abs(state.body_pos - start).max() <= method.eps_d
+    assert diagnostics.constraint_errors(model, state).max() <= method.eps_d
+    assert np.abs(state.body_pos - start).max() <= 3 * method.eps_d
 
 
 def test_a_simulation_warns_once_that_contacts_push_against_the_joints():

@@ -27,7 +27,7 @@ from impulsim.contact import memo as MEMO
 from impulsim.contact.memo import make_memo, memo_keep, memo_reset, memo_bound, memo_skips, memo_limit, memo_set_limit
 from impulsim.contact.solve import (velocity_sweep, velocity_sweeps, restitution_pass, position_normal,
                                    position_patch_normals, position_friction, patch_setup, fill_cache, keep_frozen_k,
-                                   forget_frozen_k, position_patch_residual)
+                                   forget_frozen_k, position_patch_residual, position_residual)
 from impulsim.dynamics.integrate import predict_body
 from impulsim.kernel import call_sites, njit
 from impulsim.math.vec import v3, q4, sub, qmul, qnormalize
@@ -458,6 +458,11 @@ class ContactStage:
         self.level_sweeps += sweeps
         return worst
 
+    def position_error(self, bodies, pred, free, h) -> float:
+        """The contacts' largest position error on the bodies' poses predicted at t0+h [m] (position_error),
+        without an impulse."""
+        return position_error(self.rows, self.count, bodies, pred, free, self.frozen, h)
+
     def velocity_shock_pass(self, state, Iinv) -> None:
         """Shock propagation of the velocity correction (as for collisions, on the resting contacts)."""
         self._shock_pass(state, Iinv, R.RESTING)
@@ -808,6 +813,21 @@ def _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pr
             predict_body(k, body_pos, body_quat, body_vel, body_omega, free[0], free[1], free[2], free[3], free[4],
                          free[5], h, free[6], pred_pos, pred_quat)
             dirty[k] = 0
+
+
+@njit(**KERNEL, called_from_python=True)     # and by kernels: one version (impulsim.kernel)
+def position_error(rows, count, bodies, pred, free, frozen, h):
+    """Largest position_residual of contacts 0 … count − 1 [m] on the bodies' poses predicted at t0 + h,
+    predicted afresh where marked dirty (``bodies``, ``pred``, ``free`` as in _position_pass): what the contacts
+    keep when the coupled correction ends with the joints closed after them."""
+    body_pos, body_quat, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
+    pred_pos, pred_quat, _, _, _, dirty, _ = pred
+    worst = 0.0
+    for c in range(count):
+        A, B = rows.body_a[c], rows.body_b[c]
+        _refresh(A, B, dirty, body_pos, body_quat, body_vel, body_omega, free, h, pred_pos, pred_quat)
+        worst = max(worst, position_residual(rows, c, pred_pos, pred_quat, frozen))
+    return worst
 
 
 @njit(**KERNEL)

@@ -36,7 +36,7 @@ from impulsim.contact.patches import patches_with_kind
 from impulsim.contact.solve import restitution_pass, velocity_sweep, velocity_sweeps
 from impulsim.contact.stage import (ALL_LEVELS, MAX_COLLISION_ROUNDS, Restitution, _begin_position_phase,
                                     _begin_velocity_phase, _level_ranges, _load_and_classify, _order_by_level,
-                                    _position_levels, _position_pass, _set_targets, _velocity_levels)
+                                    _position_levels, _position_pass, _set_targets, _velocity_levels, position_error)
 from impulsim.collision import groups as CG
 from impulsim.collision.pairs import narrow_phase
 from impulsim.collision.broadphase import broad_phase
@@ -317,19 +317,49 @@ def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info):
         if abs(err - ref_contacts) > STALL_CHANGE * err or abs(joint_err - ref_joints) > STALL_CHANGE * max(joint_err,
                                                                                                            eps_d):
             ref_contacts, ref_joints, changed_at = err, joint_err, it
-        if err > eps_d and it - changed_at >= STALL_PASSES:
-            # the passes repeat, joints and contacts undoing each other: a last joint pass (as in Python)
-            res = max(_joint_position_pass(joints, bodies, pred, h, scheme, eps_d)[0], err)
-            break
-        if shock != NO_SHOCK and it >= max(shock, 1):
-            worst, sweeps = _position_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]),
-                                             _levels(st, st[ST_LEVEL_PATCHES], c), frozen, bodies, pred, free, h,
-                                             eps_d, opts[O_LEVEL_ITERATIONS], _shock(st))
-            c[C_LEVEL_SWEEPS] += sweeps
-            res = max(_joint_position_pass(joints, bodies, pred, h, scheme, eps_d)[0], worst)
+        stalled = err > eps_d and it - changed_at >= STALL_PASSES
+        if stalled or (shock != NO_SHOCK and it >= max(shock, 1)):
+            if not stalled:         # the shock pass, then the joints closed (as in Python)
+                err, sweeps = _position_levels(rows, (st[ST_ORDER], patches_up[0], patches_up[1]),
+                                               _levels(st, st[ST_LEVEL_PATCHES], c), frozen, bodies, pred, free, h,
+                                               eps_d, opts[O_LEVEL_ITERATIONS], _shock(st))
+                c[C_LEVEL_SWEEPS] += sweeps
+            res = err
+            if joints[J_PRIMS].shape[0]:        # ContactCoupling._close_joints_after_contacts
+                joint_err, closed = _close_joints(joints, bodies, pred, h, scheme, eps_d, start, info)
+                if not closed:
+                    info[I_P], info[I_RP] = it, joint_err
+                    return False
+                res = max(joint_err, position_error(rows, int(c[C_COUNT]), bodies, pred, free, frozen, h))
             break
     info[I_P], info[I_RP] = it, res
     return True
+
+
+@njit(cache=True)
+def _close_joints(joints, bodies, pred, h, scheme, eps_d, start, info):
+    """Joint passes alone until one finds the joints within eps_d, at most the joints' cap of them
+    (ContactCoupling._close_joints); returns (the last pass's error [m or rad], False if they diverged under
+    the coupled correction's rule with reference ``start``)."""
+    err, clamped = _joint_position_pass(joints, bodies, pred, h, scheme, eps_d)
+    info[I_CLAMPED] = max(info[I_CLAMPED], clamped)
+    for _ in range(2, joints[J_CAP_POSITIONS] + 1):
+        if err <= eps_d:
+            break
+        err, clamped = _joint_position_pass(joints, bodies, pred, h, scheme, eps_d)
+        info[I_CLAMPED] = max(info[I_CLAMPED], clamped)
+        if err > DIVERGENCE_FACTOR * max(start, eps_d):
+            return err, False
+    return err, True
+
+
+@njit(cache=True)
+def _close_joint_velocities(joints, bodies):
+    """Joint velocity passes alone until one corrects nothing, at most the joints' cap of them
+    (ContactCoupling._close_joint_velocities)."""
+    for _ in range(joints[J_CAP_VELOCITIES]):
+        if not _joint_velocity_pass(joints, bodies):
+            break
 
 
 @njit(cache=True)
@@ -371,7 +401,7 @@ def _velocities(st, joints, bodies, opts, c):
             break
         if shock != NO_SHOCK and it >= max(shock, 1):
             _velocity_shock_pass(st, bodies, opts, c)
-            _joint_velocity_pass(joints, bodies)
+            _close_joint_velocities(joints, bodies)
             break
     return it, res
 

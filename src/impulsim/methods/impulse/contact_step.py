@@ -45,9 +45,9 @@ has changed the contacts' error or the joints' by more than STALL_CHANGE: the pa
 the joints undoing what the contacts do, and no further pass can gain. A straight chain hanging from a fixed
 pivot with its tip 1 mm in the ground is such a case: the contact pushes along the chain, the joint pass pulls
 the tip back, and the contact error stays at 1.00e-3 m, the same to 1e-13, for all 10 000 passes of the cap
-(150 ms a step). The correction then ends with a joint pass: with the LGS solver the joints hold exactly and
-the contact keeps its penetration, as in the other methods (one iterative sweep leaves part of it in the
-joints). A correction that is slow is not flat:
+(150 ms a step). The correction then ends with the joints' passes alone until they are closed
+(ContactCoupling._close_joints): the joints hold and the contact keeps its penetration, as in the other
+methods. A correction that is slow is not flat:
 the contact error of Bender's pyramid of 55 boxes, which converges in 660 passes a step on average, changed by
 at least 4e-5 of itself over any 50 passes of 300 steps (and may rise for a while before it falls, which is no
 stall either)."""
@@ -338,16 +338,51 @@ class ContactCoupling:
             if res <= self.eps_d:
                 break
             if self.contacts is not None and stall.stalled(it, joints, contact_err, self.eps_d):
-                # the passes repeat, joints and contacts undoing each other: a last joint pass, so that the
-                # joints hold as with the other methods and the contacts keep what they could not correct
-                res = max(self._joint_position_pass(s, h)[0], contact_err)
+                # the passes repeat, joints and contacts undoing each other: the joints are closed, so that they
+                # hold as with the other methods and the contacts keep what they could not correct
+                res = self._close_joints_after_contacts(s, h, start, info, contact_err)
                 break
             if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):
                 err = self.contacts.position_shock_pass(bodies, pred, free, h, self.eps_d)
-                res = max(self._joint_position_pass(s, h)[0], err)
+                res = self._close_joints_after_contacts(s, h, start, info, err)
                 break
         info.iters_pos, info.residual_pos = it, res
         info.converged_pos = res <= self.eps_d
+
+    def _close_joints_after_contacts(self, s, h, start: float, info, contact_err: float) -> float:
+        """How the coupled position correction ends when its passes stall or after the contacts' shock pass
+        (whose last error is ``contact_err`` [m]): the joints closed (_close_joints), then the contacts' error
+        measured on the poses that leaves (the closing may undo some of what they did); without joints nothing
+        to close and ``contact_err`` stands. Returns the step's position error [m or rad]."""
+        if self._lgs is None and self._iter_prims is None:
+            return contact_err
+        joints = self._close_joints(s, h, start, info)
+        return max(joints, self.contacts.position_error(bodies_of(self.model, s, self), pred_of(self), self._free(),
+                                                        h))
+
+    def _close_joints(self, s, h, start: float, info) -> float:
+        """Joint passes alone until one finds the joints within eps_d, at most max_iter_pos of them: how the
+        coupled position correction ends after the contacts' shock pass or a stall, whose impulses the joints
+        must not keep (one iterative sweep leaves most of such an opening in the joints). Returns the last
+        pass's error [m or rad]; raises CorrectionDiverged under the coupled correction's rule (``start`` is
+        its reference)."""
+        joints, clamped = self._joint_position_pass(s, h)
+        info.clamped = max(info.clamped, clamped)
+        for it in range(2, self.max_iter_pos + 1):
+            if joints <= self.eps_d:
+                break
+            joints, clamped = self._joint_position_pass(s, h)
+            info.clamped = max(info.clamped, clamped)
+            if self._diverging(joints, start, it):
+                raise diverged_error(s.step_count, s.t, h, joints, it, solver="coupled")
+        return joints
+
+    def _close_joint_velocities(self, s) -> None:
+        """Joint velocity passes alone until one corrects nothing, at most max_iter_vel of them: how the
+        coupled velocity correction ends after the contacts' shock pass."""
+        for _ in range(self.max_iter_vel):
+            if not self._joint_velocity_pass(s):
+                break
 
     def rehearse_shock_passes(self, s, h) -> None:
         """Run the contacts' level-by-level passes once on the contacts it holds, to compile them (the work of a
@@ -360,8 +395,10 @@ class ContactCoupling:
         self.contacts._collision_shock_pass(s, self.Iinv, 0)      # its level ranges (no collision to resolve)
         self.contacts.velocity_shock_pass(s, self.Iinv)
         self.dirty[:] = 1
-        self.contacts.position_shock_pass(bodies_of(self.model, s, self), pred_of(self), self._free(), h,
-                                          self.eps_d)
+        bodies, pred = bodies_of(self.model, s, self), pred_of(self)
+        self.contacts.position_shock_pass(bodies, pred, self._free(), h, self.eps_d)
+        if self._lgs is not None or self._iter_prims is not None:
+            self.contacts.position_error(bodies, pred, self._free(), h)     # after the joints' closing
 
     def _free_joint_error(self, s, h) -> float:
         """Largest joint error [m or rad] at the free prediction of every body over h, before any correction
@@ -411,7 +448,7 @@ class ContactCoupling:
                 break
             if self.contacts is not None and self._shock is not None and it >= max(self._shock, 1):
                 self.contacts.velocity_shock_pass(s, self.Iinv)
-                self._joint_velocity_pass(s)
+                self._close_joint_velocities(s)
                 break
         info.iters_vel, info.residual_vel = it, res
         info.converged_vel = res <= self._eps_vc
