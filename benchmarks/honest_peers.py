@@ -47,8 +47,10 @@ def _load():
     return mujoco
 
 
-def _wall_ball_touches(y_ball: float) -> bool:
-    return y_ball + S.WALL_BALL_RADIUS >= -0.5 * S.WALL_STONE[1] - S.WALL_SETTINGS["eps_c"]
+def _wall_ball_touches(y_ball: float, reach: float = 0.0) -> bool:
+    """Whether the wall's ball touches the stones, or comes within ``reach`` [m] of them (a watch that sees every
+    few steps stops watching the drift before the steps it does not see can carry the ball into the wall)."""
+    return y_ball + S.WALL_BALL_RADIUS + reach >= -0.5 * S.WALL_STONE[1] - S.WALL_SETTINGS["eps_c"]
 
 
 SCENES = {
@@ -229,11 +231,13 @@ def paired_blocks(name, steps, block, ours, peer, peer_label, ours_k=1):
     return per_step(cpu_ours), per_step(cpu_peer), first
 
 
-def _our_watch(name, model, state, probe, penetration):
+def _our_watch(name, model, state, probe, penetration, h=0.0):
     """impulsim's Watch on the scene and its ``see(i, info)``: the peer's collision stage on impulsim's
-    poses gives the penetration every ``probe`` steps."""
+    poses gives the penetration every ``probe`` steps. A watch that sees every ``probe``-th step only (``h``
+    [s] given) counts the wall's ball as touching once it is within ``probe`` steps of the stones at its speed."""
     rest = np.nonzero(model.body_inv_mass > 0)[0][:_n_free(name)]
-    watch = Watch(name, lambda: state.body_pos, rest, lambda: _wall_ball_touches(state.body_pos[-1, 1]))
+    watch = Watch(name, lambda: state.body_pos, rest,
+                  lambda: _wall_ball_touches(state.body_pos[-1, 1], probe * h * abs(state.body_vel[-1, 1])))
     see = lambda i, info: watch.see(info.n_contacts, penetration(state) if i % probe == 0 else None)  # noqa
     return watch, see
 
@@ -255,7 +259,8 @@ def paired(name, seconds, block=100, probe=5, config=None, options=None, mujoco_
     m, d = MC.load(sc["xml"](), config)
     if mujoco_sleep:
         m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
-    ours, see_ours = _our_watch(name, model, state, probe, MujocoProbe(name, model).penetration)
+    ours, see_ours = _our_watch(name, model, state, probe, MujocoProbe(name, model).penetration,
+                                h=sc["h"] if run else 0.0)
     mj = Watch(name, lambda: d.xpos, np.arange(1, _n_free(name) + 1), lambda: _wall_ball_touches(d.xpos[-1, 1]))
     steps = int(round(seconds / sc["h"]))
     ours_step = (lambda: method.run(state, sc["h"], probe)) if run else (lambda: method.step(state, sc["h"]))
