@@ -158,6 +158,14 @@ of a model with joints (Lagrange's projection onto its joints after contact forc
 of a tree with a joint), which contacts alone do not reach."""
 
 
+_CONTACTS_AND_A_LIMITED_PENDULUM = _CONTACTS_AND_A_PENDULUM + """\
+limits:
+  - {name: stop, joint: pivot, lower: -0.5, upper: 0.5, restitution: 0.3}
+"""
+"""The pendulum beside the boxes, spheres and capsules with stops on its hinge: the compiled contact loop's
+version for joint limits."""
+
+
 def _tasks() -> list[WarmupTask]:
     return [
         WarmupTask("impulse method, iterative solver", "impulse", _DOUBLE_PENDULUM),
@@ -191,6 +199,9 @@ def _tasks() -> list[WarmupTask]:
         # holds, so it gains nothing from following the contact group and runs beside it instead
         WarmupTask("impulse method, compiled contact loop (boxes, spheres, capsules)", "contact_loop",
                    _BASIC_CONTACTS, steps=1, contact_loop=True),
+        # joint limits make a version of their own (their arguments' types differ): robots on the ground
+        WarmupTask("impulse method, compiled contact loop with joint limits", "contact_loop",
+                   _CONTACTS_AND_A_LIMITED_PENDULUM, steps=1, contact_loop=True),
     ]
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import impulsim as ims
+from impulsim.contact.limits import RESTING
 from impulsim.errors import SimulationError
 from impulsim.experiments import bender
 from impulsim.io import load_scene, scene_from_string
@@ -93,11 +94,17 @@ def assert_same_figures(run_infos, step_infos):
         assert getattr(run_infos[-1].last, name) == getattr(step_infos[-1], name), name
 
 
-def compare(scene, n, chunk=100, **options):
+def compare(scene, n, chunk=100, watch=None, **options):
+    """n steps of ``scene`` through ``run`` in chunks and by ``step``, compared bit for bit; ``watch(method)`` is
+    called after each step of the stepped twin. Returns the steps' StepInfos."""
     a, b = twins(scene, **options)
     assert a.method.run_path == "contacts"
     run_infos = run_in_chunks(a, n, chunk)
-    step_infos = [b.method.step(b.state, b.h) for _ in range(n)]
+    step_infos = []
+    for _ in range(n):
+        step_infos.append(b.method.step(b.state, b.h))
+        if watch is not None:
+            watch(b.method)
     assert_same(a, b)
     assert_same_figures(run_infos, step_infos)
     return step_infos
@@ -230,6 +237,49 @@ def test_joints_and_contacts_bit_for_bit(seed, options):
     joint types swings through a random pile and lands, two bodies of the pile are joined, one is driven."""
     infos = compare(scene_from_string(jointed_pile(seed)), 500, chunk=89, **options)
     assert sum(i.n_collisions for i in infos) > 0 and max(i.iters_pos for i in infos) > 1
+
+
+def limited_pile(seed: int) -> str:
+    """A random pile (random_pile) hit by a chain of three links on hinges with stops (random bounds 0.2–0.8 rad
+    either side of the level start, random restitution), released level from a pivot beside the pile: the links
+    swing onto their stops and through the pile, bounce off both and rest against stops and bodies; a fourth
+    link slides on a cylindrical joint against a stop on its position."""
+    rng = np.random.default_rng(200 + seed)
+    lines = [random_pile(seed, 6).rstrip("\n")]
+    for k in range(3):
+        lines.append(f"  - {{name: link{k}, shapes: [box: {{size: [0.3, 0.06, 0.06]}}], density: 800, "
+                     f"position: [{-1.05 + 0.35 * k:.3f}, 0.05, 0.9]}}")
+    lines.append("  - {name: slider, shapes: [box: {size: [0.1, 0.1, 0.3]}], density: 600, position: [0.6, 0.5, 0.6]}")
+    lines.append("joints:")
+    for k in range(3):
+        a = "world" if k == 0 else f"link{k - 1}"
+        lines.append(f"  - {{name: j{k}, type: hinge, bodies: [{a}, link{k}], anchor: [{-1.2 + 0.35 * k:.3f}, 0.05, "
+                     f"0.9], axis: [0, 1, 0]}}")
+    lines.append("  - {name: rail, type: cylindrical, bodies: [world, slider], anchor: [0.6, 0.5, 0.6], "
+                 "axis: [0, 0, 1]}")
+    lines.append("limits:")
+    for k in range(3):
+        lo, hi, e = rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.8), rng.uniform(0.0, 0.8)
+        lines.append(f"  - {{name: stop{k}, joint: j{k}, lower: {-lo:.3f}, upper: {hi:.3f}, restitution: {e:.3f}}}")
+    lines.append("  - {name: rail_stop, joint: rail, coordinate: position, lower: -0.3, upper: 0.3, "
+                 "restitution: 0.2}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed,options", [
+    (21, {}),
+    (22, dict(restitution="poisson", shock_propagation=2)),
+    (23, dict(warm_start=False, skip_resolved=True, skip_resolved_positions=True)),
+])
+def test_joint_limits_and_contacts_bit_for_bit(seed, options):
+    """Joint limits in the loop as in ``step``: their collisions coupled with the joints' and contacts'
+    collision sweeps, their position and velocity passes alternating with the joints' and the contacts'; the
+    stops are struck and rested on, and steps find contacts and none."""
+    struck, resting = [], []
+    infos = compare(scene_from_string(limited_pile(seed)), 500, chunk=97, watch=lambda m: (
+        struck.append(m.limits.n_collisions), resting.append(int((m.limits.phase == RESTING).sum()))), **options)
+    assert sum(struck) > 0 and sum(resting) > 0
+    assert any(i.n_contacts == 0 for i in infos) and any(i.n_contacts > 0 for i in infos)
 
 
 def powered_pile(seed: int) -> str:

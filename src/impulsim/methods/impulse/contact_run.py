@@ -4,15 +4,16 @@ times inside one kernel, with the same kernels in the same order, so the states 
 calls of ``step``.
 
 Which models take it (:func:`contact_path`): contacts, with or without joints corrected one by one (the
-iterative solver, the default: its sweeps alternate with the contacts' as in ``step``), and nothing else the
-step couples them with (no LGS chains, joint limits or Wagner's constraints), the standard scheme with its
-velocity correction, no sleeping, and the detector's grid broad phase (the contact stage's); static and
-kinematic bodies, the user's forces, timed loads, springs, motors and servos are included (a step left to
-Python finds the servos' memory as before it). Every other
-contact model steps in Python. The loop is compiled once per installation for each set of shape kinds a scene
-has (about two minutes of CPU; ``impulsim warmup`` compiles it for boxes, spheres, capsules and half-spaces, with
-or without joints: one version serves both), and a run takes it only once it is compiled or when it is long
-enough to pay for the compile (loop_ready).
+iterative solver, the default: its sweeps alternate with the contacts' as in ``step``) and their limits (one
+by one, in the collision, position and velocity phases as in ``step``), and nothing else the step couples them
+with (no LGS chains or Wagner's constraints), the standard scheme with its velocity correction, no sleeping,
+and the detector's grid broad phase (the contact stage's); static and kinematic bodies, the user's forces,
+timed loads, springs, motors and servos are included (a step left to Python finds the servos' memory as before
+it). Every other contact model steps in Python. The loop is compiled once per installation for each set of
+shape kinds a scene has, with limits or without (about two minutes of CPU each; ``impulsim warmup`` compiles
+both for boxes, spheres, capsules and half-spaces, with or without joints: one version serves both), and a run
+takes it only once it is compiled or when it is long enough to pay for the compile (loop_ready). A model
+without limits passes None for them, and the limits' branches are not compiled into its version.
 
 What stays in Python: a step that needs bigger buffers (more candidate pairs, contacts or rows than they
 hold) and a step that fails (a diverging joint correction, or a check). The loop stops before such a step,
@@ -47,11 +48,14 @@ from impulsim.dynamics.integrate import free_step_all, rotation_scheme
 from impulsim.kernel import CallSite, njit
 from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, TUNNEL_FACTOR, RunInfo, StepInfo, loop_compiled
 from impulsim.methods.impulse.contact_step import STALL_CHANGE, STALL_PASSES
-from impulsim.methods.impulse.groups import bodies_of, pred_of, prims_of, rows_of
+from impulsim.methods.impulse.groups import bodies_of, limit_group_of, pred_of, prims_of, rows_of
 from impulsim.methods.impulse.iterative import correct_positions_checked, correct_velocities_of, free_position_error
 from impulsim.methods.impulse.lgs_correct import DIVERGENCE_FACTOR, advance_bodies
 from impulsim.methods.impulse.lgs_kernels import same_poses
-from impulsim.methods.impulse.limit_run import joint_position_pass, joint_velocity_pass
+from impulsim.contact.limits import COLLISION as LIMIT_COLLISION, RESTING as LIMIT_RESTING
+from impulsim.methods.impulse.limit_run import (_limit_position_pass, _limit_velocity_pass, _py_max,
+                                                begin_limit_positions, begin_limit_velocities, begin_limits,
+                                                joint_position_pass, joint_velocity_pass)
 from impulsim.methods.impulse.run_kernels import _step_forces, element_loads, update_rows
 
 PATH = "contacts"
@@ -93,9 +97,9 @@ NEWTON = int(Restitution.NEWTON)
 
 def contact_path(method) -> bool:
     """Whether ``method`` (an ImpulseMethod) can take its steps in the compiled contact loop."""
-    m, st = method.model, method.contacts
-    return (st is not None and method.limits is None and getattr(method, "_wagner", None) is None
-            and method._lgs is None and method._joints_alone_when_untouched
+    st = method.contacts
+    return (st is not None and getattr(method, "_wagner", None) is None
+            and method._lgs is None and method._limit_coupling is None
             and method.scheme == "standard" and getattr(method, "_run_fused", True)
             and method.velocity_correction and method.compiled_contact_velocities
             and st.sleep is None
@@ -181,6 +185,30 @@ def _joint_velocity_pass(joints, bodies) -> bool:
 
 
 @njit(cache=True)
+def _coupled_pass(joints, bodies, limits, colliding, eps_vc) -> bool:
+    """A joint velocity pass after a collision sweep (ContactCoupling._resolve_collisions' coupled pass): the
+    colliding limits' Newton impulses first when ``colliding`` (limits None: none); True if a joint needed
+    correcting or a limit still lacks more than eps_vc [m/s or rad/s]."""
+    err = 0.0
+    if limits is not None:
+        if colliding:
+            err = _limit_velocity_pass(None, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS], joints[J_EPS_V], limits,
+                                       None, LIMIT_COLLISION, eps_vc)
+    return _joint_velocity_pass(joints, bodies) or err > eps_vc
+
+
+@njit(cache=True)
+def _limit_collisions(joints, bodies, limits, cap, eps_vc) -> int:
+    """The colliding limits' iterations when no contact collides (ContactCoupling._resolve_collisions): coupled
+    passes until one corrects nothing, at most ``cap``; returns them."""
+    it = 0
+    for it in range(1, cap + 1):
+        if not _coupled_pass(joints, bodies, limits, True, eps_vc):
+            break
+    return it
+
+
+@njit(cache=True)
 def _collision_shock_pass(st, bodies, opts, c, n_colliding):
     """The shock pass of a collision round over the patches with a collision (ContactStage._collision_shock_pass)."""
     rows, order, colliding, frozen = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_COLLIDING], st[ST_FROZEN]
@@ -193,10 +221,10 @@ def _collision_shock_pass(st, bodies, opts, c, n_colliding):
 
 
 @njit(cache=True)
-def _collision_sweeps(st, joints, bodies, opts, c, n_colliding, cap):
+def _collision_sweeps(st, joints, bodies, opts, c, n_colliding, cap, limits, limits_colliding):
     """The iterations of one collision round, up to ``cap``, and its shock pass (ContactStage._collision_round):
-    without joints in one compiled loop of sweeps, with joints each sweep followed by one joint velocity pass.
-    Returns the iterations."""
+    without joints in one compiled loop of sweeps, with joints each sweep followed by one coupled pass (a joint
+    velocity pass, after the colliding limits' sweep if ``limits_colliding``). Returns the iterations."""
     rows, order, colliding, frozen, ws = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_COLLIDING], st[ST_FROZEN], st[ST_WS]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     eps_vc, shock = opts[O_EPS_VC], opts[O_SHOCK]
@@ -213,7 +241,7 @@ def _collision_sweeps(st, joints, bodies, opts, c, n_colliding, cap):
         err = velocity_sweep(rows, order, colliding[0], colliding[1], 0, n_colliding, R.COLLISION, body_inv_mass,
                              Iinv, frozen, body_vel, body_omega, eps_vc, ALL_LEVELS, ws, st[ST_NO_CACHE],
                              st[ST_NO_MEMO])
-        moved = _joint_velocity_pass(joints, bodies)
+        moved = _coupled_pass(joints, bodies, limits, limits_colliding, eps_vc)
         if err <= eps_vc and not moved:
             break
         if shock != NO_SHOCK and it >= shock:
@@ -223,9 +251,10 @@ def _collision_sweeps(st, joints, bodies, opts, c, n_colliding, cap):
 
 
 @njit(cache=True)
-def _collisions(st, joints, bodies, opts, c):
-    """Collision rounds (ContactStage.resolve_collisions, coupled with the joints if any); returns the iterations
-    of all rounds. ``c`` holds the stage's counters (C_*), updated."""
+def _collisions(st, joints, bodies, opts, c, limits, limits_colliding):
+    """Collision rounds (ContactStage.resolve_collisions, coupled with the joints if any, and with the limits
+    if ``limits_colliding``); returns the iterations of all rounds. ``c`` holds the stage's counters (C_*),
+    updated."""
     rows, order, patches_up, colliding = st[ST_ROWS], st[ST_ORDER], st[ST_PATCHES_UP], st[ST_PATCHES_COLLIDING]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     eps_rc, eps_vc, law, max_iter = opts[O_EPS_RC], opts[O_EPS_VC], opts[O_LAW], opts[O_MAX_ITER_COLLISION]
@@ -239,10 +268,11 @@ def _collisions(st, joints, bodies, opts, c):
         _copy(st[ST_AWAKE_FROZEN], st[ST_FROZEN])
         n_colliding = patches_with_kind(rows, order, patches_up[0], patches_up[1], int(c[C_UP]), R.COLLISION,
                                         colliding[0], colliding[1])
-        it = _collision_sweeps(st, joints, bodies, opts, c, n_colliding, max_iter - iters)
+        it = _collision_sweeps(st, joints, bodies, opts, c, n_colliding, max_iter - iters, limits, limits_colliding)
         if law != NEWTON:
             restitution_pass(rows, order, count, law, body_inv_mass, Iinv, st[ST_FROZEN], body_vel, body_omega)
-            _joint_velocity_pass(joints, bodies)
+            if joints[J_PRIMS].shape[0]:
+                _coupled_pass(joints, bodies, limits, limits_colliding, eps_vc)
         iters += it
         n_coll = R.classify(rows, count, body_vel, body_omega, eps_rc, eps_vc)
         c[C_COLLISIONS] += n_coll
@@ -286,9 +316,9 @@ def _free_joint_error(joints, bodies, pred, h, scheme):
 
 
 @njit(cache=True)
-def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info):
-    """The position correction of contacts and joints (ContactCoupling._positions_with_contacts without limits):
-    joint and contact-joint passes in turn until within eps_d, a stall or the shock pass. Puts the passes, the
+def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info, limits):
+    """The position correction of contacts, joints and limits (ContactCoupling._positions_with_contacts): joint,
+    contact-joint and limit passes in turn until within eps_d, a stall or the shock pass. Puts the passes, the
     error and the clamped count into ``info``; returns False if the joints' correction diverged (the step fails).
     ``scheme`` is the rotation scheme of the joints' predictions (the contacts' take the integrator's number in
     ``free``, as in ``step``)."""
@@ -309,6 +339,13 @@ def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info):
         res = max(joint_err, err)
         if it == 1:
             start = max(start, err)
+        if limits is not None:
+            lim_err, pushed = _limit_position_pass(None, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS],
+                                                   joints[J_EPS_V], limits, None, pred, h, eps_d)
+            res = _py_max(res, lim_err)
+            start = _py_max(start, pushed)
+            if it == 1:
+                start = _py_max(start, lim_err)
         if it > 1 and joint_err > DIVERGENCE_FACTOR * max(start, eps_d):
             info[I_P], info[I_RP] = it, res
             return False
@@ -374,10 +411,10 @@ def _velocity_shock_pass(st, bodies, opts, c):
 
 
 @njit(cache=True)
-def _velocities(st, joints, bodies, opts, c):
-    """The velocity correction (ContactCoupling._velocities_with_contacts without limits): of contacts alone in
-    one compiled loop of sweeps (ContactStage.velocity_sweeps), with joints a joint pass and a contact sweep in
-    turn. Returns (sweeps, error)."""
+def _velocities(st, joints, bodies, opts, c, limits):
+    """The velocity correction (ContactCoupling._velocities_with_contacts): of contacts alone in one compiled
+    loop of sweeps (ContactStage.velocity_sweeps), with joints a joint pass, a contact sweep and a sweep of the
+    resting and arriving limits in turn. Returns (sweeps, error)."""
     rows, patches_down, frozen = st[ST_ROWS], st[ST_PATCHES_DOWN], st[ST_FROZEN]
     _, _, body_vel, body_omega, _, _, Iinv, _, _, body_inv_mass, _ = bodies
     eps_vc, shock, cap = opts[O_EPS_VC], opts[O_SHOCK], opts[O_CAP_VELOCITIES]
@@ -397,6 +434,9 @@ def _velocities(st, joints, bodies, opts, c):
         res = max(0.0, velocity_sweep(rows, st[ST_ORDER_DOWN], patches_down[0], patches_down[1], 0, n_down,
                                       R.RESTING, body_inv_mass, Iinv, frozen, body_vel, body_omega, eps_vc,
                                       ALL_LEVELS, st[ST_WS], st[ST_CACHE], st[ST_MEMO]))
+        if limits is not None:
+            res = _py_max(res, _limit_velocity_pass(None, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS],
+                                                    joints[J_EPS_V], limits, None, LIMIT_RESTING, eps_vc))
         if not moved and res <= eps_vc:
             break
         if shock != NO_SHOCK and it >= max(shock, 1):
@@ -460,7 +500,7 @@ def _joints_alone(st, joints, bodies, pred, h, scheme, eps_d, c, info):
 
 
 @njit(cache=True)
-def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info):
+def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info, limits):
     """One contact step from the bodies' current state (ContactCoupling._step_with_contacts), up to but not
     including the warm start's roll-over: DONE, NEEDS_PYTHON if a buffer was too small (nothing changed but
     scratch), FAILED if the joints' correction diverged. ``info`` receives the step's figures (I_*)."""
@@ -497,17 +537,26 @@ def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, inf
     _copy(st[ST_AWAKE_FROZEN], st[ST_FROZEN])
     info[:] = 0.0
     info[I_CONTACTS], info[I_COLLISIONS], info[I_EPS_V] = count, n_coll, eps_vc
-    if count == 0:
+    limits_colliding = 0
+    if limits is not None:
+        limits_colliding = begin_limits(limits, bodies, h)
+        info[I_COLLISIONS] += limits_colliding
+    elif count == 0:            # (with limits the whole step is taken, as in Python)
         info[I_EPS_V] = joints[J_EPS_V]
         return DONE if _joints_alone(st, joints, bodies, pred, h, scheme, opts[O_EPS_D], c, info) else FAILED
     if n_coll:
-        info[I_ITERS_COLLISION] = _collisions(st, joints, bodies, opts, c)
+        info[I_ITERS_COLLISION] = _collisions(st, joints, bodies, opts, c, limits, limits_colliding > 0)
+    elif limits_colliding:
+        if limits is not None:
+            info[I_ITERS_COLLISION] = _limit_collisions(joints, bodies, limits, opts[O_MAX_ITER_COLLISION], eps_vc)
     warm = st[ST_WARM]
     _, c[C_SEEDED] = _begin_position_phase(rows, count, body_vel, body_omega, eps_rc, opts[O_EPS_T],
                                            opts[O_RECOVERY_SPEED], h, st[ST_MATCHED], warm[W_ANCHOR_A],
                                            warm[W_ANCHOR_B], warm[W_STICKING], _phase(st, bodies, opts, c),
                                            warm[W_PREV_POS], opts[O_MEMO_POSITIONS])
-    if not _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info):
+    if limits is not None:
+        begin_limit_positions(limits, bodies)
+    if not _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info, limits):
         return FAILED
     W.store_phase(rows, count, warm[W_CUR_POS])
     _count_visits(st[ST_MEMO], c)
@@ -516,7 +565,9 @@ def _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, inf
     _update_rows(joints, bodies)
     c[C_SEEDED] = _begin_velocity_phase(rows, count, body_pos, body_quat, _phase(st, bodies, opts, c),
                                         warm[W_PREV_VEL], opts[O_MEMO_VELOCITIES], eps_vc)
-    info[I_V], info[I_RV] = _velocities(st, joints, bodies, opts, c)
+    if limits is not None:
+        begin_limit_velocities(limits, bodies)
+    info[I_V], info[I_RV] = _velocities(st, joints, bodies, opts, c, limits)
     _count_visits(st[ST_MEMO], c)
     info[I_SHOCK], info[I_VISITS] = c[C_LEVEL_SWEEPS], c[C_VISITS]
     return DONE
@@ -577,7 +628,7 @@ def _take(stats, info, eps_d):
 
 
 @njit(cache=True)
-def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks):
+def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks, limits):
     """Up to ``n`` contact steps of h [s] (``run`` = (n, t, h, stats, iters, backup, info, counters)): each step as
     _contact_step, then the checks of Method.step (check_state and finite errors, ``checks`` = (thickness,
     max distance, max speed, tunnel factor)); a step that passes them rolls the warm start over. Stops before a
@@ -591,7 +642,7 @@ def contact_run(run, det, st, joints, model, bodies, pred, free, opts, checks):
     for i in range(n):
         _backup(bodies, backup, False)
         _copy(c[C_COUNT:], counters)
-        code = _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info)
+        code = _contact_step(det, st, joints, model, bodies, pred, free, opts, t, h, c, info, limits)
         if code == NEEDS_PYTHON:
             _copy(counters, c[C_COUNT:])
             _restore_servos(model)
@@ -692,7 +743,7 @@ def _arguments(method, state, h, n, out, work) -> tuple:
     return ((n, float(state.t), float(h), work.stats, out, work.backup, work.info, work.counters),
             _detector_of(st.detector), _stage_of(st), _joints_of(method), _model_of(method, state, work),
             bodies_of(method.model, state, method), pred_of(method), method._free(), _options_of(method, h),
-            _checks_of(method))
+            _checks_of(method), None if method.limits is None else limit_group_of(method))
 
 
 def _work_of(method, state) -> _Work:

@@ -15,6 +15,8 @@ tuple of attribute reads), so callers build them per call and never hold arrays 
 """
 from __future__ import annotations
 
+from impulsim.contact import groups as CG
+
 PRIMS = ("kind", "body_a", "body_b", "anchor_a", "anchor_b", "axis_a", "axis_b", "target", "qrel", "vel_target")
 """Fields of ``prims``: the model's constraint primitives (kinds, bodies, anchors and axes in body frames [m],
 position targets [m or rad], relative rotations, velocity targets [m/s or rad/s])."""
@@ -97,3 +99,15 @@ def lgs_of(lgs) -> tuple | None:
     if lgs is None:
         return None
     return chains_of(lgs), structure_of(lgs), fac_of(lgs), float(lgs.dependent_pivot)
+
+
+def limit_group_of(method) -> tuple:
+    """``limits`` of the kernels that take a step's joint limits (limit_run, contact_run): the model's limits
+    (contact.groups.limits_of), their restitutions, the limit stage's geometry, side, phase, target, impulse,
+    position impulse and starting rates, its tolerance [m or rad], collision speed and resting speed [m/s or
+    rad/s], what a prediction needs (``free``), and the arrays of the limits solved together (limit_coupling) or
+    None."""
+    st = method.limits
+    return (CG.limits_of(method.model), method.model.limit_restitution, CG.limit_geometry_of(st), st.side, st.phase,
+            st.target, st.lam, st.lam_pos, st.rate0, float(st.tol), float(st.eps_rc), float(st.eps_v), method._free(),
+            method._limit_coupling)

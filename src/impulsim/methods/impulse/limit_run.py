@@ -110,6 +110,41 @@ def _limit_position_pass(lgs, prims, bodies, rows, eps_v, limits, coupling, pred
     return position_pass(args, geom, side, phase, lam_pos, bodies, pred, free, h, eps_d)
 
 
+@njit(**KERNEL, forceinline=True)
+def _zero(a):
+    for i in range(a.shape[0]):
+        a[i] = 0.0
+
+
+@njit(**KERNEL, forceinline=True)
+def begin_limits(limits, bodies, h):
+    """LimitStage.begin: the limits' geometry at t0 and their classification for a step of h [s], their
+    impulses zeroed; returns the number of colliding limits."""
+    args, restitution, side, phase, target, lam, tol, eps_rc, eps_rest = (limits[0], limits[1], limits[3], limits[4],
+                                                                         limits[5], limits[6], limits[9], limits[10],
+                                                                         limits[11])
+    _geometry(limits, bodies)
+    n_coll = classify_limits(args, restitution, (bodies[0], bodies[1], bodies[2], bodies[3]), tol, eps_rc, eps_rest,
+                             h, side, phase, target)
+    _zero(lam)
+    return n_coll
+
+
+@njit(**KERNEL, forceinline=True)
+def begin_limit_positions(limits, bodies):
+    """LimitStage.begin_positions: no position impulse yet, and each coordinate's rate now (rate0)."""
+    _zero(limits[7])
+    coordinates(limits[0], True, (bodies[0], bodies[1], bodies[2], bodies[3]), limits[8])
+
+
+@njit(**KERNEL, forceinline=True)
+def begin_limit_velocities(limits, bodies):
+    """LimitStage.begin_velocities: the geometry at t0+h and the targets of the resting and arriving limits."""
+    _geometry(limits, bodies)
+    velocity_targets(limits[1], limits[3], limits[4], limits[8], limits[10], limits[5])
+    _zero(limits[6])
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     """One step of a model with joint limits and without contacts, after its loads: the stages of
@@ -123,9 +158,8 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     factorizations, rows dropped, collisions, collision iterations, diverged)."""
     lgs, iter_prims, row_prims, all_prims = joints
     eps_d, eps_v, max_iter_pos, max_iter_vel, max_speed, max_iter_coll, max_iter_contact, eps_vc = settings
-    args, restitution, geom, side, phase, target, lam, lam_pos, rate0, tol, eps_rc, eps_rest, free, coupling = limits
+    free, coupling = limits[12], limits[13]
     body_pos, body_quat, body_vel, body_omega = bodies[0], bodies[1], bodies[2], bodies[3]
-    motion = (body_pos, body_quat, body_vel, body_omega)
     dirty = pred[5]
     facs = 0
     dropped = 0
@@ -133,9 +167,7 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
         dropped = update_rows(lgs, row_prims, prims, bodies, rows)
         facs += 1
     # limits at t0 and their collisions
-    _geometry(limits, bodies)
-    n_coll = classify_limits(args, restitution, motion, tol, eps_rc, eps_rest, h, side, phase, target)
-    lam[:] = 0.0
+    n_coll = begin_limits(limits, bodies, h)
     iters_coll = 0
     if n_coll:
         _forget(coupling)
@@ -144,9 +176,8 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
             if not (joint_velocity_pass(lgs, iter_prims, prims, bodies, rows, eps_v) or err > eps_vc):
                 break
     # joints and limits at t0+h
-    lam_pos[:] = 0.0
     _forget(coupling)
-    coordinates(args, True, motion, rate0)
+    begin_limit_positions(limits, bodies)
     start = 0.0
     if all_prims.shape[0]:
         dirty[:] = 1
@@ -174,9 +205,7 @@ def limits_step(joints, prims, bodies, rows, pred, limits, h, scheme, settings):
     dropped = update_rows(lgs, row_prims, prims, bodies, rows)
     facs += 1
     # velocities at t0+h
-    _geometry(limits, bodies)
-    velocity_targets(restitution, side, phase, rate0, eps_rc, target)
-    lam[:] = 0.0
+    begin_limit_velocities(limits, bodies)
     _forget(coupling)
     cap_v = max(max_iter_vel, max_iter_contact)
     res_v = 0.0

@@ -232,9 +232,9 @@ class ImpulseMethod(Method, ContactCoupling):
     def run_path(self) -> str:
         """How :meth:`run` steps this model: "lgs", "iterative" or "limits" (compiled loops, see
         :mod:`impulsim.methods.impulse.run_path`), "contacts" (bodies in contact, free or on iterative joints,
-        see :mod:`impulsim.methods.impulse.contact_run`), or "python" (calls of :meth:`step`: contacts with LGS
-        chains, limits or sleeping, higher-order schemes, mixed solvers without limits, extra constraints,
-        ``fused=False``)."""
+        with or without joint limits, see :mod:`impulsim.methods.impulse.contact_run`), or "python" (calls of
+        :meth:`step`: contacts with LGS chains or sleeping, higher-order schemes, mixed solvers without limits,
+        extra constraints, ``fused=False``)."""
         if contact_run.contact_path(self):
             return contact_run.PATH
         return compiled_run.compiled_path(self) or "python"

@@ -18,7 +18,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from impulsim.contact import groups as CG
 from impulsim.dynamics.forces import has_force_elements
 from impulsim.dynamics.groups import elements_of
 from impulsim.dynamics.integrate import rotation_scheme
@@ -27,8 +26,8 @@ from impulsim.methods.base import MAX_DISTANCE, MAX_SPEED, RunInfo, StepInfo, lo
 from impulsim.methods.impulse import limit_run as lr
 from impulsim.methods.impulse import run_kernels as rk
 from impulsim.methods.impulse.lgs import diverged_error
-from impulsim.methods.impulse.groups import (bodies_of, chains_of, fac_of, lgs_of, pred_of, prims_of, rows_of,
-                                            structure_of)
+from impulsim.methods.impulse.groups import (bodies_of, chains_of, fac_of, lgs_of, limit_group_of, pred_of,
+                                            prims_of, rows_of, structure_of)
 
 PATHS = ("lgs", "iterative", "limits")
 
@@ -143,7 +142,7 @@ def _call(method, path, state, h, n, out, work):
                int(method.max_iter_vel), float(method.max_correction_speed))
     loop = _loop(path, elements is not None)
     if path == "limits":
-        loop(run, loads, elements, run_work, _joints(method), prims, bodies, rows, pred, _limits(method), forces,
+        loop(run, loads, elements, run_work, _joints(method), prims, bodies, rows, pred, limit_group_of(method), forces,
              (*options, int(method._max_iter_collision), int(method._max_iter_contact),
               float(method._eps_vc)), scheme)
     elif path == "lgs":
@@ -159,15 +158,6 @@ def _joints(method) -> tuple:
     """``joints`` of limit_run.limits_step: the LGS chains (or None), the primitives corrected one by one and
     those with rows of their own (or None), every primitive's index."""
     return lgs_of(method._lgs), method._iter_prims, method._row_prims, method._every_prim()
-
-
-def _limits(method) -> tuple:
-    """``limits`` of limit_run.limits_step: the model's limits, the limit stage's arrays and tolerances, what a
-    prediction needs, and the arrays of the limits solved together (limit_coupling) or None."""
-    st = method.limits
-    return (CG.limits_of(method.model), method.model.limit_restitution, CG.limit_geometry_of(st), st.side, st.phase,
-            st.target, st.lam, st.lam_pos, st.rate0, float(st.tol), float(st.eps_rc), float(st.eps_v), method._free(),
-            method._limit_coupling)
 
 
 def _fail(method, path, state, h, work):
