@@ -289,7 +289,7 @@ def warm_up(groups=None, progress: Optional[Callable[[int, int, WarmupTask, floa
 
 
 GROUP_CPU_S = {"impulse": 130.0, "contact": 115.0, "featherstone": 30.0, "lagrange": 24.0, "moreau": 17.0,
-               "contact_loop": 170.0}
+               "contact_loop": 290.0}
 """CPU seconds each group's tasks take in their process alone on an empty cache (measured, docs/performance.md):
 the weights by which :func:`shares` deals the groups out to the worker processes of a parallel warm-up. The
 contact group's counts only its own process: its first step forks a copy that compiles the contact
