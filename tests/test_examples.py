@@ -253,6 +253,28 @@ def test_wrecking_ball_knocks_off_the_top_of_the_tower_and_keeps_its_chain(optio
             assert sim.state.body_pos[k, 2] < start[m.body("block4"), 2], f"block{i} did not fall"
 
 
+def test_ragdoll_tumbles_down_the_steps_within_its_stops_and_joints():
+    """The figure tips off the platform and comes to lie on the steps or the ground below them: its pelvis ends
+    below the platform's top (0.8 m) and in front of its edge (y > 0.3 m). Every 0.25 s each hinge stays
+    within its stops and each joint within its tolerance, both to twice eps_d: the joints and limits are
+    corrected to eps_d at the end of each step's position passes, alternating with the contacts, whose last
+    pass may open them by as much again. The run takes the compiled contact loop with its limits."""
+    scene = load_scene(EXAMPLES / "ragdoll.yaml")
+    sim = scene.simulation()
+    m = scene.model
+    assert sim.method.run_path == "contacts" and m.n_limits == 5
+    eps_d = sim.method.eps_d
+    for _ in range(12):
+        sim.run(0.25)
+        assert ims.diagnostics.constraint_errors(m, sim.state).max() <= 2 * eps_d
+        for i, name in enumerate(m.limit_names):
+            q = ims.diagnostics.joint_coordinate(m, sim.state, m.joint_names[m.limit_joint[i]])
+            assert m.limit_lower[i] - 2 * eps_d <= q <= m.limit_upper[i] + 2 * eps_d, name
+    pelvis = sim.state.body_pos[m.body("pelvis")]
+    assert pelvis[2] < 0.8 and pelvis[1] > 0.3
+    assert np.abs(sim.state.body_vel).max() < 2.0       # settling, not thrown about
+
+
 MASSPOINT_SCENES = sorted((EXAMPLES / "masspoint").glob("*.yaml"))
 
 

@@ -330,15 +330,19 @@ def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info, limits)
     ref_contacts, ref_joints, changed_at = np.inf, np.inf, 0       # the stall watch (contact_step._StallWatch)
     res = 0.0
     it = 0
+    contacts_pushed = False
     for it in range(1, cap + 1):
         joint_err, clamped = _joint_position_pass(joints, bodies, pred, h, scheme, eps_d)
         info[I_CLAMPED] = max(info[I_CLAMPED], clamped)
+        if it == 2 and contacts_pushed:
+            start = max(start, joint_err)       # what the first contact pass opened (ContactCoupling._diverging)
         MEMO.memo_set_limit(memo, eps_d)
-        err, _ = _position_pass(rows, down, 0, int(c[C_DOWN]), bodies, pred, free, frozen, h, eps_d, ALL_LEVELS,
-                                st[ST_WS], st[ST_CACHE], memo)
+        err, pushed = _position_pass(rows, down, 0, int(c[C_DOWN]), bodies, pred, free, frozen, h, eps_d,
+                                     ALL_LEVELS, st[ST_WS], st[ST_CACHE], memo)
         res = max(joint_err, err)
         if it == 1:
             start = max(start, err)
+            contacts_pushed = pushed
         if limits is not None:
             lim_err, pushed = _limit_position_pass(None, joints[J_MODEL_PRIMS], bodies, joints[J_ROWS],
                                                    joints[J_EPS_V], limits, None, pred, h, eps_d)
@@ -377,9 +381,10 @@ def _positions(st, joints, bodies, pred, free, opts, h, scheme, c, info, limits)
 def _close_joints(joints, bodies, pred, h, scheme, eps_d, start, info):
     """Joint passes alone until one finds the joints within eps_d, at most the joints' cap of them
     (ContactCoupling._close_joints); returns (the last pass's error [m or rad], False if they diverged under
-    the coupled correction's rule with reference ``start``)."""
+    the coupled correction's rule, its reference the larger of ``start`` and the first pass's error)."""
     err, clamped = _joint_position_pass(joints, bodies, pred, h, scheme, eps_d)
     info[I_CLAMPED] = max(info[I_CLAMPED], clamped)
+    start = max(start, err)             # what the contacts' last impulses opened
     for _ in range(2, joints[J_CAP_POSITIONS] + 1):
         if err <= eps_d:
             break
