@@ -8,12 +8,13 @@ the same state bit for bit.
     PYTHONPATH=src:. python benchmarks/contact_run.py --soak 10  # run against step on random piles, bit for bit
     PYTHONPATH=src:. python benchmarks/contact_run.py --soak 10 --joints   # ... with a chain swinging through them
 
-Scenes: the falling_boxes example at rest (from t = 1.5 s) and while it lands (from 0.3 s), the bouncing box
-while it slides (from 0.5 s), the peers' heap (the pyramid of 55 cubes of docs/peers.md) with the shock
-pass after the first sweep, and three with joints: a chain of three links on random joint types swinging through
-a random pile of six bodies (tests/contact/test_contact_run.py's jointed_pile, seed 11, from 0.2 s), a chain of
-three hinges between stops and a slider against its stops beside a random pile (its limited_pile, seed 21, from
-0.2 s), and Bender's wall of 252 stones with its pendulum ball on the way (from its start; the peers' wall window). A round times a block of steps of each contender in turn (paired_blocks), from
+Scenes: the falling_boxes example at rest (from t = 1.5 s) and while it lands (from 0.3 s), the bouncing box while
+it slides (from 0.5 s), the peers' heap (the pyramid of 55 cubes of docs/peers.md) with the shock pass after the
+first sweep, and four with joints: a chain of three links on random joint types swinging through a random pile of
+six bodies (tests/contact/test_contact_run.py's jointed_pile, seed 11, from 0.2 s), a chain of three hinges between
+stops and a slider against its stops beside a random pile (its limited_pile, seed 21, from 0.2 s), the ragdoll
+example tumbling down its steps (from 1 s), and Bender's wall of 252 stones with its pendulum ball on the way (from
+its start; the peers' wall window). A round times a block of steps of each contender in turn (paired_blocks), from
 states that started equal; the table gives the medians over the rounds and the median of the per-round ratios.
 The loop is compiled (or loaded from the cache) before the rounds.
 """
@@ -85,6 +86,7 @@ SCENES = {
     "heap_shock0": (_heap, 20),
     "jointed_pile": (_jointed_pile, 50),
     "limited_pile": (_limited_pile, 50),
+    "ragdoll": (_example("ragdoll.yaml", 1.0), 50),
     "wall": (_wall, 10),
 }
 
