@@ -33,7 +33,7 @@ cases = [(lambda: random_model(21, 6, kinds=("hinge", "slider", "cylindrical"), 
          (lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
          (lambda: random_model(14, 6, kinds=("ball", "hinge")), dict(solver="lgs", integrator="rk45")),
          (lambda: scenes.chain(5), dict(solver="lgs", integrator="euler")),
-         (lambda: random_model(13, 8), dict(solver="iterative")),    # its loop counts (its sweeps allocate)
+         (lambda: random_model(13, 8), dict(solver="iterative")),
          (lambda: limited_model(5, 6), dict(solver="lgs"))]           # the limits' loop, limits solved together
 for build, options in cases:
     model, state = build()
@@ -73,7 +73,8 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     names = {r[2] for r in rows}
     # the loops and the step's kernels are among them (else the option had no effect) ...
     assert {"lgs_run", "lgs_corrections", "correct_positions_lgs", "factorize", "assemble", "limits_run",
-            "limits_step", "classify_limits", "predicted_distance", "contact_run", "_contact_step"} <= names
+            "limits_step", "classify_limits", "predicted_distance", "contact_run", "_contact_step", "iterative_run",
+            "correct_velocities_of"} <= names
     # ... and none of the functions compiled their way returns an array, but helpers that hand uncounted kernels
     # of their own module views of those kernels' arrays: the contact loop's three (contact_run's docstring)
     # and the contact stage's level start (the stage's kernels are all uncounted: collision.vec.KERNEL)
@@ -82,6 +83,6 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     assert [r for r in rows if r[3] == "True" and (r[1], r[2]) not in helpers] == []
     # the loads of springs, motors and servos allocate: the loops call them compiled with the counts
     assert not names & {"element_loads", "add_springs", "add_motors_and_servos", "to_accelerations"}
-    # as do the iterative velocity sweeps and the rows of primitives corrected one by one, which the limits' loop
-    # calls with other solvers (tests/impulse/test_limit_run.py compiles those)
-    assert not names & {"correct_velocities_of", "split_velocity_only", "compute_rows_of", "update_rows"}
+    # as do the rows of primitives corrected one by one, which the limits' loop calls with other solvers
+    # (tests/impulse/test_limit_run.py compiles those)
+    assert not names & {"compute_rows_of", "update_rows"}

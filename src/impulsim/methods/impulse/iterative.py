@@ -11,7 +11,7 @@ import numpy as np
 
 from impulsim.dynamics.integrate import predict_body
 from impulsim.kernel import njit
-from impulsim.methods.impulse.jit import COUNTED
+from impulsim.methods.impulse.jit import NO_REFCOUNT
 from impulsim.math.vec import v3, q4, cross, dot, matvec, scale
 from impulsim.dynamics.prims import is_translational, is_velocity_only
 from impulsim.dynamics.prim_errors import position_error_t, velocity_error_t
@@ -187,11 +187,22 @@ def correct_positions(prims, bodies, rows, pred, h, scheme, eps_d, max_iter, max
                                 max_speed)
 
 
+ANY_ROWS, HARD_ROWS, SOFT_ROWS = -1, 0, 1
+"""Which of the listed primitives a velocity sweep takes: all, the joints (not velocity-only), or the
+velocity-only rows (mouse dragging, manipulators)."""
+
+
+@njit(cache=True, forceinline=True)
+def _takes(select, kind) -> bool:
+    """Whether a sweep over ``select`` (ANY_ROWS, HARD_ROWS, SOFT_ROWS) takes a primitive of ``kind``."""
+    return select == ANY_ROWS or is_velocity_only(kind) == (select == SOFT_ROWS)
+
+
 @njit(cache=True)
-def sweep_velocities(listed, prims, bodies, rows, eps_v):
-    """One velocity sweep at t0+h over the listed primitives: one impulse for each whose projected relative
-    velocity exceeds eps_v (the bodies' velocities are corrected in place). Returns (largest projected error,
-    any impulse applied)."""
+def sweep_velocities(listed, prims, bodies, rows, eps_v, select=ANY_ROWS):
+    """One velocity sweep at t0+h over the listed primitives that ``select`` takes (all by default): one
+    impulse for each whose projected relative velocity exceeds eps_v (the bodies' velocities are corrected in
+    place). Returns (largest projected error, any impulse applied)."""
     prim_kind, prim_body_a, prim_body_b, _, _, _, _, _, _, prim_vel_target = prims
     _, _, body_vel, body_omega, _, _, body_Iinv, _, _, body_inv_mass, _ = bodies
     row_ra, row_rb, row_P, row_dim, row_Minv, _, _ = rows
@@ -199,6 +210,8 @@ def sweep_velocities(listed, prims, bodies, rows, eps_v):
     corrected = False
     for i in listed:
         kind = prim_kind[i]
+        if not _takes(select, kind):
+            continue
         A = prim_body_a[i]
         B = prim_body_b[i]
         dv = velocity_error_t(kind, v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]), v3(body_omega[B]),
@@ -222,26 +235,16 @@ velocities, and the alternation stops there with the joints' pass last."""
 
 
 @njit(cache=True)
-def split_velocity_only(prims, prim_kind):
-    """(velocity-only rows, the other rows) among ``prims``."""
-    n_soft = 0
-    for i in prims:
+def count_velocity_only(listed, prim_kind) -> int:
+    """How many of the listed primitives are velocity-only rows."""
+    n = 0
+    for i in listed:
         if is_velocity_only(prim_kind[i]):
-            n_soft += 1
-    soft = np.empty(n_soft, np.int64)
-    hard = np.empty(prims.shape[0] - n_soft, np.int64)
-    a = b = 0
-    for i in prims:
-        if is_velocity_only(prim_kind[i]):
-            soft[a] = i
-            a += 1
-        else:
-            hard[b] = i
-            b += 1
-    return soft, hard
+            n += 1
+    return n
 
 
-@njit(cache=True, **COUNTED)     # it allocates: counted whoever calls it (methods/impulse/jit.py)
+@njit(cache=True, **NO_REFCOUNT)     # allocates nothing: uncounted whoever calls it (methods/impulse/jit.py)
 def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
     """Iterated velocity correction at t0+h over the listed primitives.
 
@@ -250,25 +253,30 @@ def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
     reduces that disturbance by a tenth at least (SOFT_PROGRESS): a velocity row the joints can follow (a
     drive about a hinge's axis) ends within eps_v, while a drag the joints cannot follow moves the body only as far as they allow
     and leaves the velocity row unsatisfied instead of making the passes alternate forever. The joints'
-    pass is always the last. Returns (joint sweeps, largest projected joint error of the last sweep)."""
-    soft, hard = split_velocity_only(listed, prims[0])
+    pass is always the last. Returns (joint sweeps, largest projected joint error of the last sweep).
+
+    The two sets are sweeps over ``listed`` that each take their own rows (SOFT_ROWS, HARD_ROWS), in the order
+    listed: no index arrays are made, so the correction allocates nothing and needs no reference counts."""
+    n_soft = count_velocity_only(listed, prims[0])
+    n_hard = listed.shape[0] - n_soft
+    hard = ANY_ROWS if n_soft == 0 else HARD_ROWS          # without velocity-only rows, every row is a joint's
     residual = 0.0
     sweeps = 0
     last_soft = np.inf
     for _ in range(max_iter):
-        if soft.shape[0] > 0:
+        if n_soft > 0:
             for sweep in range(max_iter):
-                _, corrected = sweep_velocities(soft, prims, bodies, rows, eps_v)
+                _, corrected = sweep_velocities(listed, prims, bodies, rows, eps_v, SOFT_ROWS)
                 if not corrected:
                     break
         for sweep in range(max_iter):
             sweeps += 1
-            residual, corrected = sweep_velocities(hard, prims, bodies, rows, eps_v)
+            residual, corrected = sweep_velocities(listed, prims, bodies, rows, eps_v, hard)
             if not corrected:
                 break
-        if soft.shape[0] == 0 or hard.shape[0] == 0:
+        if n_soft == 0 or n_hard == 0:
             break
-        soft_error = velocity_residual(soft, prims, bodies, rows)
+        soft_error = velocity_residual(listed, prims, bodies, rows, SOFT_ROWS)
         if soft_error <= eps_v or soft_error > SOFT_PROGRESS * last_soft:
             break
         last_soft = soft_error
@@ -276,13 +284,16 @@ def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
 
 
 @njit(cache=True)
-def velocity_residual(listed, prims, bodies, rows):
-    """Largest projected velocity error [m/s or rad/s] of the listed primitives (nothing is changed)."""
+def velocity_residual(listed, prims, bodies, rows, select=ANY_ROWS):
+    """Largest projected velocity error [m/s or rad/s] of the listed primitives that ``select`` takes (all by
+    default; nothing is changed)."""
     prim_kind, prim_body_a, prim_body_b, _, _, _, _, _, _, prim_vel_target = prims
     _, _, body_vel, body_omega, _, _, _, _, _, _, _ = bodies
     row_ra, row_rb, row_P, row_dim, row_Minv, _, _ = rows
     residual = 0.0
     for i in listed:
+        if not _takes(select, prim_kind[i]):
+            continue
         A = prim_body_a[i]
         B = prim_body_b[i]
         dv = velocity_error_t(prim_kind[i], v3(body_vel[A]), v3(body_omega[A]), v3(body_vel[B]),

@@ -291,7 +291,7 @@ def update_rows(lgs, row_prims, prims, bodies, rows):
     return dropped
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, bodies, rows, pred, forces, settings,
                   scheme):
     """Up to ``n`` standard steps of a model whose joints are all corrected iteratively (the staged path of
@@ -335,7 +335,7 @@ def iterative_run(run, loads, elements, run_work, iter_prims, row_prims, prims, 
     stats[S_T] = t
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def iterative_run_elements(run, loads, elements, run_work, iter_prims, row_prims, prims, bodies, rows, pred, forces,
                            settings, scheme):
     """:func:`iterative_run` of a model with springs, motors or servos (``elements`` their group, not None):
