@@ -235,7 +235,7 @@ class ContactCoupling:
             return self._joint_velocity_pass(s) or err > self._eps_vc
 
         if self.contacts is not None and self.contacts.n_collisions:
-            idle = limits is None and self._lgs is None and self._iter_prims is None
+            idle = limits is None and not self._has_joints
             return self.contacts.resolve_collisions(s, self.Iinv, None if idle else coupled_pass)
         iters = 0
         if limits is not None:
@@ -358,7 +358,7 @@ class ContactCoupling:
         (whose last error is ``contact_err`` [m]): the joints closed (_close_joints), then the contacts' error
         measured on the poses that leaves (the closing may undo some of what they did); without joints nothing
         to close and ``contact_err`` stands. Returns the step's position error [m or rad]."""
-        if self._lgs is None and self._iter_prims is None:
+        if not self._has_joints:
             return contact_err
         joints = self._close_joints(s, h, start, info)
         return max(joints, self.contacts.position_error(bodies_of(self.model, s, self), pred_of(self), self._free(),
@@ -401,10 +401,15 @@ class ContactCoupling:
         self.contacts._collision_shock_pass(s, self.Iinv, 0)      # its level ranges (no collision to resolve)
         self.contacts.velocity_shock_pass(s, self.Iinv)
         self.dirty[:] = 1
-        bodies, pred = bodies_of(self.model, s, self), pred_of(self)
-        self.contacts.position_shock_pass(bodies, pred, self._free(), h, self.eps_d)
-        if self._lgs is not None or self._iter_prims is not None:
-            self.contacts.position_error(bodies, pred, self._free(), h)     # after the joints' closing
+        bodies, pred, free = bodies_of(self.model, s, self), pred_of(self), self._free()
+        self.contacts.position_shock_pass(bodies, pred, free, h, self.eps_d)
+        if self._has_joints:
+            self.contacts.position_error(bodies, pred, free, h)     # after the joints' closing
+
+    @property
+    def _has_joints(self) -> bool:
+        """Whether the step corrects joints (LGS chains or primitives corrected one by one)."""
+        return self._lgs is not None or self._iter_prims is not None
 
     def _free_joint_error(self, s, h) -> float:
         """Largest joint error [m or rad] at the free prediction of every body over h, before any correction
@@ -438,7 +443,7 @@ class ContactCoupling:
         """Joint, contact and limit velocity sweeps at t0+h until none corrects anything."""
         cap = max(self.max_iter_vel, self._max_iter_contact)
         if (self.compiled_contact_velocities and self.contacts is not None and self.limits is None
-                and self._lgs is None and self._iter_prims is None):
+                and not self._has_joints):
             it, res = self.contacts.velocity_sweeps(s, self.Iinv, cap, self._shock)   # contacts alone: one call
             info.iters_vel, info.residual_vel = it, res
             info.converged_vel = res <= self._eps_vc
