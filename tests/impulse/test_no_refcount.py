@@ -28,6 +28,19 @@ run_path.COMPILE_PAYS_STEPS = 0
 contact_run.COMPILE_PAYS_STEPS = 0
 sim = scene_from_string(limited_pile(21)).simulation(method="impulse")
 sim.method.run(sim.state, sim.h, 3)      # the contact loop with joints and limits: it compiles first
+
+
+def balance(name, advance):
+    # Numba's own counts of the arrays it allocated and freed over more steps (NUMBA_NRT_STATS=1): an uncounted
+    # kernel that allocated would never free
+    from numba.core.runtime import rtsys
+    before = rtsys.get_allocation_stats()
+    advance()
+    after = rtsys.get_allocation_stats()
+    print("balance", name.replace(" ", "_"), after.alloc - before.alloc, after.free - before.free)
+
+
+balance("contact loop", lambda: sim.method.run(sim.state, sim.h, 60))
 elements = dict(springs=2, motors=1, servos=4, loads=1)
 cases = [(lambda: random_model(21, 6, kinds=("hinge", "slider", "cylindrical"), elements=elements), dict(solver="lgs")),
          (lambda: random_model(3, 12, loops=1), dict(solver="lgs", loops="cut")),
@@ -37,10 +50,12 @@ cases = [(lambda: random_model(21, 6, kinds=("hinge", "slider", "cylindrical"), 
          (lambda: limited_model(5, 6), dict(solver="lgs"))]           # the limits' loop, limits solved together
 for build, options in cases:
     model, state = build()
+    start = state.copy()
     method = ims.make_method("impulse", model, contacts=False, **options)
     method.run(state, 0.005, 3)          # the compiled loop first (where the model takes it; the cut loops'
                                          # staged step otherwise): it compiles what it reaches
     method.step(state, 0.005)
+    balance(f"{options}", lambda: method.run(start, 0.005, 3))   # the steps that passed above, again
 
 def holds_array(t):
     return isinstance(t, types.Array) or (isinstance(t, types.BaseTuple) and any(holds_array(x) for x in t.types))
@@ -65,10 +80,15 @@ def test_kernels_without_reference_counts_return_no_arrays(tmp_path):
     # all compiled in this process: a version loaded from the cache (one a second process compiled) reads as
     # uncounted whatever it was compiled as (Numba rebuilds it in the dispatcher's base context)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), IMPULSIM_PARALLEL_COMPILE="0",
+               NUMBA_NRT_STATS="1",
                PYTHONPATH=os.pathsep.join([os.path.join(root, "src"), root, os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=800,
                          cwd=root)
     assert out.returncode == 0, out.stderr[-3000:]
+    # every loop frees as many arrays as it allocates (the contact loop's sorts, the rows' update)
+    balances = [line.split() for line in out.stdout.splitlines() if line.startswith("balance")]
+    assert len(balances) == 7 and all(b[2] == b[3] for b in balances), balances
+    assert int(balances[0][2]) > 0          # the contact loop's roll-over allocates: the counts are kept
     rows = [line.split() for line in out.stdout.splitlines() if line.startswith("uncounted")]
     names = {r[2] for r in rows}
     # the loops and the step's kernels are among them (else the option had no effect) ...

@@ -234,16 +234,6 @@ rows' error. Rows the joints can follow converge linearly (a drive about a hinge
 velocities, and the alternation stops there with the joints' pass last."""
 
 
-@njit(cache=True)
-def count_velocity_only(listed, prim_kind) -> int:
-    """How many of the listed primitives are velocity-only rows."""
-    n = 0
-    for i in listed:
-        if is_velocity_only(prim_kind[i]):
-            n += 1
-    return n
-
-
 @njit(cache=True, **NO_REFCOUNT)     # allocates nothing: uncounted whoever calls it (methods/impulse/jit.py)
 def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
     """Iterated velocity correction at t0+h over the listed primitives.
@@ -257,7 +247,10 @@ def correct_velocities_of(listed, prims, bodies, rows, eps_v, max_iter):
 
     The two sets are sweeps over ``listed`` that each take their own rows (SOFT_ROWS, HARD_ROWS), in the order
     listed: no index arrays are made, so the correction allocates nothing and needs no reference counts."""
-    n_soft = count_velocity_only(listed, prims[0])
+    n_soft = 0
+    for i in listed:
+        if is_velocity_only(prims[0][i]):
+            n_soft += 1
     n_hard = listed.shape[0] - n_soft
     hard = ANY_ROWS if n_soft == 0 else HARD_ROWS          # without velocity-only rows, every row is a joint's
     residual = 0.0
