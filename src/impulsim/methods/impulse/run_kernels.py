@@ -38,6 +38,7 @@ from impulsim.methods.impulse.iterative import correct_positions_checked, correc
 from impulsim.methods.impulse.lgs_correct import advance_bodies, DIVERGENCE_FACTOR
 from impulsim.methods.impulse.lgs_kernels import build_and_factorize, same_poses
 from impulsim.methods.impulse.lgs_step import lgs_corrections
+from impulsim.math.linalg import copy_rows
 from impulsim.methods.impulse.rows import world_inverse_inertia, compute_rows_of
 
 FAIL_NONE, FAIL_NONFINITE_STATE, FAIL_NONFINITE_RESIDUAL, FAIL_RANGE, FAIL_DIVERGED = 0, 1, 2, 3, 4
@@ -268,7 +269,7 @@ def lgs_run_elements(run, loads, elements, run_work, chains, struct, prims, bodi
     lgs_run(run, loads, elements, run_work, chains, struct, prims, bodies, rows, fac, pred, forces, settings, scheme)
 
 
-@njit(cache=True, **COUNTED)     # copies whole arrays: counted whoever calls it (the limits loop does not count)
+@njit(cache=True, **NO_REFCOUNT)     # allocates nothing itself (compute_rows_of keeps its own counts)
 def update_rows(lgs, row_prims, prims, bodies, rows):
     """``ImpulseMethod._update_rows``: world inverse inertias, the rows of the primitives corrected one by one
     and the LGS factorization at the current poses, then the poses as the rows' key. ``lgs`` is None or
@@ -286,8 +287,8 @@ def update_rows(lgs, row_prims, prims, bodies, rows):
     dropped = 0
     if lgs is not None:
         dropped = build_and_factorize(lgs[1], prims, bodies, lgs[3], rows, lgs[2])
-    rows_pos[:, :] = body_pos
-    rows_quat[:, :] = body_quat
+    copy_rows(body_pos, rows_pos)
+    copy_rows(body_quat, rows_quat)
     return dropped
 
 
